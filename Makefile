@@ -1,0 +1,31 @@
+# FineGrain convenience targets. `make run` and `make test` are the two commands
+# in the README; both install missing Debian packages first (as root).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DFG_WERROR=ON,)
+
+.PHONY: all deps configure build run test bench synth clean
+
+all: build
+
+deps:
+	@tools/bootstrap.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The default demo: a kernel on the channel paper's machine.
+run: build
+	$(BUILD)/fgsim run memstream --preset orr2014 --set gpu.cus=4
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	tools/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)/CMakeFiles $(BUILD)/fgsim

@@ -1,0 +1,87 @@
+// Host API for workloads: device memory, copies, device-side agents, time,
+// result checks and results. A workload's run function executes in the host
+// SC_THREAD and may wait for simulated time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "sim/config.h"
+
+namespace fg {
+
+class MemorySystem;
+class MemPort;
+class Dispatcher;
+struct KernelLaunch;
+
+class Host {
+ public:
+  Host(const Config& cfg, MemorySystem& mem, std::vector<MemPort*> ports, std::ostream& out, std::uint64_t seed);
+
+  const Config& config() const { return cfg_; }
+  MemorySystem& memory() { return mem_; }
+
+  // Device memory.
+  std::uint64_t alloc(std::uint64_t bytes);
+  void free(std::uint64_t addr);
+  void copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes);
+  void copy_out(void* dst, std::uint64_t src, std::uint64_t bytes);
+  template <class T>
+  std::uint64_t upload(const std::vector<T>& v) {
+    std::uint64_t a = alloc(v.size() * sizeof(T));
+    copy_in(a, v.data(), v.size() * sizeof(T));
+    return a;
+  }
+  template <class T>
+  std::vector<T> download(std::uint64_t addr, std::size_t n) {
+    std::vector<T> v(n);
+    copy_out(v.data(), addr, n * sizeof(T));
+    return v;
+  }
+
+  // Kernels (compute units).
+  void attach_dispatcher(Dispatcher* d) { dispatcher_ = d; }
+  Dispatcher& dispatcher();
+  // Launch and wait for completion; returns the kernel's simulated duration.
+  sc_core::sc_time run_kernel(const KernelLaunch& k);
+
+  // Per-CU memory ports, for memory microbenchmarks that drive memory directly.
+  int cus() const { return static_cast<int>(ports_.size()); }
+  MemPort& port(int cu) { return *ports_.at(cu); }
+  // Start a device-side agent thread; join() waits for all of them.
+  void spawn(const std::string& name, std::function<void()> body);
+  void join();
+
+  sc_core::sc_time now() const { return sc_core::sc_time_stamp(); }
+  void wait(const sc_core::sc_time& t) { sc_core::wait(t); }
+
+  // Results. check() records a passed functional check, or throws SimFault.
+  std::ostream& output() { return out_; }
+  void check(bool ok, const std::string& what);
+  void result(const std::string& key, const nlohmann::ordered_json& value);
+  const nlohmann::ordered_json& results() const { return results_; }
+  const std::vector<std::string>& checks() const { return checks_; }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  const Config& cfg_;
+  MemorySystem& mem_;
+  std::vector<MemPort*> ports_;
+  std::ostream& out_;
+  std::mt19937_64 rng_;
+  Dispatcher* dispatcher_ = nullptr;
+  int running_ = 0;
+  sc_core::sc_event agent_done_;
+  nlohmann::ordered_json results_ = nlohmann::ordered_json::object();
+  std::vector<std::string> checks_;
+};
+
+}  // namespace fg

@@ -1,0 +1,110 @@
+#include "mem/backing_store.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sim/error.h"
+
+namespace fg {
+
+const char* to_string(AtomicOp op) {
+  switch (op) {
+    case AtomicOp::None: return "none";
+    case AtomicOp::Add: return "add";
+    case AtomicOp::Cas: return "cas";
+    case AtomicOp::Exch: return "exch";
+    case AtomicOp::Min: return "min";
+    case AtomicOp::Max: return "max";
+    case AtomicOp::UMin: return "umin";
+    case AtomicOp::UMax: return "umax";
+    case AtomicOp::Or: return "or";
+    case AtomicOp::And: return "and";
+  }
+  return "?";
+}
+
+void BackingStore::check(std::uint64_t addr, std::uint64_t len, const char* what) const {
+  if (addr >= capacity_ || len > capacity_ - addr)
+    throw SimFault(fmt::format("{} of {} bytes at 0x{:x} is outside device memory (0x{:x} bytes)", what, len, addr,
+                               capacity_));
+}
+
+unsigned char* BackingStore::page(std::uint64_t index, bool create) const {
+  if (index == last_index_) return last_page_;
+  auto it = pages_.find(index);
+  if (it == pages_.end()) {
+    if (!create) return nullptr;
+    auto p = std::make_unique<unsigned char[]>(kPageSize);
+    std::memset(p.get(), 0, kPageSize);
+    it = pages_.emplace(index, std::move(p)).first;
+  }
+  last_index_ = index;
+  last_page_ = it->second.get();
+  return last_page_;
+}
+
+void BackingStore::read(std::uint64_t addr, void* dst, std::uint64_t len) const {
+  check(addr, len, "read");
+  auto* out = static_cast<unsigned char*>(dst);
+  while (len) {
+    std::uint64_t off = addr & (kPageSize - 1);
+    std::uint64_t n = std::min(len, kPageSize - off);
+    const unsigned char* p = page(addr >> kPageBits, false);
+    if (p) std::memcpy(out, p + off, n);
+    else std::memset(out, 0, n);
+    addr += n, out += n, len -= n;
+  }
+}
+
+void BackingStore::write(std::uint64_t addr, const void* src, std::uint64_t len, const unsigned char* be,
+                         unsigned be_len) {
+  check(addr, len, "write");
+  const auto* in = static_cast<const unsigned char*>(src);
+  std::uint64_t done = 0;
+  while (done < len) {
+    std::uint64_t a = addr + done;
+    std::uint64_t off = a & (kPageSize - 1);
+    std::uint64_t n = std::min(len - done, kPageSize - off);
+    unsigned char* p = page(a >> kPageBits, true);
+    if (!be) {
+      std::memcpy(p + off, in + done, n);
+    } else {
+      for (std::uint64_t i = 0; i < n; ++i)
+        if (be[(done + i) % be_len]) p[off + i] = in[done + i];
+    }
+    done += n;
+  }
+}
+
+std::uint64_t BackingStore::atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
+                                   std::uint64_t compare) {
+  check(addr, size, "atomic");
+  if ((size != 4 && size != 8) || addr % size)
+    throw SimFault(fmt::format("atomic of {} bytes at 0x{:x} is not naturally aligned", size, addr));
+  std::uint64_t old = 0;
+  read(addr, &old, size);
+  std::uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
+  auto sext = [&](std::uint64_t v) -> std::int64_t {
+    return size == 8 ? static_cast<std::int64_t>(v) : static_cast<std::int64_t>(static_cast<std::int32_t>(v));
+  };
+  std::uint64_t a = old & mask, b = operand & mask, nv = a;
+  switch (op) {
+    case AtomicOp::Add: nv = a + b; break;
+    case AtomicOp::Cas: nv = (a == (compare & mask)) ? b : a; break;
+    case AtomicOp::Exch: nv = b; break;
+    case AtomicOp::Min: nv = sext(b) < sext(a) ? b : a; break;
+    case AtomicOp::Max: nv = sext(b) > sext(a) ? b : a; break;
+    case AtomicOp::UMin: nv = std::min(a, b); break;
+    case AtomicOp::UMax: nv = std::max(a, b); break;
+    case AtomicOp::Or: nv = a | b; break;
+    case AtomicOp::And: nv = a & b; break;
+    case AtomicOp::None: break;
+  }
+  nv &= mask;
+  if (nv != a) write(addr, &nv, size);
+  return a;
+}
+
+}  // namespace fg

@@ -1,0 +1,54 @@
+// DRAM: fixed access latency plus a bandwidth limit per channel.
+//
+// Timing contract: loosely timed; b_transport never waits. Lines interleave
+// across channels; each channel is a reservation calendar in which a line
+// transfer occupies line_bytes / (bandwidth / channels). A request completes at
+// transfer start + transfer time + latency. DRAM is a timing target only; data
+// lives in the BackingStore (see docs/memory.md). Row buffers, banks and
+// refresh are not modelled.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "mem/resource.h"
+#include "sim/config.h"
+#include "sim/stats.h"
+
+namespace fg {
+
+class Dram : public sc_core::sc_module {
+ public:
+  struct Params {
+    double latency_ns = 30;
+    double bandwidth_gbps = 20;
+    unsigned channels = 1;
+    unsigned line = 64;
+    static Params from(const Config& cfg);
+  };
+
+  tlm_utils::simple_target_socket<Dram> target;
+
+  Dram(sc_core::sc_module_name name, const Params& p, const std::string& stats_path);
+  const Params& params() const { return p_; }
+  Tick transfer_time() const { return transfer_; }
+
+  Counter reads, writes, bytes;
+  Average queue_delay;
+  Formula bandwidth, utilization;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+
+  Params p_;
+  Tick latency_, transfer_;
+  std::vector<Resource> channels_;
+  std::vector<int> trace_tracks_;
+};
+
+}  // namespace fg

@@ -1,0 +1,124 @@
+#include "mem/l1_cache.h"
+
+#include <fmt/format.h>
+
+#include "mem/backing_store.h"
+#include "mem/mem_ext.h"
+#include "sim/error.h"
+#include "sim/trace.h"
+
+namespace fg {
+
+namespace {
+// Channel paper Table 2: 16 KB, 64 B lines, 16-way, 4 cycles, one line per cycle.
+const Param<std::uint64_t> kSize{"gpu.l1.size", 16384, "B", "L1 data cache capacity per CU", {{1024}, {1ull << 24}}};
+const Param<std::uint64_t> kWays{"gpu.l1.ways", 16, "", "L1 associativity", {{1}, {64}}};
+const Param<std::uint64_t> kHit{"gpu.l1.hit_latency", 4, "cycles", "L1 hit latency (CU clock)", {{1}, {1000}}};
+const Param<std::uint64_t> kOcc{"gpu.l1.occupancy", 1, "cycles",
+                                "cycles one line access holds the L1 port (1 = one line per cycle)", {{0}, {64}}};
+}  // namespace
+
+extern const Param<std::uint64_t> kLineSize;  // memory_system.cpp
+
+L1Cache::Params L1Cache::Params::from(const Config& cfg) {
+  Params p;
+  p.size = kSize.get(cfg);
+  p.line = static_cast<unsigned>(kLineSize.get(cfg));
+  p.ways = static_cast<unsigned>(kWays.get(cfg));
+  p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
+  p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
+  if (p.size % (std::uint64_t{p.line} * p.ways))
+    throw UserError(fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line,
+                                p.ways));
+  return p;
+}
+
+L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, BackingStore& store,
+                 const std::string& stats_path)
+    : sc_module(name),
+      target("target"),
+      to_l2("to_l2"),
+      reads(StatGroup(stats_path), "reads", "read requests (one per line)", ""),
+      read_hits(StatGroup(stats_path), "hits", "read hits", ""),
+      read_misses(StatGroup(stats_path), "misses", "read misses", ""),
+      coherence_misses(StatGroup(stats_path), "coherence_misses",
+                       "read misses on a line another requester's write or atomic invalidated", ""),
+      writes(StatGroup(stats_path), "writes", "write requests (write-through to L2)", ""),
+      atomics(StatGroup(stats_path), "atomics", "atomic requests (forwarded to L2)", ""),
+      invalidations(StatGroup(stats_path), "invalidations", "lines invalidated by other requesters' writes", ""),
+      queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
+      hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
+               [this] { return reads.value() ? double(read_hits.value()) / double(reads.value()) : 0.0; }),
+      p_(p),
+      clock_(clock),
+      store_(store),
+      tags_(p.size / p.line, p.ways) {
+  target.register_b_transport(this, &L1Cache::b_transport);
+  target.register_transport_dbg(this, &L1Cache::transport_dbg);
+  if (Trace::get().on()) trace_track_ = Trace::get().track("memory", stats_path);
+}
+
+void L1Cache::invalidate(std::uint64_t line) {
+  if (CacheLine* l = tags_.find(line, line)) {
+    l->valid = false;
+    l->invalidated = true;
+    ++invalidations;
+  }
+}
+
+void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const auto* ext = p.get_extension<MemExt>();
+  const std::uint64_t addr = p.get_address();
+  const std::uint64_t line = addr / p_.line;
+  if ((addr + p.get_data_length() - 1) / p_.line != line)
+    throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
+                                       p.get_data_length()));
+  const Tick now = sc_core::sc_time_stamp().value();
+  const Tick arrival = now + delay.value();
+  const Tick start = port_.reserve(arrival, clock_.cycles(p_.occupancy), now);
+  queue_delay.sample(tick_to_ns(start - arrival));
+
+  if (ext && ext->op != AtomicOp::None) {
+    ++atomics;
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "atomic", start, clock_.cycles(p_.occupancy));
+    delay = sc_core::sc_time::from_value(start - now);
+    to_l2->b_transport(p, delay);
+    return;
+  }
+  if (p.is_write()) {
+    ++writes;
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, clock_.cycles(p_.occupancy));
+    if (CacheLine* l = tags_.find(line, line)) tags_.touch(l);
+    delay = sc_core::sc_time::from_value(start - now);
+    to_l2->b_transport(p, delay);
+    return;
+  }
+  ++reads;
+  Tick done;
+  if (CacheLine* l = tags_.find(line, line)) {
+    ++read_hits;
+    tags_.touch(l);
+    done = std::max(start, l->ready) + clock_.cycles(p_.hit_latency);
+    store_.read(addr, p.get_data_ptr(), p.get_data_length());
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read hit", start, clock_.cycles(p_.occupancy));
+  } else {
+    ++read_misses;
+    if (tags_.was_invalidated(line, line)) ++coherence_misses;
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
+    delay = sc_core::sc_time::from_value(start + clock_.cycles(p_.hit_latency) - now);
+    to_l2->b_transport(p, delay);
+    done = now + delay.value();
+    CacheLine* v = tags_.victim(line);
+    *v = CacheLine{};
+    v->line = line;
+    v->valid = true;
+    v->ready = done;
+    tags_.touch(v);
+  }
+  delay = sc_core::sc_time::from_value(done - now);
+}
+
+unsigned L1Cache::transport_dbg(tlm::tlm_generic_payload& p) { return to_l2->transport_dbg(p); }
+
+}  // namespace fg

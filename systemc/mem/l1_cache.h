@@ -1,0 +1,74 @@
+// Per-CU L1 data cache (also the aggregator's L1).
+//
+// Timing contract: loosely timed; b_transport never waits, it adds the cost to
+// the delay. Reads: one line access per `occupancy` cycles through the port
+// (a reservation calendar), hit latency `hit_latency` cycles of this cache's
+// clock; a miss forwards to the L2 after the tag check and fills the line.
+// Writes are write-through, no-allocate (the own copy, if present, stays valid);
+// atomics bypass the L1 and execute at the L2. The L2 directory calls
+// invalidate() when another requester writes a line this cache holds.
+// Requests must not cross a cache line (initiators coalesce by line).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "mem/resource.h"
+#include "mem/tag_array.h"
+#include "sim/config.h"
+#include "sim/stats.h"
+
+namespace fg {
+
+class BackingStore;
+
+// Implemented by caches the L2 directory keeps coherent.
+class CoherentCache {
+ public:
+  virtual ~CoherentCache() = default;
+  virtual void invalidate(std::uint64_t line) = 0;
+};
+
+class L1Cache : public sc_core::sc_module, public CoherentCache {
+ public:
+  struct Params {
+    std::uint64_t size = 16384;
+    unsigned line = 64;
+    unsigned ways = 16;
+    unsigned hit_latency = 4;
+    unsigned occupancy = 1;
+    static Params from(const Config& cfg);
+  };
+
+  tlm_utils::simple_target_socket<L1Cache> target;
+  tlm_utils::simple_initiator_socket<L1Cache> to_l2;
+
+  // `stats_path` e.g. "gpu.cu3.l1"; `clock` the owner's clock domain.
+  L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, BackingStore& store,
+          const std::string& stats_path);
+
+  void invalidate(std::uint64_t line) override;
+  const Params& params() const { return p_; }
+
+  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations;
+  Average queue_delay;
+  Formula hit_rate;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& p);
+
+  Params p_;
+  Clock clock_;
+  BackingStore& store_;
+  TagArray tags_;
+  Resource port_;
+  int trace_track_ = -1;
+};
+
+}  // namespace fg

@@ -1,0 +1,210 @@
+#include "mem/l2_cache.h"
+
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "mem/backing_store.h"
+#include "mem/l1_cache.h"
+#include "mem/mem_ext.h"
+#include "sim/error.h"
+#include "sim/trace.h"
+
+namespace fg {
+
+namespace {
+// Channel paper Table 2: 1 MB, 16-way, 16 cycles. Bank count and atomic-unit
+// latency are not given there: 16 banks and 4 cycles are our assumptions.
+const Param<std::uint64_t> kSize{"gpu.l2.size", 1u << 20, "B", "L2 capacity (all banks)", {{4096}, {1ull << 30}}};
+const Param<std::uint64_t> kWays{"gpu.l2.ways", 16, "", "L2 associativity", {{1}, {64}}};
+const Param<std::uint64_t> kBanks{"gpu.l2.banks", 16, "", "L2 banks (lines interleave across banks)", {{1}, {256}}};
+const Param<std::uint64_t> kHit{"gpu.l2.hit_latency", 16, "cycles", "L2 hit latency (L2 clock)", {{1}, {10000}}};
+const Param<std::uint64_t> kOcc{"gpu.l2.occupancy", 1, "cycles", "cycles one access holds an L2 bank port",
+                                {{0}, {64}}};
+const Param<std::uint64_t> kAtomic{"gpu.l2.atomic_latency", 4, "cycles",
+                                   "cycles one read-modify-write holds a bank's atomic unit", {{1}, {1000}}};
+const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
+}  // namespace
+
+extern const Param<std::uint64_t> kLineSize;
+
+L2Cache::Params L2Cache::Params::from(const Config& cfg) {
+  Params p;
+  p.size = kSize.get(cfg);
+  p.line = static_cast<unsigned>(kLineSize.get(cfg));
+  p.ways = static_cast<unsigned>(kWays.get(cfg));
+  p.banks = static_cast<unsigned>(kBanks.get(cfg));
+  p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
+  p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
+  p.atomic_latency = static_cast<unsigned>(kAtomic.get(cfg));
+  p.clock_mhz = kClock.get(cfg);
+  std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
+  if (p.size % per_bank)
+    throw UserError(fmt::format("gpu.l2.size: {} is not a multiple of line x ways x banks ({} x {} x {})", p.size,
+                                p.line, p.ways, p.banks));
+  return p;
+}
+
+L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways)
+    : tags(lines, ways),
+      reads(g, "reads", "read requests (L1 fills)", ""),
+      hits(g, "hits", "reads, writes and atomics that found the line", ""),
+      misses(g, "misses", "reads, writes and atomics that missed", ""),
+      writes(g, "writes", "write requests", ""),
+      atomics(g, "atomics", "atomic operations executed", ""),
+      writebacks(g, "writebacks", "dirty lines written back to DRAM", ""),
+      invalidations_sent(g, "invalidations_sent", "invalidations sent to L1 sharers (incl. back-invalidations)", ""),
+      queue_delay(g, "queue_delay", "time requests waited for the bank port", "ns"),
+      atomic_queue_delay(g, "atomic_queue_delay", "time atomics waited for the atomic unit", "ns") {}
+
+L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& store, const std::string& stats_path)
+    : sc_module(name),
+      target("target"),
+      to_dram("to_dram"),
+      p_(p),
+      clock_(p.clock_mhz),
+      store_(store),
+      dram_buf_(p.line),
+      hits_total(StatGroup(stats_path), "hits", "hits over all banks", "",
+                 [this] {
+                   double s = 0;
+                   for (auto& b : banks_) s += double(b->hits.value());
+                   return s;
+                 }),
+      misses_total(StatGroup(stats_path), "misses", "misses over all banks", "",
+                   [this] {
+                     double s = 0;
+                     for (auto& b : banks_) s += double(b->misses.value());
+                     return s;
+                   }),
+      atomics_total(StatGroup(stats_path), "atomics", "atomics over all banks", "",
+                    [this] {
+                      double s = 0;
+                      for (auto& b : banks_) s += double(b->atomics.value());
+                      return s;
+                    }),
+      hit_rate(StatGroup(stats_path), "hit_rate", "hits / (hits + misses)", "", [this] {
+        double h = hits_total.scalar(), m = misses_total.scalar();
+        return h + m > 0 ? h / (h + m) : 0.0;
+      }) {
+  target.register_b_transport(this, &L2Cache::b_transport);
+  target.register_transport_dbg(this, &L2Cache::transport_dbg);
+  std::uint64_t lines_per_bank = p.size / p.line / p.banks;
+  for (unsigned i = 0; i < p.banks; ++i) {
+    banks_.push_back(std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways));
+    if (Trace::get().on()) banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
+  }
+  dram_req_.set_data_ptr(dram_buf_.data());
+  dram_req_.set_data_length(p.line);
+  dram_req_.set_streaming_width(p.line);
+}
+
+void L2Cache::attach_l1(int id, CoherentCache* l1) {
+  if (id < 0 || id >= 64) throw std::logic_error("L2 directory supports requester ids 0..63");
+  if (l1s_.size() <= static_cast<std::size_t>(id)) l1s_.resize(id + 1, nullptr);
+  l1s_[id] = l1;
+}
+
+Tick L2Cache::dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tick now) {
+  dram_req_.set_command(cmd);
+  dram_req_.set_address(line * p_.line);
+  dram_req_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = sc_core::sc_time::from_value(at - now);
+  to_dram->b_transport(dram_req_, d);
+  return now + d.value();
+}
+
+void L2Cache::invalidate_sharers(CacheLine* l, int keep) {
+  std::uint64_t m = l->sharers;
+  if (keep >= 0) m &= ~(1ull << keep);
+  while (m) {
+    int s = std::countr_zero(m);
+    m &= m - 1;
+    if (static_cast<std::size_t>(s) < l1s_.size() && l1s_[s]) {
+      l1s_[s]->invalidate(l->line);
+      ++banks_[l->line % p_.banks]->invalidations_sent;
+    }
+  }
+  l->sharers &= keep >= 0 ? (1ull << keep) : 0;
+}
+
+CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch,
+                                   Tick now, Tick& ready) {
+  if (CacheLine* l = b.tags.find(line, key)) {
+    ++b.hits;
+    b.tags.touch(l);
+    ready = std::max(tag_done, l->ready);
+    return l;
+  }
+  ++b.misses;
+  CacheLine* v = b.tags.victim(key);
+  if (v->valid) {
+    invalidate_sharers(v, -1);
+    if (v->dirty) {
+      ++b.writebacks;
+      dram_access(tlm::TLM_WRITE_COMMAND, v->line, tag_done, now);
+    }
+  }
+  *v = CacheLine{};
+  v->line = line;
+  v->valid = true;
+  ready = fetch ? dram_access(tlm::TLM_READ_COMMAND, line, tag_done, now) : tag_done;
+  v->ready = ready;
+  b.tags.touch(v);
+  return v;
+}
+
+void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const auto* ext = p.get_extension<MemExt>();
+  const int requester = ext ? ext->requester : -1;
+  const std::uint64_t addr = p.get_address();
+  const std::uint64_t line = addr / p_.line;
+  Bank& b = *banks_[line % p_.banks];
+  const std::uint64_t key = line / p_.banks;
+  const Tick now = sc_core::sc_time_stamp().value();
+  const Tick arrival = now + delay.value();
+  const Tick start = b.port.reserve(arrival, clock_.cycles(p_.occupancy), now);
+  b.queue_delay.sample(tick_to_ns(start - arrival));
+  const Tick tag_done = start + clock_.cycles(p_.hit_latency);
+  Tick ready = 0, done = 0;
+
+  if (ext && ext->op != AtomicOp::None) {
+    ++b.atomics;
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
+    Tick au = b.atomic_unit.reserve(ready, clock_.cycles(p_.atomic_latency), now);
+    b.atomic_queue_delay.sample(tick_to_ns(au - ready));
+    done = au + clock_.cycles(p_.atomic_latency);
+    if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, clock_.cycles(p_.atomic_latency));
+    std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
+    std::memcpy(p.get_data_ptr(), &old, ext->size);
+    l->dirty = true;
+    invalidate_sharers(l, -1);
+  } else if (p.is_write()) {
+    ++b.writes;
+    bool full = p.get_data_length() == p_.line && !p.get_byte_enable_ptr();
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready);
+    done = ready;
+    if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
+    store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
+    l->dirty = true;
+    invalidate_sharers(l, requester);
+  } else {
+    ++b.reads;
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
+    done = ready;
+    if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
+    store_.read(addr, p.get_data_ptr(), p.get_data_length());
+    if (requester >= 0 && requester < 64) l->sharers |= 1ull << requester;
+  }
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  delay = sc_core::sc_time::from_value(done - now);
+}
+
+unsigned L2Cache::transport_dbg(int, tlm::tlm_generic_payload& p) {
+  if (p.is_read()) store_.read(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  else store_.write(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  return p.get_data_length();
+}
+
+}  // namespace fg

@@ -1,0 +1,93 @@
+// Shared, banked L2 cache where atomics execute; the directory that keeps the
+// L1s coherent.
+//
+// Timing contract: loosely timed; b_transport never waits. Lines interleave
+// across banks (bank = line mod banks). Each bank has a port reservation
+// calendar (one access per `occupancy` cycles), hit latency `hit_latency`
+// cycles of the L2 clock, and an atomic unit whose calendar serializes the
+// read-modify-writes of the bank (`atomic_latency` cycles each). Write-back,
+// write-allocate (a partial-line write miss fetches the line; a full-line one
+// does not). Misses go to DRAM after the tag check; dirty victims are written
+// back through DRAM's calendar off the requester's path. Inclusive of the
+// L1s: each line keeps a sharer mask; a write invalidates the other sharers, an
+// atomic invalidates all of them, an eviction back-invalidates.
+// All functional work (read data, write data, atomics) happens here against the
+// BackingStore when the request passes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "mem/resource.h"
+#include "mem/tag_array.h"
+#include "sim/config.h"
+#include "sim/stats.h"
+
+namespace fg {
+
+class BackingStore;
+class CoherentCache;
+
+class L2Cache : public sc_core::sc_module {
+ public:
+  struct Params {
+    std::uint64_t size = 1 << 20;
+    unsigned line = 64;
+    unsigned ways = 16;
+    unsigned banks = 16;
+    unsigned hit_latency = 16;
+    unsigned occupancy = 1;
+    unsigned atomic_latency = 4;
+    double clock_mhz = 1000;
+    static Params from(const Config& cfg);
+  };
+
+  tlm_utils::multi_passthrough_target_socket<L2Cache> target;
+  tlm_utils::simple_initiator_socket<L2Cache> to_dram;
+
+  L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& store, const std::string& stats_path);
+
+  // The L1 of requester `id` (its MemExt::requester) joins the directory.
+  void attach_l1(int id, CoherentCache* l1);
+  const Params& params() const { return p_; }
+
+  struct Bank {
+    Bank(const StatGroup& g, std::uint64_t lines, unsigned ways);
+    TagArray tags;
+    Resource port, atomic_unit;
+    Counter reads, hits, misses, writes, atomics, writebacks, invalidations_sent;
+    Average queue_delay, atomic_queue_delay;
+    int trace_track = -1;
+  };
+  const Bank& bank(unsigned i) const { return *banks_[i]; }
+  unsigned banks() const { return p_.banks; }
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
+  // Makes the line present; returns when its data is available.
+  CacheLine* lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,
+                            Tick& ready);
+  void invalidate_sharers(CacheLine* l, int keep);
+  Tick dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tick now);
+
+  Params p_;
+  Clock clock_;
+  BackingStore& store_;
+  std::vector<std::unique_ptr<Bank>> banks_;
+  std::vector<CoherentCache*> l1s_;
+  tlm::tlm_generic_payload dram_req_;
+  std::vector<unsigned char> dram_buf_;
+
+ public:
+  Formula hits_total, misses_total, atomics_total, hit_rate;
+};
+
+}  // namespace fg

@@ -1,0 +1,72 @@
+#include "mem/mem_port.h"
+
+#include <fmt/format.h>
+
+#include "sim/error.h"
+
+namespace fg {
+
+MemPort::MemPort(sc_core::sc_module_name name, int requester) : sc_module(name), socket("socket") {
+  ext_.requester = requester;
+  p_.set_extension(&ext_);
+}
+
+// The extension is a member, not heap-owned: detach it before the payload's
+// destructor would free it.
+MemPort::~MemPort() { p_.clear_extension(&ext_); }
+
+sc_core::sc_time MemPort::transport(const sc_core::sc_time& issue) {
+  p_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = issue;
+  socket->b_transport(p_, d);
+  if (p_.is_response_error())
+    throw SimFault(fmt::format("{}: memory request at 0x{:x} failed: {}", name(), p_.get_address(),
+                               p_.get_response_string()));
+  return d;
+}
+
+sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue) {
+  ext_.op = AtomicOp::None;
+  p_.set_command(tlm::TLM_READ_COMMAND);
+  p_.set_address(addr);
+  p_.set_data_ptr(static_cast<unsigned char*>(dst));
+  p_.set_data_length(len);
+  p_.set_streaming_width(len);
+  p_.set_byte_enable_ptr(nullptr);
+  p_.set_byte_enable_length(0);
+  return transport(issue);
+}
+
+sc_core::sc_time MemPort::write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
+                                const unsigned char* byte_enable) {
+  ext_.op = AtomicOp::None;
+  p_.set_command(tlm::TLM_WRITE_COMMAND);
+  p_.set_address(addr);
+  p_.set_data_ptr(const_cast<unsigned char*>(static_cast<const unsigned char*>(src)));
+  p_.set_data_length(len);
+  p_.set_streaming_width(len);
+  p_.set_byte_enable_ptr(const_cast<unsigned char*>(byte_enable));
+  p_.set_byte_enable_length(byte_enable ? len : 0);
+  return transport(issue);
+}
+
+sc_core::sc_time MemPort::atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
+                                 std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue) {
+  ext_.op = op;
+  ext_.size = static_cast<std::uint8_t>(size);
+  ext_.operand = operand;
+  ext_.compare = compare;
+  old = 0;
+  p_.set_command(tlm::TLM_WRITE_COMMAND);
+  p_.set_address(addr);
+  p_.set_data_ptr(reinterpret_cast<unsigned char*>(&old));
+  p_.set_data_length(size);
+  p_.set_streaming_width(size);
+  p_.set_byte_enable_ptr(nullptr);
+  p_.set_byte_enable_length(0);
+  sc_core::sc_time d = transport(issue);
+  ext_.op = AtomicOp::None;
+  return d;
+}
+
+}  // namespace fg

@@ -1,0 +1,42 @@
+// The initiator side of the memory system: one per requester (a CU, the
+// aggregator, a test agent). It owns the TLM initiator socket bound to the
+// requester's L1 and reusable payloads; the caller supplies its local time
+// (from its tlm_quantumkeeper) and gets the completion time back, so several
+// requests issued at the same local time overlap, as the line requests of one
+// coalesced wavefront access do.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "mem/mem_ext.h"
+
+namespace fg {
+
+class MemPort : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<MemPort> socket;
+
+  MemPort(sc_core::sc_module_name name, int requester);
+  ~MemPort() override;
+  int requester() const { return ext_.requester; }
+
+  // Each call issues one request at local time `issue` (offset from
+  // sc_time_stamp()) and returns its completion offset. Reads and writes stay
+  // within one cache line.
+  sc_core::sc_time read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue);
+  sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
+                         const unsigned char* byte_enable = nullptr);
+  sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
+                          std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue);
+
+ private:
+  sc_core::sc_time transport(const sc_core::sc_time& issue);
+  tlm::tlm_generic_payload p_;
+  MemExt ext_;
+};
+
+}  // namespace fg

@@ -1,0 +1,76 @@
+#include "mem/memory_system.h"
+
+#include <fmt/format.h>
+
+#include "sim/error.h"
+
+namespace fg {
+
+extern const Param<std::uint64_t> kLineSize;
+const Param<std::uint64_t> kLineSize{"gpu.line", 64, "B", "cache line size of every level", {{16}, {1024}}};
+namespace {
+const Param<std::uint64_t> kMemSize{"gpu.mem.size", 1ull << 30, "B", "device memory capacity",
+                                    {{1 << 20}, {1ull << 40}}};
+}  // namespace
+
+MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, const std::vector<L1Spec>& l1s)
+    : sc_module(name), line_(static_cast<unsigned>(kLineSize.get(cfg))), store_(kMemSize.get(cfg)), host_("host") {
+  if (line_ & (line_ - 1)) throw UserError(fmt::format("gpu.line: {} is not a power of two", line_));
+  if (l1s.size() > 64) throw UserError("gpu.cus: at most 63 CUs plus agents share the L2 directory");
+  l2_ = std::make_unique<L2Cache>("l2", L2Cache::Params::from(cfg), store_, "gpu.l2");
+  dram_ = std::make_unique<Dram>("dram", Dram::Params::from(cfg), "gpu.dram");
+  l2_->to_dram.bind(dram_->target);
+  for (std::size_t i = 0; i < l1s.size(); ++i) {
+    const auto& s = l1s[i];
+    l1s_.push_back(std::make_unique<L1Cache>(s.module_name.c_str(), s.params, s.clock, store_, s.stats_path));
+    l1s_.back()->to_l2.bind(l2_->target);
+    l2_->attach_l1(static_cast<int>(i), l1s_.back().get());
+  }
+  host_.bind(l2_->target);
+}
+
+std::uint64_t MemorySystem::allocate(std::uint64_t bytes, std::uint64_t align) {
+  if (bytes == 0) bytes = 1;
+  std::uint64_t cursor = align;  // keep address 0 unused: it reads as a null pointer in kernels
+  for (const auto& [a, s] : allocations_) {
+    std::uint64_t base = (cursor + align - 1) / align * align;
+    if (base + bytes <= a) break;
+    cursor = a + s;
+  }
+  std::uint64_t base = (cursor + align - 1) / align * align;
+  if (base + bytes > store_.capacity())
+    throw SimFault(fmt::format("device out of memory: {} bytes requested, {} of {} in use", bytes, bytes_allocated(),
+                               store_.capacity()));
+  allocations_[base] = bytes;
+  return base;
+}
+
+void MemorySystem::free(std::uint64_t addr) {
+  if (!allocations_.erase(addr)) throw SimFault(fmt::format("free of 0x{:x}, which is not an allocation", addr));
+}
+
+std::uint64_t MemorySystem::bytes_allocated() const {
+  std::uint64_t s = 0;
+  for (const auto& [a, n] : allocations_) s += n;
+  return s;
+}
+
+void MemorySystem::copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes) {
+  tlm::tlm_generic_payload p;
+  p.set_command(tlm::TLM_WRITE_COMMAND);
+  p.set_address(dst);
+  p.set_data_ptr(const_cast<unsigned char*>(static_cast<const unsigned char*>(src)));
+  p.set_data_length(static_cast<unsigned>(bytes));
+  host_->transport_dbg(p);
+}
+
+void MemorySystem::copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) {
+  tlm::tlm_generic_payload p;
+  p.set_command(tlm::TLM_READ_COMMAND);
+  p.set_address(src);
+  p.set_data_ptr(static_cast<unsigned char*>(dst));
+  p.set_data_length(static_cast<unsigned>(bytes));
+  host_->transport_dbg(p);
+}
+
+}  // namespace fg

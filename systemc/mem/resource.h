@@ -1,0 +1,76 @@
+// A contended resource (L1 port, L2 bank, atomic unit, DRAM channel) modelled
+// as a reservation calendar: a request arriving at time t occupies the
+// resource for `occupancy` from the first free instant >= t.
+//
+// This is the "busy-until" rule of ARCHITECTURE.md section 2, extended to fill
+// gaps: in loosely-timed simulation initiators run ahead of each other within a
+// quantum, so requests reach a target out of simulated-time order. A single
+// busy-until time would queue an early request behind a later one that happened
+// to execute first on the host and serialize requesters that never overlap;
+// the calendar keeps the free gaps and places each request in simulated-time
+// order. Intervals that end before the global time are dropped.
+#pragma once
+
+#include <iterator>
+#include <map>
+
+#include "sim/time.h"
+
+namespace fg {
+
+class Resource {
+ public:
+  // Reserve [start, start + occupancy) with start >= arrival the earliest
+  // possible; `now` is the global simulated time (nothing arrives before it).
+  Tick reserve(Tick arrival, Tick occupancy, Tick now) {
+    if (occupancy == 0) return arrival;
+    busy_ticks_ += occupancy;
+    while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
+    if (busy_.empty() || arrival >= busy_.rbegin()->second) {  // in-order arrival: append
+      if (!busy_.empty() && busy_.rbegin()->second == arrival) std::prev(busy_.end())->second = arrival + occupancy;
+      else busy_.emplace_hint(busy_.end(), arrival, arrival + occupancy);
+      return arrival;
+    }
+    auto it = busy_.upper_bound(arrival);
+    Tick t = arrival;
+    if (it != busy_.begin()) {
+      auto p = std::prev(it);
+      if (p->second > t) t = p->second;
+    }
+    while (it != busy_.end() && it->first < t + occupancy) {
+      if (it->second > t) t = it->second;
+      ++it;
+    }
+    insert(t, t + occupancy);
+    return t;
+  }
+  Tick busy_ticks() const { return busy_ticks_; }
+
+ private:
+  void insert(Tick s, Tick e) {
+    auto next = busy_.lower_bound(s);
+    if (next != busy_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->second == s) {
+        prev->second = e;
+        if (next != busy_.end() && next->first == e) {
+          prev->second = next->second;
+          busy_.erase(next);
+        }
+        return;
+      }
+    }
+    if (next != busy_.end() && next->first == e) {
+      Tick end = next->second;
+      busy_.erase(next);
+      busy_.emplace(s, end);
+      return;
+    }
+    busy_.emplace(s, e);
+  }
+
+  std::map<Tick, Tick> busy_;  // disjoint [start, end), touching ones merged
+  Tick busy_ticks_ = 0;
+};
+
+}  // namespace fg

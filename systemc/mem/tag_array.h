@@ -1,0 +1,64 @@
+// Set-associative tag array with LRU replacement, shared by the L1 and the L2
+// banks. Lines hold timing state only (data lives in the BackingStore): the
+// time the line's fill completes (a hit on a line still being filled waits for
+// it, which models MSHR merging), dirty, and the L2 directory's sharer mask.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace fg {
+
+struct CacheLine {
+  std::uint64_t line = 0;     // line address (byte address / line size)
+  std::uint64_t lru = 0;      // last-use stamp
+  Tick ready = 0;             // fill completes at this time
+  std::uint64_t sharers = 0;  // L2 only: L1s holding a copy (bit = requester id)
+  bool valid = false;
+  bool dirty = false;
+  bool invalidated = false;   // tag kept after a coherence invalidation
+};
+
+class TagArray {
+ public:
+  TagArray(std::uint64_t lines, unsigned ways) : ways_(ways), sets_(lines / ways), lines_(lines) {}
+  std::uint64_t sets() const { return sets_; }
+
+  // `key` selects the set (line address, or the bank-local index for L2 banks).
+  CacheLine* find(std::uint64_t line, std::uint64_t key) {
+    CacheLine* s = set(key);
+    for (unsigned w = 0; w < ways_; ++w)
+      if (s[w].valid && s[w].line == line) return &s[w];
+    return nullptr;
+  }
+  // A line with this tag that was invalidated by coherence and not reused since.
+  bool was_invalidated(std::uint64_t line, std::uint64_t key) {
+    CacheLine* s = set(key);
+    for (unsigned w = 0; w < ways_; ++w)
+      if (!s[w].valid && s[w].invalidated && s[w].line == line) return true;
+    return false;
+  }
+  // Way to fill: an invalid one, else the least recently used.
+  CacheLine* victim(std::uint64_t key) {
+    CacheLine* s = set(key);
+    CacheLine* v = &s[0];
+    for (unsigned w = 0; w < ways_; ++w) {
+      if (!s[w].valid) return &s[w];
+      if (s[w].lru < v->lru) v = &s[w];
+    }
+    return v;
+  }
+  void touch(CacheLine* l) { l->lru = ++stamp_; }
+
+ private:
+  CacheLine* set(std::uint64_t key) { return &lines_[(key % sets_) * ways_]; }
+
+  unsigned ways_;
+  std::uint64_t sets_;
+  std::vector<CacheLine> lines_;
+  std::uint64_t stamp_ = 0;
+};
+
+}  // namespace fg

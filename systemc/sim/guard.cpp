@@ -1,0 +1,15 @@
+#include "sim/guard.h"
+
+namespace fg {
+
+namespace {
+std::exception_ptr g_failure;
+}
+
+void record_failure(std::exception_ptr e) {
+  if (!g_failure) g_failure = std::move(e);
+}
+
+std::exception_ptr first_failure() { return g_failure; }
+
+}  // namespace fg

@@ -1,0 +1,114 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace fg {
+
+StatRegistry& StatRegistry::global() {
+  static StatRegistry r;
+  return r;
+}
+
+void StatRegistry::add(StatBase* s) { stats_.push_back(s); }
+
+void StatRegistry::remove(StatBase* s) {
+  auto it = std::find(stats_.begin(), stats_.end(), s);
+  if (it != stats_.end()) stats_.erase(it);
+}
+
+const StatBase* StatRegistry::find(const std::string& name) const {
+  for (const StatBase* s : stats_)
+    if (s->name() == name) return s;
+  return nullptr;
+}
+
+void StatRegistry::dump(nlohmann::ordered_json& values, nlohmann::ordered_json& descriptions) const {
+  values = nlohmann::ordered_json::object();
+  descriptions = nlohmann::ordered_json::object();
+  for (const StatBase* s : stats_) {
+    s->to_json(values[s->name()]);
+    descriptions[s->name()] = s->unit().empty() ? s->desc() : s->desc() + " [" + s->unit() + "]";
+  }
+}
+
+double StatRegistry::sum_matching(const std::string& prefix, const std::string& suffix) const {
+  double total = 0;
+  for (const StatBase* s : stats_) {
+    const std::string& n = s->name();
+    if (n.size() >= prefix.size() + suffix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
+        n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      total += s->scalar();
+  }
+  return total;
+}
+
+void StatRegistry::reset_all() {
+  for (StatBase* s : stats_) s->reset();
+}
+
+StatBase::StatBase(const StatGroup& group, std::string name, std::string desc, std::string unit)
+    : name_(group.child(name)), desc_(std::move(desc)), unit_(std::move(unit)) {
+  StatRegistry::global().add(this);
+}
+
+StatBase::~StatBase() { StatRegistry::global().remove(this); }
+
+void Counter::to_json(nlohmann::ordered_json& out) const { out = v_; }
+
+void Average::to_json(nlohmann::ordered_json& out) const {
+  out = nlohmann::ordered_json::object();
+  out["mean"] = mean();
+  out["count"] = n_;
+}
+
+Distribution::Distribution(const StatGroup& group, std::string name, std::string desc, std::string unit, double lo,
+                           double hi, unsigned buckets)
+    : StatBase(group, std::move(name), std::move(desc), std::move(unit)),
+      lo_(lo),
+      hi_(hi),
+      width_((hi - lo) / buckets),
+      buckets_(buckets, 0) {}
+
+void Distribution::sample(double x, std::uint64_t n) {
+  n_ += n;
+  sum_ += x * static_cast<double>(n);
+  sumsq_ += x * x * static_cast<double>(n);
+  min_ = std::min(min_, x);
+  max_ = std::max(max_, x);
+  if (x < lo_) under_ += n;
+  else if (x >= hi_) over_ += n;
+  else buckets_[std::min<std::size_t>(buckets_.size() - 1, static_cast<std::size_t>((x - lo_) / width_))] += n;
+}
+
+void Distribution::reset() {
+  std::fill(buckets_.begin(), buckets_.end(), 0);
+  under_ = over_ = n_ = 0;
+  sum_ = sumsq_ = 0;
+  min_ = std::numeric_limits<double>::infinity();
+  max_ = -std::numeric_limits<double>::infinity();
+}
+
+void Distribution::to_json(nlohmann::ordered_json& out) const {
+  out = nlohmann::ordered_json::object();
+  out["count"] = n_;
+  out["mean"] = mean();
+  out["min"] = min();
+  out["max"] = max();
+  double var = n_ ? std::max(0.0, sumsq_ / static_cast<double>(n_) - mean() * mean()) : 0.0;
+  out["stdev"] = std::sqrt(var);
+  out["lo"] = lo_;
+  out["bucket_width"] = width_;
+  out["underflow"] = under_;
+  out["buckets"] = buckets_;
+  out["overflow"] = over_;
+}
+
+void Formula::to_json(nlohmann::ordered_json& out) const {
+  double v = f_();
+  out = std::isfinite(v) ? v : 0.0;
+}
+
+}  // namespace fg

@@ -1,0 +1,85 @@
+#include "sim/trace.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/error.h"
+
+namespace fg {
+
+Trace& Trace::get() {
+  static Trace t;
+  return t;
+}
+
+Trace::~Trace() { close(); }
+
+void Trace::open(const std::string& path, Tick window_start, Tick window_end) {
+  close();
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw UserError(fmt::format("--trace {}: cannot write ({})", path, std::strerror(errno)));
+  start_ = window_start;
+  end_ = window_end;
+  first_ = true;
+  events_ = 0;
+  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+}
+
+void Trace::close() {
+  if (!file_) return;
+  std::fputs("\n]}\n", file_);
+  std::fclose(file_);
+  file_ = nullptr;
+  pids_.clear();
+  tids_.clear();
+  next_tid_ = 1;
+}
+
+void Trace::emit_raw(const std::string& s) {
+  if (!first_) std::fputs(",\n", file_);
+  first_ = false;
+  std::fputs(s.c_str(), file_);
+}
+
+int Trace::track(const std::string& group, const std::string& name) {
+  auto pit = pids_.find(group);
+  int pid;
+  if (pit == pids_.end()) {
+    pid = static_cast<int>(pids_.size()) + 1;
+    pids_.emplace(group, pid);
+    if (on()) {
+      emit_raw(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid,
+                           nlohmann::json(group).dump()));
+      emit_raw(fmt::format(R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})", pid,
+                           pid));
+    }
+  } else {
+    pid = pit->second;
+  }
+  auto key = std::make_pair(pid, name);
+  auto tit = tids_.find(key);
+  if (tit != tids_.end()) return pid * 100000 + tit->second;
+  int tid = next_tid_++;
+  tids_.emplace(key, tid);
+  if (on()) {
+    emit_raw(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}})", pid, tid,
+                         nlohmann::json(name).dump()));
+    emit_raw(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+                         pid, tid, tid));
+  }
+  return pid * 100000 + tid;
+}
+
+void Trace::span(int track, const char* name, Tick start, Tick dur) {
+  if (!file_) return;
+  if (start >= end_ || start + dur < start_) return;
+  int pid = track / 100000, tid = track % 100000;
+  ++events_;
+  emit_raw(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":"{}","ts":{}.{:06},"dur":{}.{:06}}})", pid, tid, name,
+                       start / 1000000, start % 1000000, dur / 1000000, dur % 1000000));
+}
+
+}  // namespace fg

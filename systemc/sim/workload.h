@@ -1,0 +1,47 @@
+// Workload registry. Each workload (workloads/) registers itself with a static
+// RegisterWorkload object; fgsim finds it by name. Its parameters are ordinary
+// fg::Param declarations under its name ("fib.n"); `input_param` names the one
+// that `--input FILE` sets, if any.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace fg {
+
+class Host;
+
+struct WorkloadInfo {
+  std::string name;
+  std::string description;  // one line, for `fgsim list`
+  std::string input_param;  // e.g. "bfs.input"; empty: no input file
+  std::function<void(Host&)> run;
+};
+
+class WorkloadRegistry {
+ public:
+  static WorkloadRegistry& global();
+  void add(WorkloadInfo w);
+  const WorkloadInfo* find(const std::string& name) const;
+  const std::map<std::string, WorkloadInfo>& all() const { return workloads_; }
+
+ private:
+  std::map<std::string, WorkloadInfo> workloads_;
+};
+
+struct RegisterWorkload {
+  explicit RegisterWorkload(WorkloadInfo w) { WorkloadRegistry::global().add(std::move(w)); }
+};
+
+// Presets: YAML machine descriptions from models/presets/, embedded at build time.
+struct PresetInfo {
+  std::string name;
+  std::string source;  // "models/presets/orr2014.yaml", for messages
+  std::string text;
+};
+const std::map<std::string, PresetInfo>& presets();
+// The preset's `description:` line.
+std::string preset_description(const PresetInfo& p);
+
+}  // namespace fg

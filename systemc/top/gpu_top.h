@@ -1,0 +1,41 @@
+// The modelled GPU assembled from configuration: memory system, one memory
+// port per CU, and (once present) the compute units and dispatcher.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "mem/mem_port.h"
+#include "mem/memory_system.h"
+#include "sim/config.h"
+#include "sim/time.h"
+
+namespace fg {
+
+class Host;
+
+class GpuTop : public sc_core::sc_module {
+ public:
+  GpuTop(sc_core::sc_module_name name, const Config& cfg);
+  int cus() const { return static_cast<int>(ports_.size()); }
+  MemorySystem& memory() { return *mem_; }
+  MemPort& port(int cu) { return *ports_[cu]; }
+  std::vector<MemPort*> ports();
+  const Clock& clock() const { return clock_; }
+  // Give the host the compute side (dispatcher) of this GPU.
+  void attach_host(Host& host);
+  // What is blocked and where, for deadlock and watchdog messages.
+  std::string diagnose() const;
+  // Compute-side lines for the end-of-run summary.
+  std::vector<std::string> summary_lines() const;
+
+ private:
+  Clock clock_;
+  std::unique_ptr<MemorySystem> mem_;
+  std::vector<std::unique_ptr<MemPort>> ports_;
+};
+
+}  // namespace fg

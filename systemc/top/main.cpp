@@ -1,0 +1,123 @@
+// fgsim: the FineGrain command line.
+//
+//   fgsim run WORKLOAD [--preset NAME] [--config FILE]... [--set key=value]...
+//                      [--seed N] [--input FILE] [--stats FILE] [--trace FILE]
+//                      [--output FILE] [--quiet]
+//   fgsim list
+//   fgsim params [PREFIX] [--preset NAME]
+//
+// Exit codes: 0 ok, 2 bad input (one line naming the place), 3 simulated fault.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/workload.h"
+#include "top/simulation.h"
+
+namespace {
+
+int cmd_list() {
+  std::cout << "Workloads (fgsim run NAME):\n";
+  for (const auto& [name, w] : fg::WorkloadRegistry::global().all())
+    std::cout << fmt::format("  {:<14}{}{}\n", name, w.description,
+                             w.input_param.empty() ? "" : fmt::format(" [--input sets {}]", w.input_param));
+  std::cout << "Presets (--preset NAME):\n";
+  for (const auto& [name, p] : fg::presets())
+    std::cout << fmt::format("  {:<14}{}\n", name, fg::preset_description(p));
+  return 0;
+}
+
+int cmd_params(const std::string& prefix, const std::string& preset) {
+  fg::Config cfg;
+  if (!preset.empty()) {
+    auto it = fg::presets().find(preset);
+    if (it == fg::presets().end()) throw fg::UserError(fmt::format("--preset: unknown preset '{}'", preset));
+    cfg.apply_yaml(it->second.text, it->second.source);
+  }
+  bool any = false;
+  std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", "parameter", "type",
+                           preset.empty() ? "default" : "value", "unit", "description");
+  for (const auto& [name, info] : fg::ParamRegistry::global().all()) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    any = true;
+    std::string help = info.help;
+    if (info.type == fg::ParamType::Enum) {
+      std::string c;
+      for (const auto& x : info.choices) c += (c.empty() ? "" : "|") + x;
+      help += " {" + c + "}";
+    } else if (info.min || info.max) {
+      auto num = [](double x) {
+        return x == static_cast<double>(static_cast<long long>(x)) ? fmt::format("{}", static_cast<long long>(x))
+                                                                   : fmt::format("{:g}", x);
+      };
+      help += fmt::format(" [{}..{}]", info.min ? num(*info.min) : "", info.max ? num(*info.max) : "");
+    }
+    std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", name, fg::to_string(info.type),
+                             fg::format_value(info, cfg.value(name)), info.unit, help);
+  }
+  if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", prefix));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  CLI::App app{"FineGrain: a SystemC/TLM-2.0 GPU model with hardware for fine-grain dynamic tasks", "fgsim"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every subcommand");
+
+  fg::RunSpec spec;
+  auto* run = app.add_subcommand("run", "run a workload on the modelled GPU");
+  run->add_option("workload", spec.workload, "workload name (see `fgsim list`)")->required();
+  run->add_option("--preset", spec.preset, "machine preset (see `fgsim list`)");
+  run->add_option("--config", spec.config_files, "YAML config file (repeatable, applied in order)");
+  run->add_option("--set", spec.sets, "override one parameter: key=value (repeatable)");
+  run->add_option("--seed", spec.seed, "random seed (same as --set sim.seed=N)");
+  run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)");
+  run->add_option("--stats", spec.stats_file, "write statistics JSON here");
+  run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)");
+  run->add_option("--output", spec.output_file, "write the workload's results here");
+  run->add_flag("--quiet", spec.quiet, "no end-of-run summary");
+
+  app.add_subcommand("list", "list workloads and presets");
+  std::string prefix, params_preset;
+  auto* params = app.add_subcommand("params", "list parameters: name, type, default, unit, help");
+  params->add_option("prefix", prefix, "only parameters whose name starts with this");
+  params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (auto nl = msg.find('\n'); nl != std::string::npos) msg = msg.substr(0, nl);
+    std::fprintf(stderr, "fgsim: error: %s (see fgsim --help)\n", msg.c_str());
+    return fg::kExitUserError;
+  }
+
+  try {
+    if (app.got_subcommand("list")) return cmd_list();
+    if (app.got_subcommand("params")) return cmd_params(prefix, params_preset);
+    fg::Config cfg = fg::resolve_config(spec);
+    fg::simulate(spec, cfg);
+    return 0;
+  } catch (const fg::UserError& e) {
+    std::fprintf(stderr, "fgsim: error: %s\n", e.what());
+    return fg::kExitUserError;
+  } catch (const fg::SimFault& e) {
+    std::fprintf(stderr, "fgsim: simulated fault: %s\n", e.what());
+    return fg::kExitSimFault;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fgsim: internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,114 @@
+#include "top/report.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+#include <systemc>
+
+#include "gpu/host.h"
+#include "sim/stats.h"
+#include "top/gpu_top.h"
+#include "top/simulation.h"
+
+#ifndef FG_BUILD_TYPE
+#define FG_BUILD_TYPE "unknown"
+#endif
+#ifndef FG_VERSION
+#define FG_VERSION "0.0.0"
+#endif
+
+namespace fg {
+
+nlohmann::ordered_json stats_json(const RunReport& r) {
+  nlohmann::ordered_json j;
+  j["fgsim"] = {{"version", FG_VERSION}, {"format", 1}};
+  j["run"] = {{"workload", r.spec.workload},
+              {"preset", r.spec.preset},
+              {"config_files", r.spec.config_files},
+              {"status", r.status},
+              {"message", r.message}};
+  j["config"] = r.cfg.to_json();
+  const auto now = sc_core::sc_time_stamp();
+  j["sim"] = {{"time_ps", now.value()}, {"time_ns", double(now.value()) / 1000.0}};
+  j["workload"] = {{"checks", r.host.checks()}, {"results", r.host.results()}};
+  nlohmann::ordered_json values, descriptions;
+  StatRegistry::global().dump(values, descriptions);
+  j["stats"] = std::move(values);
+  j["descriptions"] = std::move(descriptions);
+  const double sim_ns = double(now.value()) / 1000.0;
+  j["host"] = {{"wall_seconds", r.wall_seconds},
+               {"simulated_ns_per_second", r.wall_seconds > 0 ? sim_ns / r.wall_seconds : 0.0},
+               {"build", {{"type", FG_BUILD_TYPE}, {"compiler", __VERSION__}, {"systemc", SC_VERSION}}}};
+  return j;
+}
+
+namespace {
+
+std::string si(double v) {
+  if (v >= 1e9) return fmt::format("{:.2f} G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
+  if (v >= 1e4) return fmt::format("{:.1f} k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+std::string sim_time(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const RunReport& r) {
+  const auto& reg = StatRegistry::global();
+  auto sum = [&](const std::string& pre, const std::string& suf) { return reg.sum_matching(pre, suf); };
+  auto stat = [&](const std::string& n) {
+    const StatBase* s = reg.find(n);
+    return s ? s->scalar() : 0.0;
+  };
+  const double ns = double(sc_core::sc_time_stamp().value()) / 1000.0;
+  os << fmt::format("== fgsim {} ({}{} CUs) ==\n", r.spec.workload,
+                    r.spec.preset.empty() ? "" : "preset " + r.spec.preset + ", ", r.top.cus());
+  os << fmt::format("  {:<22}{}\n", "status", r.status == "ok" ? "ok" : r.status + ": " + r.message);
+  os << fmt::format("  {:<22}{}\n", "simulated time", sim_time(ns));
+  os << fmt::format("  {:<22}{} passed\n", "result checks", r.host.checks().size());
+  for (const auto& [k, v] : r.host.results().items())
+    os << fmt::format("  {:<22}{}\n", k,
+                      v.is_string()           ? v.get<std::string>()
+                      : v.is_number_float()   ? fmt::format("{:.4g}", v.get<double>())
+                                              : v.dump());
+  for (const auto& line : r.top.summary_lines()) os << "  " << line << "\n";
+
+  const double l1r = sum("gpu.cu", ".l1.reads"), l1h = sum("gpu.cu", ".l1.hits");
+  const double l2h = stat("gpu.l2.hits"), l2m = stat("gpu.l2.misses");
+  os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16}\n", "memory", "reads", "writes", "hit rate",
+                    "atomics", "invalidates", "avg queue (ns)");
+  auto avg = [&](const std::string& pre, const std::string& suf) {
+    double n = 0, s = 0;
+    for (const StatBase* st : reg.all()) {
+      const std::string& nm = st->name();
+      if (nm.rfind(pre, 0) == 0 && nm.size() >= suf.size() && nm.compare(nm.size() - suf.size(), suf.size(), suf) == 0)
+        if (auto* a = dynamic_cast<const Average*>(st)) {
+          s += a->mean() * double(a->count());
+          n += double(a->count());
+        }
+    }
+    return n > 0 ? s / n : 0.0;
+  };
+  os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L1 (all)", si(l1r),
+                    si(sum("gpu.cu", ".l1.writes")), l1r > 0 ? 100.0 * l1h / l1r : 0.0,
+                    si(sum("gpu.cu", ".l1.atomics")), si(sum("gpu.cu", ".l1.invalidations")),
+                    avg("gpu.cu", ".l1.queue_delay"));
+  os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L2", si(sum("gpu.l2.bank", ".reads")),
+                    si(sum("gpu.l2.bank", ".writes")), l2h + l2m > 0 ? 100.0 * l2h / (l2h + l2m) : 0.0,
+                    si(stat("gpu.l2.atomics")), si(sum("gpu.l2.bank", ".invalidations_sent")),
+                    avg("gpu.l2.bank", ".queue_delay"));
+  os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16.2f}\n", "DRAM", si(stat("gpu.dram.reads")),
+                    si(stat("gpu.dram.writes")), "-", "-", "-", avg("gpu.dram", ".queue_delay"));
+  os << fmt::format("  {:<22}{:.2f} GB/s ({:.0f}% busy)\n", "DRAM bandwidth", stat("gpu.dram.bandwidth"),
+                    100.0 * stat("gpu.dram.utilization"));
+  os << fmt::format("  {:<22}{:.2f} s, {} simulated ns/s\n", "host", r.wall_seconds,
+                    si(r.wall_seconds > 0 ? ns / r.wall_seconds : 0.0));
+}
+
+}  // namespace fg

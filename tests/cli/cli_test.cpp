@@ -1,0 +1,162 @@
+// fgsim command line: every bad input is one line naming the place, exit 2;
+// a simulated fault exits 3; identical runs give identical stats.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fg_test.h"
+
+namespace fg {
+namespace {
+
+using test::run_fgsim;
+
+struct BadInput {
+  const char* name;
+  std::string args;
+  std::string expect;  // must appear in the one stderr line
+};
+
+std::string write_file(const std::string& name, const std::string& text) {
+  auto p = std::filesystem::temp_directory_path() / ("fgcli_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::vector<BadInput> bad_inputs() {
+  const std::string unknown_key = write_file("unknown.yaml", "gpu:\n  cus: 2\n  l1:\n    wayz: 4\n");
+  const std::string bad_value = write_file("badvalue.yaml", "gpu:\n  cus: many\n");
+  const std::string bad_syntax = write_file("syntax.yaml", "gpu:\n  cus: 2\n   l1: [\n");
+  const std::string list_value = write_file("list.yaml", "gpu:\n  cus: [1, 2]\n");
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  return {
+      {"UnknownWorkload", "run nosuch", "unknown workload 'nosuch'"},
+      {"UnknownPreset", "run memstream --preset nope", "unknown preset 'nope'"},
+      {"UnknownKey", "run memstream --set gpu.l1.szie=1", "did you mean 'gpu.l1.size'"},
+      {"MalformedValue", "run memstream --set gpu.l1.size=abc", "--set gpu.l1.size"},
+      {"OutOfRange", "run memstream --set gpu.cus=0", "out of range"},
+      {"SetWithoutEquals", "run memstream --set gpu.cus", "expected key=value"},
+      {"InconsistentCacheGeometry", "run memstream --set gpu.l1.size=1000", "gpu.l1.size"},
+      {"BadEnum", "run memstream --set memstream.pattern=zigzag", "expected one of"},
+      {"BadSeed", "run memstream --seed abc", "--seed"},
+      {"ConfigMissing", "run memstream --config /nonexistent/x.yaml", "/nonexistent/x.yaml: config file does not exist"},
+      {"ConfigIsDirectory", "run memstream --config " + dir, "is not a regular file"},
+      {"ConfigUnknownKeyLine", "run memstream --config " + unknown_key, unknown_key + ":4: unknown parameter"},
+      {"ConfigBadValueLine", "run memstream --config " + bad_value, bad_value + ":2:"},
+      {"ConfigSyntaxLine", "run memstream --config " + bad_syntax, bad_syntax + ":"},
+      {"ConfigListValue", "run memstream --config " + list_value, "not a list"},
+      {"InputNotTaken", "run memstream --input /etc/hostname", "takes no input file"},
+      {"TraceWindow", "run memstream --set trace.start=10 --set trace.end=5", "trace.end"},
+      {"StatsUnwritable", "run memstream --stats /nonexistent/dir/s.json", "--stats /nonexistent/dir/s.json"},
+      {"TraceUnwritable", "run memstream --trace /nonexistent/dir/t.json", "--trace /nonexistent/dir/t.json"},
+      {"OutputUnwritable", "run memstream --output /nonexistent/dir/o.txt", "--output /nonexistent/dir/o.txt"},
+      {"UnknownOption", "run memstream --bogus", "--bogus"},
+      {"MissingWorkload", "run", "workload"},
+      {"NoSubcommand", "", "subcommand"},
+      {"ParamsUnknownPrefix", "params nosuch.prefix", "nosuch.prefix"},
+      {"ParamsUnknownPreset", "params --preset nope", "unknown preset 'nope'"},
+  };
+}
+
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, OneLineNamingThePlaceAndExitCode2) {
+  const auto& c = GetParam();
+  auto r = run_fgsim(c.args);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+  EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr: " << r.err;
+  EXPECT_EQ(r.err.find("terminate"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadInputTest, ::testing::ValuesIn(bad_inputs()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, HelpListAndParamsSucceed) {
+  EXPECT_EQ(run_fgsim("--help").code, 0);
+  EXPECT_EQ(run_fgsim("run --help").code, 0);
+  auto l = run_fgsim("list");
+  EXPECT_EQ(l.code, 0);
+  EXPECT_NE(l.out.find("memstream"), std::string::npos);
+  EXPECT_NE(l.out.find("orr2014"), std::string::npos);
+  EXPECT_NE(l.out.find("kim2014"), std::string::npos);
+  auto p = run_fgsim("params gpu.l1");
+  EXPECT_EQ(p.code, 0);
+  EXPECT_NE(p.out.find("gpu.l1.hit_latency"), std::string::npos);
+  EXPECT_NE(p.out.find("cycles"), std::string::npos);
+  auto k = run_fgsim("params gpu.l2.size --preset kim2014");
+  EXPECT_NE(k.out.find("786432"), std::string::npos) << k.out;
+}
+
+TEST(Cli, WatchdogIsASimulatedFaultWithExitCode3) {
+  auto r = run_fgsim("run memstream --preset orr2014 --set gpu.cus=1 --set sim.max_time=100");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
+}
+
+nlohmann::json stats_without_host(const std::string& args, const std::string& tag) {
+  auto path = (test::scratch_dir() / (tag + ".json")).string();
+  auto r = run_fgsim(args + " --quiet --stats " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(test::slurp(path));
+  EXPECT_TRUE(j.contains("host"));
+  j.erase("host");
+  return j;
+}
+
+TEST(Cli, SameConfigAndSeedGiveByteIdenticalStats) {
+  const std::string args = "run memstream --preset orr2014 --set gpu.cus=4 --set memstream.pattern=random "
+                           "--set memstream.passes=2";
+  auto a = stats_without_host(args + " --seed 7", "a");
+  auto b = stats_without_host(args + " --seed 7", "b");
+  auto c = stats_without_host(args + " --seed 8", "c");
+  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_NE(a["stats"].dump(), c["stats"].dump()) << "the seed must matter for a random pattern";
+}
+
+TEST(Cli, StatsCarryResolvedConfigTimeAndDescriptions) {
+  auto j = stats_without_host("run memstream --preset kim2014 --set memstream.bytes=4096", "s");
+  EXPECT_EQ(j["config"]["gpu.clock"], 700.0);
+  EXPECT_EQ(j["config"]["memstream.bytes"], 4096);
+  EXPECT_EQ(j["run"]["status"], "ok");
+  EXPECT_GT(j["sim"]["time_ns"].get<double>(), 0.0);
+  for (const auto& [name, v] : j["stats"].items()) EXPECT_TRUE(j["descriptions"].contains(name)) << name;
+  EXPECT_TRUE(j["stats"].contains("gpu.cu3.l1.hits"));
+  EXPECT_TRUE(j["stats"].contains("gpu.l2.bank5.atomics"));
+}
+
+TEST(Cli, TraceIsChromeJsonWithinTheWindow) {
+  auto path = (test::scratch_dir() / "t.json").string();
+  auto r = run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --quiet --set trace.start=1000 "
+                     "--set trace.end=2000 --trace " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(test::slurp(path));
+  int spans = 0;
+  bool l1_track = false;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ++spans;
+      double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
+      EXPECT_LT(ts, 2.0);   // us
+      EXPECT_GE(ts + dur, 1.0);
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "gpu.cu1.l1") l1_track = true;
+  }
+  EXPECT_GT(spans, 10);
+  EXPECT_TRUE(l1_track);
+}
+
+TEST(Cli, OutputFileHoldsWorkloadResults) {
+  auto path = (test::scratch_dir() / "o.txt").string();
+  auto r = run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --set memstream.pattern=cas --quiet --output " +
+                     path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(test::slurp(path).find("counter 200"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fg

@@ -1,0 +1,128 @@
+// Shared helpers for FineGrain tests.
+//
+// One SystemC elaboration per process: ctest runs every test case in its own
+// process (gtest_discover_tests). A case that finds the kernel already used
+// (someone ran the binary without a filter) skips instead of failing oddly.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "mem/mem_port.h"
+#include "sim/config.h"
+#include "sim/guard.h"
+#include "sim/workload.h"
+#include "top/gpu_top.h"
+
+namespace fg::test {
+
+#define FG_REQUIRE_FRESH_KERNEL()                                                              \
+  do {                                                                                         \
+    if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)                                   \
+      GTEST_SKIP() << "SystemC already elaborated in this process; run through ctest";         \
+  } while (0)
+
+// Config from a preset plus key=value overrides.
+inline Config make_config(const std::string& preset, const std::vector<std::string>& sets = {}) {
+  Config cfg;
+  if (!preset.empty()) {
+    const auto& p = presets().at(preset);
+    cfg.apply_yaml(p.text, p.source);
+  }
+  for (const auto& s : sets) cfg.apply_assignment(s);
+  return cfg;
+}
+
+// A GPU (memory system + per-CU ports) and agents that drive the ports.
+class MemHarness {
+ public:
+  using Agent = std::function<void(MemPort&, tlm_utils::tlm_quantumkeeper&)>;
+
+  explicit MemHarness(const Config& cfg, double quantum_ns = 20.0) : cfg_(cfg) {
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(quantum_ns, sc_core::SC_NS));
+    top_ = std::make_unique<GpuTop>("gpu", cfg_);
+  }
+  GpuTop& top() { return *top_; }
+  MemorySystem& mem() { return top_->memory(); }
+
+  // Agent i drives CU i's port; returns when all are done, with each agent's
+  // finish time (ns) in finish_ns().
+  void run(const std::vector<Agent>& agents) {
+    finish_ns_.assign(agents.size(), 0.0);
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      sc_core::sc_spawn(
+          [this, i, a = agents[i]] {
+            run_guarded([&] {
+              tlm_utils::tlm_quantumkeeper qk;
+              qk.reset();
+              a(top_->port(static_cast<int>(i)), qk);
+              qk.sync();
+              finish_ns_[i] = sc_core::sc_time_stamp().to_seconds() * 1e9;
+            });
+          },
+          ("agent" + std::to_string(i)).c_str());
+    }
+    sc_core::sc_start();
+    if (auto f = first_failure()) std::rethrow_exception(f);
+  }
+  const std::vector<double>& finish_ns() const { return finish_ns_; }
+  double makespan_ns() const {
+    double m = 0;
+    for (double f : finish_ns_) m = std::max(m, f);
+    return m;
+  }
+
+ private:
+  Config cfg_;
+  std::unique_ptr<GpuTop> top_;
+  std::vector<double> finish_ns_;
+};
+
+// Runs fgsim with arguments; captures exit code, stdout and stderr.
+struct ProcResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::filesystem::path scratch_dir() {
+  auto d = std::filesystem::temp_directory_path() /
+           ("fgtest_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+inline ProcResult run_fgsim(const std::string& args) {
+  auto d = scratch_dir();
+  std::string out = (d / "stdout").string(), err = (d / "stderr").string();
+  std::string cmd = std::string(FGSIM_EXE) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  int rc = std::system(cmd.c_str());
+  ProcResult r;
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace fg::test

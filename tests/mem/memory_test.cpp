@@ -1,0 +1,258 @@
+// Memory system: latencies equal the configuration, bandwidth and atomic
+// contention scale as they should, atomics are exact, writes invalidate.
+// Every case elaborates its own GPU: ctest runs each in its own process.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "fg_test.h"
+#include "mem/memory_system.h"
+#include "sim/stats.h"
+
+namespace fg {
+namespace {
+
+using test::MemHarness;
+using Qk = tlm_utils::tlm_quantumkeeper;
+
+double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
+double cfg_d(const Config& c, const char* k) { return std::get<double>(c.value(k)); }
+double cfg_u(const Config& c, const char* k) { return double(std::get<std::uint64_t>(c.value(k))); }
+
+// Expected latencies written out from the configuration (not from the model).
+struct Expected {
+  double l1_hit, l2_hit, dram_miss;
+  explicit Expected(const Config& c) {
+    double cu_ns = 1000.0 / cfg_d(c, "gpu.clock"), l2_ns = 1000.0 / cfg_d(c, "gpu.l2.clock");
+    l1_hit = cfg_u(c, "gpu.l1.hit_latency") * cu_ns;
+    l2_hit = l1_hit + cfg_u(c, "gpu.l2.hit_latency") * l2_ns;
+    double transfer = cfg_u(c, "gpu.line") * cfg_u(c, "gpu.dram.channels") / cfg_d(c, "gpu.dram.bandwidth");
+    dram_miss = l2_hit + transfer + cfg_d(c, "gpu.dram.latency");
+  }
+};
+
+class Latency : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Latency, L1HitL2HitAndMissEqualTheConfiguredLatencies) {
+  FG_REQUIRE_FRESH_KERNEL();
+  Config cfg = test::make_config(GetParam(), {"gpu.cus=2"});
+  Expected e(cfg);
+  MemHarness h(cfg);
+  const std::uint64_t a = h.mem().allocate(4096);
+  double miss = 0, hit = 0, other_cu = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+           std::uint32_t v;
+           miss = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));  // fill done long before
+           hit = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());
+         },
+         [&](MemPort& p, Qk& qk) {
+           qk.inc(sc_core::sc_time(2, sc_core::SC_US));  // after CU0 filled the L2
+           qk.sync();
+           std::uint32_t v;
+           other_cu = ns(p.read(a + 8, &v, 4, qk.get_local_time()) - qk.get_local_time());
+         }});
+  // Clock periods are whole picoseconds, so 700 MHz rounds to 1.429 ns.
+  EXPECT_NEAR(hit, e.l1_hit, 0.01);
+  EXPECT_NEAR(other_cu, e.l2_hit, 0.05);
+  EXPECT_NEAR(miss, e.dram_miss, 0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Latency, ::testing::Values("orr2014", "kim2014"));
+
+TEST(Coherence, WriteFromOneCuMakesAnotherCusNextReadMiss) {
+  FG_REQUIRE_FRESH_KERNEL();
+  Config cfg = test::make_config("orr2014", {"gpu.cus=2"});
+  MemHarness h(cfg);
+  const std::uint64_t a = h.mem().allocate(256);
+  std::uint32_t seen_before = 0, seen_after = 0;
+  const auto step = sc_core::sc_time(1, sc_core::SC_US);
+  h.run({[&](MemPort& p, Qk& qk) {  // CU A: read at 0, write at 2 us
+           std::uint32_t v;
+           p.read(a, &v, 4, qk.get_local_time());
+           qk.inc(2 * step);
+           qk.sync();
+           std::uint32_t nv = 42;
+           p.write(a, &nv, 4, qk.get_local_time());
+         },
+         [&](MemPort& p, Qk& qk) {  // CU B: read at 1 us (miss) and 1.5 us (hit), then at 3 us
+           qk.inc(step);
+           qk.sync();
+           p.read(a, &seen_before, 4, qk.get_local_time());
+           qk.inc(step / 2);
+           std::uint32_t v;
+           p.read(a, &v, 4, qk.get_local_time());
+           qk.inc(step * 1.5);
+           qk.sync();
+           p.read(a, &seen_after, 4, qk.get_local_time());
+         }});
+  const auto& b = h.mem().l1(1);
+  EXPECT_EQ(b.reads.value(), 3u);
+  EXPECT_EQ(b.read_hits.value(), 1u);
+  EXPECT_EQ(b.read_misses.value(), 2u);
+  EXPECT_EQ(b.coherence_misses.value(), 1u);
+  EXPECT_EQ(b.invalidations.value(), 1u);
+  EXPECT_EQ(h.mem().l1(0).invalidations.value(), 0u);  // the writer keeps its copy
+  EXPECT_EQ(seen_before, 0u);
+  EXPECT_EQ(seen_after, 42u);
+}
+
+TEST(Atomics, EveryOperationIsExactIn32And64Bit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
+  const std::uint64_t a = h.mem().allocate(256);
+  struct Case {
+    AtomicOp op;
+    unsigned size;
+    std::uint64_t init, operand, compare, expect_new;
+  };
+  const std::vector<Case> cases = {
+      {AtomicOp::Add, 4, 0xfffffffe, 3, 0, 1},  // 32-bit wraps
+      {AtomicOp::Add, 8, 0xfffffffe, 3, 0, 0x100000001ull},
+      {AtomicOp::Cas, 4, 7, 9, 7, 9},
+      {AtomicOp::Cas, 4, 7, 9, 8, 7},  // compare fails: unchanged
+      {AtomicOp::Cas, 8, 1ull << 40, 5, 1ull << 40, 5},
+      {AtomicOp::Exch, 8, 11, 22, 0, 22},
+      {AtomicOp::Min, 4, 5, 0xffffffff /* -1 */, 0, 0xffffffff},
+      {AtomicOp::Max, 4, 5, 0xffffffff /* -1 */, 0, 5},
+      {AtomicOp::UMin, 4, 5, 0xffffffff, 0, 5},
+      {AtomicOp::UMax, 4, 5, 0xffffffff, 0, 0xffffffff},
+      {AtomicOp::Min, 8, 5, ~0ull, 0, ~0ull},
+      {AtomicOp::Max, 8, ~0ull, 3, 0, 3},
+  };
+  std::vector<std::uint64_t> olds(cases.size()), news(cases.size());
+  h.run({[&](MemPort& p, Qk& qk) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const auto& c = cases[i];
+      std::uint64_t zero = 0;
+      h.mem().copy_in(a, &zero, 8);
+      h.mem().copy_in(a, &c.init, c.size);
+      qk.set(p.atomic(a, c.op, c.size, c.operand, c.compare, olds[i], qk.get_local_time()));
+      h.mem().copy_out(&news[i], a, 8);
+    }
+  }});
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    std::uint64_t mask = c.size == 8 ? ~0ull : 0xffffffffull;
+    EXPECT_EQ(olds[i], c.init & mask) << "case " << i << " " << to_string(c.op);
+    EXPECT_EQ(news[i], c.expect_new) << "case " << i << " " << to_string(c.op);
+  }
+}
+
+TEST(Atomics, AtomicInvalidatesEveryL1Copy) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
+  const std::uint64_t a = h.mem().allocate(256);
+  h.run({[&](MemPort& p, Qk& qk) {
+           std::uint32_t v;
+           p.read(a, &v, 4, qk.get_local_time());
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+           qk.sync();
+           std::uint64_t old;
+           p.atomic(a + 4, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time());
+         },
+         [&](MemPort& p, Qk& qk) {
+           std::uint32_t v;
+           p.read(a, &v, 4, qk.get_local_time());
+         }});
+  EXPECT_EQ(h.mem().l1(0).invalidations.value(), 1u);
+  EXPECT_EQ(h.mem().l1(1).invalidations.value(), 1u);
+}
+
+// k CUs CAS-increment one counter; each CAS uses the value the previous one
+// returned (a lock-free counter). Successes serialize on the line.
+double cas_makespan(int k, int iters, std::uint32_t& final_value) {
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(k)}));  // default quantum
+  const std::uint64_t a = h.mem().allocate(256);
+  std::vector<MemHarness::Agent> agents;
+  for (int c = 0; c < k; ++c)
+    agents.push_back([&](MemPort& p, Qk& qk) {
+      std::uint64_t expected = 0;
+      for (int done = 0; done < iters;) {
+        std::uint64_t old;
+        qk.set(p.atomic(a, AtomicOp::Cas, 4, expected + 1, expected, old, qk.get_local_time()));
+        if (old == expected) ++done, ++expected;
+        else expected = old;
+        if (qk.need_sync()) qk.sync();
+      }
+    });
+  h.run(agents);
+  h.mem().copy_out(&final_value, a, 4);
+  return h.makespan_ns();
+}
+
+class CasContention : public ::testing::TestWithParam<int> {};
+
+TEST_P(CasContention, KCusTakeAboutKTimesTheSingleCuTimeAndTheCountIsExact) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const int k = GetParam(), iters = 200;
+  // The single-CU time is analytic (orr2014, 1 GHz): every CAS is an L2 access
+  // (16 cycles) plus the atomic unit (4 cycles); the first one also fetches the
+  // line from DRAM (3.2 ns transfer + 30 ns).
+  const double single = iters * (16 + 4) * 1.0 + 3.2 + 30.0;
+  std::uint32_t final_value = 0;
+  const double t = cas_makespan(k, iters, final_value);
+  EXPECT_EQ(final_value, std::uint32_t(k * iters));
+  if (k == 1) {
+    EXPECT_NEAR(t, single, 1.0);
+  } else {
+    EXPECT_GT(t / single, 0.75 * k) << "k=" << k;
+    EXPECT_LT(t / single, 1.25 * k) << "k=" << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cus, CasContention, ::testing::Values(1, 2, 4, 8));
+
+// k CUs each stream `lines` distinct lines (all DRAM misses) with `outstanding`
+// requests in flight.
+double stream_makespan(int k, int lines, int outstanding, double* dram_util) {
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(k)}));
+  const unsigned line = h.mem().line_size();
+  std::vector<std::uint64_t> base(k);
+  for (int c = 0; c < k; ++c) base[c] = h.mem().allocate(std::uint64_t(lines) * line);
+  std::vector<MemHarness::Agent> agents;
+  for (int c = 0; c < k; ++c)
+    agents.push_back([&, c](MemPort& p, Qk& qk) {
+      std::vector<unsigned char> buf(line);
+      for (int i = 0; i < lines; i += outstanding) {
+        auto issue = qk.get_local_time(), done = issue;
+        for (int j = i; j < std::min(lines, i + outstanding); ++j)
+          done = std::max(done, p.read(base[c] + std::uint64_t(j) * line, buf.data(), line, issue));
+        qk.set(done);
+        if (qk.need_sync()) qk.sync();
+      }
+    });
+  h.run(agents);
+  if (dram_util) *dram_util = h.mem().dram().utilization.scalar();
+  return h.makespan_ns();
+}
+
+class Bandwidth : public ::testing::TestWithParam<int> {};
+
+TEST_P(Bandwidth, OnceDramSaturatesKStreamsTakeKTimesAsLong) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const int k = GetParam(), lines = 2000;
+  double util = 0;
+  const double t = stream_makespan(k, lines, 16, &util);
+  // Saturated: the bytes of all k streams at the configured 20 GB/s.
+  const double bound = double(k) * lines * 64 / 20.0;
+  EXPECT_GT(util, 0.9) << "DRAM should be saturated with " << k << " streams";
+  EXPECT_GT(t, bound);
+  EXPECT_LT(t, 1.1 * bound) << "k=" << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(Streams, Bandwidth, ::testing::Values(2, 4, 8));
+
+TEST(Bandwidth, BelowSaturationStreamsDoNotSlowEachOther) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // One request in flight per CU: 64 B per ~53 ns = 1.2 GB/s each, 4.8 GB/s for
+  // four, far below 20 GB/s. Four must take about as long as one would.
+  const int lines = 500;
+  const double t4 = stream_makespan(4, lines, 1, nullptr);
+  const double one = lines * (4 + 16 + 3.2 + 30);
+  EXPECT_GT(t4, one);
+  EXPECT_LT(t4, 1.15 * one);
+}
+
+}  // namespace
+}  // namespace fg

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs FineGrain's benchmarks (Release build expected) and prints their tables
+# with the machine and build they ran on, for docs/performance.md.
+set -euo pipefail
+build="${1:-build}"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "build:   $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" | cut -d= -f2), $(g++ --version | head -1)"
+echo "date:    $(date -u +%Y-%m-%d)"
+for b in "$build"/tests/bench/*_bench; do
+  echo "== $(basename "$b")"
+  "$b" --benchmark_min_time=1 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
+done
