@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/dispatcher.h"
 #include "mem/memory_system.h"
 #include "sim/error.h"
 #include "sim/guard.h"
@@ -41,5 +42,15 @@ void Host::check(bool ok, const std::string& what) {
 }
 
 void Host::result(const std::string& key, const nlohmann::ordered_json& value) { results_[key] = value; }
+
+}  // namespace fg
+
+namespace fg {
+
+sc_core::sc_time Host::run_kernel(const KernelLaunch& k) {
+  KernelState& st = dispatcher().submit(k);
+  while (!st.finished) sc_core::wait(st.done);
+  return sc_core::sc_time::from_value(st.end - st.start);
+}
 
 }  // namespace fg

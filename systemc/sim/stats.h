@@ -106,7 +106,8 @@ class Average final : public StatBase {
   std::uint64_t n_ = 0;
 };
 
-// Histogram over [lo, hi) in equal buckets plus underflow/overflow, with
+// Histogram over [lo, hi] in equal buckets (hi itself in the last) plus
+// underflow/overflow, with
 // count, mean, min, max and standard deviation.
 class Distribution final : public StatBase {
  public:

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "gpu/host.h"
+#include "sim/stats.h"
+
 namespace fg {
 
 namespace {
@@ -21,13 +24,38 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
     ports_.push_back(std::make_unique<MemPort>(fmt::format("cu{}_port", i).c_str(), i));
     ports_.back()->socket.bind(mem_->l1(i).target);
   }
+  const ComputeUnit::Params cup = ComputeUnit::Params::from(cfg);
+  std::vector<ComputeUnit*> cus;
+  for (int i = 0; i < n; ++i) {
+    cus_.push_back(std::make_unique<ComputeUnit>(fmt::format("cu{}", i).c_str(), i, cup, clock_, *ports_[i],
+                                                 fmt::format("gpu.cu{}", i)));
+    cus.push_back(cus_.back().get());
+  }
+  dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus);
 }
 
-void GpuTop::attach_host(Host&) {}
+void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }
 
-std::string GpuTop::diagnose() const { return "no compute units are modelled yet"; }
+std::string GpuTop::diagnose() const {
+  std::string s;
+  for (const auto& cu : cus_) {
+    std::string d = cu->describe();
+    if (!d.empty()) s += (s.empty() ? "" : "; ") + d;
+  }
+  return s.empty() ? "no wavefront is resident" : "blocked: " + s;
+}
 
-std::vector<std::string> GpuTop::summary_lines() const { return {}; }
+std::vector<std::string> GpuTop::summary_lines() const {
+  const auto& reg = StatRegistry::global();
+  const double wi = reg.sum_matching("gpu.cu", ".wavefront_instructions");
+  if (wi == 0) return {};
+  const double lanes = reg.sum_matching("gpu.cu", ".lane_ops");
+  const std::uint32_t width = cus_.front()->params().wavefront_width;
+  return {fmt::format("{:<22}{}", "kernels", reg.find("gpu.dispatcher.kernels")->scalar()),
+          fmt::format("{:<22}{:.0f} ({:.0f} lane ops, SIMD utilization {:.1f}%)", "wavefront instrs", wi, lanes,
+                      100.0 * lanes / (wi * width)),
+          fmt::format("{:<22}{:.0f}", "divergent issues", reg.sum_matching("gpu.cu", ".divergent_issues"))};
+}
 
 std::vector<MemPort*> GpuTop::ports() {
   std::vector<MemPort*> v;

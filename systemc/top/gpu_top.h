@@ -8,6 +8,8 @@
 
 #include <systemc>
 
+#include "gpu/compute_unit.h"
+#include "gpu/dispatcher.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
 #include "sim/config.h"
@@ -36,6 +38,12 @@ class GpuTop : public sc_core::sc_module {
   Clock clock_;
   std::unique_ptr<MemorySystem> mem_;
   std::vector<std::unique_ptr<MemPort>> ports_;
+  std::vector<std::unique_ptr<ComputeUnit>> cus_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+
+ public:
+  ComputeUnit& cu(int i) { return *cus_[i]; }
+  Dispatcher& dispatcher() { return *dispatcher_; }
 };
 
 }  // namespace fg

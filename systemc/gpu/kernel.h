@@ -1,0 +1,368 @@
+// Kernel programming model: a kernel is a C++20 coroutine run once per
+// work-item (lane), written as sequential code. Every device operation is a
+// co_await on the Lane: memory (load/store/atomics), alu(n), wavefront
+// intrinsics, the workgroup barrier, LDS. The lane suspends at the operation;
+// the wavefront engine (wavefront.h) issues the lanes waiting at the same
+// operation site together as one wavefront instruction and resumes them with
+// their results.
+//
+//   fg::Task<> vecadd(fg::Lane& l, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint32_t n) {
+//     std::uint32_t i = l.global_id();
+//     if (i < n) {
+//       float x = co_await l.load<float>(a + 4 * i);
+//       float y = co_await l.load<float>(b + 4 * i);
+//       co_await l.store<float>(c + 4 * i, x + y);
+//     }
+//   }
+//
+// Device helpers are Task<T> coroutines too (co_await helper(l, ...)); every
+// device coroutine takes the Lane& as a parameter so its frame knows its lane.
+// The operation site is the source location of the call that creates the
+// awaitable (std::source_location), so co_await the operation at once.
+#pragma once
+
+#include <bit>
+#include <coroutine>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "mem/mem_ext.h"
+
+namespace fg {
+
+class Lane;
+
+// Source position of an operation, with files numbered in order of first use
+// (so ordering does not depend on where the loader put string literals).
+struct Site {
+  std::uint32_t file = 0, line = 0, column = 0;
+  bool operator==(const Site&) const = default;
+  auto operator<=>(const Site&) const = default;
+};
+Site make_site(const std::source_location& loc);
+std::string site_name(const Site& s);
+
+enum class OpKind : std::uint8_t {
+  Alu, Load, Store, Atomic, Barrier, Ballot, ScanInclusive, ScanExclusive, Broadcast, ReduceAdd, ReduceMin,
+  ReduceMax, LdsLoad, LdsStore
+};
+const char* to_string(OpKind k);
+enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
+
+template <class T>
+constexpr ValType val_type() {
+  if constexpr (std::is_same_v<T, float>) return ValType::F32;
+  else if constexpr (std::is_same_v<T, double>) return ValType::F64;
+  else if constexpr (std::is_signed_v<T> && sizeof(T) == 8) return ValType::I64;
+  else if constexpr (std::is_signed_v<T>) return ValType::I32;
+  else if constexpr (sizeof(T) == 8) return ValType::U64;
+  else return ValType::U32;
+}
+
+template <class T>
+std::uint64_t to_bits(T v) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+T from_bits(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+// The operation a suspended lane waits at.
+struct PendingOp {
+  OpKind kind = OpKind::Alu;
+  ValType type = ValType::U32;
+  AtomicOp aop = AtomicOp::None;
+  std::uint8_t size = 4;
+  Site site;
+  std::uint64_t addr = 0, value = 0, compare = 0, n = 0;
+  std::uint64_t result = 0;
+};
+
+template <class R>
+struct OpAwaiter {
+  Lane* lane;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) const noexcept;
+  R await_resume() const noexcept;
+};
+
+template <class T = void>
+class Task;
+
+namespace detail {
+template <class X>
+Lane* as_lane(X& x) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<X>, Lane>) return &x;
+  else return nullptr;
+}
+template <class... A>
+Lane* find_lane(A&... a) {
+  Lane* r = nullptr;
+  ((r = r ? r : as_lane(a)), ...);
+  return r;
+}
+
+struct PromiseBase {
+  Lane* lane = nullptr;
+  std::coroutine_handle<> continuation;
+  std::exception_ptr error;
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct Final {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept;
+    void await_resume() noexcept {}
+  };
+  Final final_suspend() noexcept { return {}; }
+  void unhandled_exception() { error = std::current_exception(); }
+};
+
+template <class T>
+struct Promise : PromiseBase {
+  template <class... A>
+  explicit Promise(A&... a) {
+    lane = find_lane(a...);
+  }
+  T value{};
+  Task<T> get_return_object();
+  void return_value(T v) { value = std::move(v); }
+};
+template <>
+struct Promise<void> : PromiseBase {
+  template <class... A>
+  explicit Promise(A&... a) {
+    lane = find_lane(a...);
+  }
+  Task<void> get_return_object();
+  void return_void() {}
+};
+}  // namespace detail
+
+// A device coroutine: the kernel body or a device helper.
+template <class T>
+class [[nodiscard]] Task {
+ public:
+  using promise_type = detail::Promise<T>;
+  using handle = std::coroutine_handle<promise_type>;
+  Task() = default;
+  explicit Task(handle h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+  handle get() const { return h_; }
+
+  // Awaiting a helper from another device coroutine starts it right away.
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept;
+  T await_resume() {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+    if constexpr (!std::is_void_v<T>) return std::move(h_.promise().value);
+  }
+
+ private:
+  handle h_;
+};
+
+using KernelBody = std::function<Task<void>(Lane&)>;
+
+struct Workgroup;
+class Wavefront;
+
+// One work-item. Ids follow OpenCL: global = group * group_size + local.
+class Lane {
+ public:
+  std::uint32_t global_id() const { return global_id_; }
+  std::uint32_t local_id() const { return local_id_; }
+  std::uint32_t group_id() const { return group_id_; }
+  std::uint32_t lane_id() const { return lane_id_; }  // position in the wavefront
+  std::uint32_t wave_size() const { return wave_size_; }
+  std::uint32_t group_size() const { return group_size_; }
+  std::uint32_t num_groups() const { return num_groups_; }
+  std::uint64_t grid_size() const { return grid_size_; }
+
+  using Loc = std::source_location;
+
+  // n instructions of compute.
+  OpAwaiter<void> alu(std::uint64_t n = 1, Loc loc = Loc::current()) {
+    return set(OpKind::Alu, loc, [&](PendingOp& o) { o.n = n; });
+  }
+  template <class T>
+  OpAwaiter<T> load(std::uint64_t addr, Loc loc = Loc::current()) {
+    return set<T>(OpKind::Load, loc, [&](PendingOp& o) {
+      o.addr = addr, o.size = sizeof(T);
+    });
+  }
+  template <class T>
+  OpAwaiter<void> store(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return set(OpKind::Store, loc, [&](PendingOp& o) {
+      o.addr = addr, o.size = sizeof(T), o.value = to_bits(v);
+    });
+  }
+  // Atomics return the old value.
+  template <class T>
+  OpAwaiter<T> atomic(AtomicOp op, std::uint64_t addr, T operand, T compare = T{}, Loc loc = Loc::current()) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+    return set<T>(OpKind::Atomic, loc, [&](PendingOp& o) {
+      o.aop = op, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand), o.compare = to_bits(compare);
+    });
+  }
+  template <class T>
+  OpAwaiter<T> atomic_add(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return atomic<T>(AtomicOp::Add, addr, v, T{}, loc);
+  }
+  template <class T>
+  OpAwaiter<T> atomic_cas(std::uint64_t addr, T compare, T v, Loc loc = Loc::current()) {
+    return atomic<T>(AtomicOp::Cas, addr, v, compare, loc);
+  }
+  template <class T>
+  OpAwaiter<T> atomic_exch(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return atomic<T>(AtomicOp::Exch, addr, v, T{}, loc);
+  }
+  template <class T>
+  OpAwaiter<T> atomic_min(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return atomic<T>(std::is_signed_v<T> ? AtomicOp::Min : AtomicOp::UMin, addr, v, T{}, loc);
+  }
+  template <class T>
+  OpAwaiter<T> atomic_max(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return atomic<T>(std::is_signed_v<T> ? AtomicOp::Max : AtomicOp::UMax, addr, v, T{}, loc);
+  }
+  // Workgroup barrier: every lane of every wavefront of the workgroup.
+  OpAwaiter<void> barrier(Loc loc = Loc::current()) { return set(OpKind::Barrier, loc, [](PendingOp&) {}); }
+
+  // Wavefront intrinsics over the lanes that issue together (the active lanes).
+  // ballot: bit i set when lane i's predicate holds.
+  OpAwaiter<std::uint64_t> ballot(bool pred, Loc loc = Loc::current()) {
+    return set<std::uint64_t>(OpKind::Ballot, loc, [&](PendingOp& o) { o.value = pred; });
+  }
+  template <class T>
+  OpAwaiter<T> prefix_sum_inclusive(T v, Loc loc = Loc::current()) {
+    return typed(OpKind::ScanInclusive, v, loc);
+  }
+  template <class T>
+  OpAwaiter<T> prefix_sum_exclusive(T v, Loc loc = Loc::current()) {
+    return typed(OpKind::ScanExclusive, v, loc);
+  }
+  // The value of lane `from` (which must be active).
+  template <class T>
+  OpAwaiter<T> broadcast(T v, std::uint32_t from, Loc loc = Loc::current()) {
+    return set<T>(OpKind::Broadcast, loc, [&](PendingOp& o) {
+      o.type = val_type<T>(), o.value = to_bits(v), o.n = from;
+    });
+  }
+  template <class T>
+  OpAwaiter<T> reduce_add(T v, Loc loc = Loc::current()) {
+    return typed(OpKind::ReduceAdd, v, loc);
+  }
+  template <class T>
+  OpAwaiter<T> reduce_min(T v, Loc loc = Loc::current()) {
+    return typed(OpKind::ReduceMin, v, loc);
+  }
+  template <class T>
+  OpAwaiter<T> reduce_max(T v, Loc loc = Loc::current()) {
+    return typed(OpKind::ReduceMax, v, loc);
+  }
+  // Leader election: the active-lane mask; the leader is its lowest set bit
+  // (is_leader(mask)).
+  OpAwaiter<std::uint64_t> active_mask(Loc loc = Loc::current()) { return ballot(true, loc); }
+  bool is_leader(std::uint64_t mask) const { return mask && std::countr_zero(mask) == static_cast<int>(lane_id_); }
+
+  // Local data store of the workgroup (byte offsets).
+  template <class T>
+  OpAwaiter<T> lds_load(std::uint32_t offset, Loc loc = Loc::current()) {
+    return set<T>(OpKind::LdsLoad, loc, [&](PendingOp& o) {
+      o.addr = offset, o.size = sizeof(T);
+    });
+  }
+  template <class T>
+  OpAwaiter<void> lds_store(std::uint32_t offset, T v, Loc loc = Loc::current()) {
+    return set(OpKind::LdsStore, loc, [&](PendingOp& o) {
+      o.addr = offset, o.size = sizeof(T), o.value = to_bits(v);
+    });
+  }
+
+  // Engine state (wavefront.cpp).
+  PendingOp op;
+  std::coroutine_handle<> current;  // innermost suspended device coroutine
+  bool done = false;
+  bool at_barrier = false;
+
+ private:
+  friend class Wavefront;
+  template <class R = void, class F>
+  OpAwaiter<R> set(OpKind k, const Loc& loc, F&& fill) {
+    op.kind = k;
+    op.site = make_site(loc);
+    fill(op);
+    return OpAwaiter<R>{this};
+  }
+  template <class T>
+  OpAwaiter<T> typed(OpKind k, T v, const Loc& loc) {
+    op.kind = k;
+    op.site = make_site(loc);
+    op.type = val_type<T>();
+    op.value = to_bits(v);
+    return OpAwaiter<T>{this};
+  }
+
+  std::uint32_t global_id_ = 0, local_id_ = 0, group_id_ = 0, lane_id_ = 0, wave_size_ = 0, group_size_ = 0,
+                num_groups_ = 0;
+  std::uint64_t grid_size_ = 0;
+};
+
+template <class R>
+void OpAwaiter<R>::await_suspend(std::coroutine_handle<> h) const noexcept {
+  lane->current = h;
+}
+template <class R>
+R OpAwaiter<R>::await_resume() const noexcept {
+  if constexpr (!std::is_void_v<R>) return from_bits<R>(lane->op.result);
+}
+
+namespace detail {
+template <class P>
+std::coroutine_handle<> PromiseBase::Final::await_suspend(std::coroutine_handle<P> h) noexcept {
+  PromiseBase& p = h.promise();
+  if (p.continuation) {
+    p.lane->current = p.continuation;
+    return p.continuation;
+  }
+  p.lane->done = true;
+  return std::noop_coroutine();
+}
+template <class T>
+Task<T> Promise<T>::get_return_object() {
+  return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
+inline Task<void> Promise<void>::get_return_object() {
+  return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
+}
+}  // namespace detail
+
+template <class T>
+std::coroutine_handle<> Task<T>::await_suspend(std::coroutine_handle<> parent) noexcept {
+  h_.promise().continuation = parent;
+  h_.promise().lane->current = h_;
+  return h_;
+}
+
+}  // namespace fg
