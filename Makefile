@@ -19,7 +19,7 @@ build: configure
 
 # The default demo: a kernel on the channel paper's machine.
 run: build
-	$(BUILD)/fgsim run memstream --preset orr2014 --set gpu.cus=4
+	$(BUILD)/fgsim run vecadd --preset orr2014 --set gpu.cus=4
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

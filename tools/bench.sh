@@ -10,3 +10,4 @@ for b in "$build"/tests/bench/*_bench; do
   echo "== $(basename "$b")"
   "$b" --benchmark_min_time=1 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
 done
+python3 "$(dirname "$0")/cu_bench.py" "$build/fgsim"

@@ -118,6 +118,37 @@ TEST(Cli, SameConfigAndSeedGiveByteIdenticalStats) {
   EXPECT_NE(a["stats"].dump(), c["stats"].dump()) << "the seed must matter for a random pattern";
 }
 
+class WorkloadOnPreset : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(WorkloadOnPreset, RunsAndPassesItsHostCheck) {
+  const auto [w, p] = GetParam();
+  auto j = stats_without_host(std::string("run ") + w + " --preset " + p, std::string(w) + p);
+  EXPECT_EQ(j["run"]["status"], "ok");
+  EXPECT_FALSE(j["workload"]["checks"].empty());
+  EXPECT_GT(j["stats"]["gpu.cu0.wavefront_instructions"].get<double>(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, WorkloadOnPreset,
+                         ::testing::Combine(::testing::Values("vecadd", "reduce", "histogram", "divergent"),
+                                            ::testing::Values("orr2014", "kim2014")));
+
+TEST(Cli, KernelRunsAreDeterministic) {
+  auto a = stats_without_host("run histogram --preset orr2014 --set gpu.cus=4 --seed 3", "a");
+  auto b = stats_without_host("run histogram --preset orr2014 --set gpu.cus=4 --seed 3", "b");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+TEST(Cli, TraceHasWavefrontLifetimesPerCuSlot) {
+  auto path = (test::scratch_dir() / "t.json").string();
+  auto r = run_fgsim("run vecadd --preset orr2014 --set gpu.cus=2 --set vecadd.n=4096 --quiet --trace " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(test::slurp(path));
+  int waves = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X" && e["name"] == "vecadd") ++waves;
+  EXPECT_EQ(waves, 4096 / 64);
+}
+
 TEST(Cli, StatsCarryResolvedConfigTimeAndDescriptions) {
   auto j = stats_without_host("run memstream --preset kim2014 --set memstream.bytes=4096", "s");
   EXPECT_EQ(j["config"]["gpu.clock"], 700.0);
