@@ -1,0 +1,226 @@
+// Work redistribution unit, one per core (Kim & Batten Sec. III-C).
+//
+// Every Interval cycles ("tick") it pairs donor banks with receiver banks and
+// moves one work ID per pair in that cycle, through the banks'
+// redistribution ports; a pair whose donor or receiver is busy with a lane
+// access that cycle is skipped (lane accesses have priority).
+//   Scheme none:      no redistribution.
+//   Scheme threshold: greedy banks (count > Threshold) donate to needy banks
+//                     (count < Threshold): the k-th greedy bank to the k-th
+//                     needy bank, both in bank order rotated by a round-robin
+//                     pointer that advances every tick.
+//   Scheme lsorting:  banks ranked by count (hwwl_sort_net, ascending); pair k
+//                     is (fullest-k -> emptiest+k) for k < Lanes/2, used while
+//                     the receiver is needy and the donor has at least 2 more;
+//                     so when every bank is needy the fuller half still feeds
+//                     the emptier half.
+// Inter-core: the core's global greedy bit is set when it has more greedy than
+// needy banks; then, on a tick, the first greedy bank left without a partner
+// injects one work ID into the ICRN (taken only when the ICRN is ready). An ID
+// arriving from the ICRN is accepted on any cycle into the bank with the least
+// work among those free that cycle (lowest index on ties).
+// The core empty bit is set when every bank's pull partition is empty.
+module hwwl_wru #(
+  parameter int unsigned Lanes      = 16,  // banks, a power of two >= 2
+  parameter int unsigned CntWidth   = 6,   // bits of a bank count
+  parameter int unsigned Threshold  = 5,   // needy below, greedy above
+  parameter int unsigned Interval   = 10,  // cycles between redistributions (>= 1)
+  parameter int unsigned Scheme     = 2,   // hwwl_pkg::Scheme*
+  parameter int unsigned SortStages = 0,   // pipeline registers in the sorting network
+  localparam int unsigned IdxWidth  = $clog2(Lanes)
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+  input  logic [Lanes*CntWidth-1:0] counts_i,      // pull-partition count of each bank
+  input  logic [Lanes-1:0]          rd_ok_i,       // bank can donate this cycle
+  input  logic [Lanes-1:0]          ri_ok_i,       // bank can receive this cycle
+  output logic [Lanes-1:0]          rd_take_o,     // bank donates its head
+  output logic [Lanes-1:0]          ri_put_o,      // bank receives
+  output logic [Lanes*IdxWidth-1:0] ri_src_o,      // receiver's donor bank (when not from the ICRN)
+  output logic [Lanes-1:0]          ri_net_o,      // receiver takes the ICRN's work ID
+  output logic                      inject_valid_o,  // a work ID goes into the ICRN this cycle
+  output logic [IdxWidth-1:0]       inject_sel_o,    // from this bank
+  input  logic                      inject_ready_i,  // the ICRN takes it
+  input  logic                      eject_valid_i,   // the ICRN offers a work ID
+  output logic                      eject_ready_o,   // a bank can take it this cycle
+  output logic                      core_empty_o,    // all pull partitions empty
+  output logic                      greedy_o         // global greedy bit
+);
+  localparam int unsigned TickWidth = (Interval > 1) ? $clog2(Interval) : 1;
+  localparam int unsigned Half = Lanes / 2;
+
+  logic [TickWidth-1:0] tick_q, tick_d;
+  logic [IdxWidth-1:0]  rr_q, rr_d;
+  logic                 tick;
+
+  logic [CntWidth-1:0] cnt [Lanes];
+  logic [Lanes-1:0]    greedy, needy;
+  logic [IdxWidth:0]   n_greedy, n_needy;
+
+  always_comb begin
+    n_greedy = '0;
+    n_needy  = '0;
+    core_empty_o = 1'b1;
+    for (int unsigned b = 0; b < Lanes; b++) begin
+      cnt[b]    = counts_i[b*CntWidth +: CntWidth];
+      greedy[b] = cnt[b] > CntWidth'(Threshold);
+      needy[b]  = cnt[b] < CntWidth'(Threshold);
+      n_greedy  = n_greedy + (IdxWidth+1)'(greedy[b]);
+      n_needy   = n_needy + (IdxWidth+1)'(needy[b]);
+      if (cnt[b] != '0) core_empty_o = 1'b0;
+    end
+    greedy_o = n_greedy > n_needy;
+    tick     = (tick_q == TickWidth'(Interval - 1));
+    tick_d   = tick ? '0 : tick_q + 1'b1;
+    rr_d     = tick ? rr_q + 1'b1 : rr_q;
+  end
+
+  // Pairing: pair_d[r] = donor of receiver r, pair_v[r] = r receives from it.
+  logic [Lanes-1:0]    pair_v;
+  logic [IdxWidth-1:0] pair_d [Lanes];
+  logic                cand_v;  // inject candidate exists
+  logic [IdxWidth-1:0] cand;
+
+  if (Scheme == hwwl_pkg::SchemeLsorting) begin : gen_lsorting
+    logic [Lanes*CntWidth-1:0] skeys;
+    logic [Lanes*IdxWidth-1:0] sperm;
+    hwwl_sort_net #(.N(Lanes), .KeyWidth(CntWidth), .Stages(SortStages)) u_sort (
+      .clk_i, .rst_ni, .keys_i(counts_i), .keys_o(skeys), .perm_o(sperm)
+    );
+    always_comb begin
+      logic still;
+      logic [IdxWidth:0] m;
+      pair_v = '0;
+      for (int unsigned r = 0; r < Lanes; r++) pair_d[r] = '0;
+      still = 1'b1;
+      m = '0;
+      for (int unsigned k = 0; k < Half; k++) begin
+        logic [CntWidth-1:0] kr, kd;
+        logic [IdxWidth-1:0] ir, id;
+        kr = skeys[k*CntWidth +: CntWidth];
+        kd = skeys[(Lanes-1-k)*CntWidth +: CntWidth];
+        ir = sperm[k*IdxWidth +: IdxWidth];
+        id = sperm[(Lanes-1-k)*IdxWidth +: IdxWidth];
+        if (still && (kr < CntWidth'(Threshold)) && ({1'b0, kd} > {1'b0, kr} + (CntWidth+1)'(1))) begin
+          pair_v[ir] = tick;
+          pair_d[ir] = id;
+          m = m + 1'b1;
+        end else begin
+          still = 1'b0;
+        end
+      end
+      cand = sperm[(Lanes-1-32'(m))*IdxWidth +: IdxWidth];
+      cand_v = tick && greedy_o && (m < (IdxWidth+1)'(Half)) &&
+               (skeys[(Lanes-1-32'(m))*CntWidth +: CntWidth] > CntWidth'(Threshold));
+    end
+  end else if (Scheme == hwwl_pkg::SchemeThreshold) begin : gen_threshold
+    always_comb begin
+      logic [IdxWidth:0] grank [Lanes];
+      logic [IdxWidth:0] nrank [Lanes];
+      logic [IdxWidth-1:0] pos [Lanes];
+      // Position of each bank in the rotated order; a bank's rank is the number
+      // of greedy (needy) banks before it in that order.
+      for (int unsigned b = 0; b < Lanes; b++) pos[b] = IdxWidth'(b) - rr_q;
+      for (int unsigned b = 0; b < Lanes; b++) begin
+        grank[b] = '0;
+        nrank[b] = '0;
+        for (int unsigned d = 0; d < Lanes; d++) begin
+          if (pos[d] < pos[b]) begin
+            grank[b] = grank[b] + (IdxWidth+1)'(greedy[d]);
+            nrank[b] = nrank[b] + (IdxWidth+1)'(needy[d]);
+          end
+        end
+      end
+      pair_v = '0;
+      cand_v = 1'b0;
+      cand   = '0;
+      for (int unsigned r = 0; r < Lanes; r++) begin
+        pair_d[r] = '0;
+        for (int unsigned d = 0; d < Lanes; d++) begin
+          if (needy[r] && greedy[d] && grank[d] == nrank[r]) begin
+            pair_v[r] = tick;
+            pair_d[r] = IdxWidth'(d);
+          end
+        end
+      end
+      for (int unsigned d = 0; d < Lanes; d++) begin
+        if (greedy[d] && grank[d] == n_needy) begin
+          cand_v = tick && greedy_o;
+          cand   = IdxWidth'(d);
+        end
+      end
+    end
+  end else begin : gen_none
+    always_comb begin
+      pair_v = '0;
+      for (int unsigned r = 0; r < Lanes; r++) pair_d[r] = '0;
+      cand_v = 1'b0;
+      cand   = '0;
+    end
+  end
+
+  // Moves: intra-core pairs, then injection, then ejection, in separate blocks
+  // so that ejection (and through it the ICRN's inject_ready) never depends on
+  // inject_ready_i.
+  logic [Lanes-1:0] pair_take, pair_put, eject_put;
+  always_comb begin
+    pair_take = '0;
+    pair_put  = '0;
+    ri_src_o  = '0;
+    for (int unsigned r = 0; r < Lanes; r++) begin
+      if (pair_v[r] && rd_ok_i[pair_d[r]] && ri_ok_i[r]) begin
+        pair_take[pair_d[r]] = 1'b1;
+        pair_put[r] = 1'b1;
+        ri_src_o[r*IdxWidth +: IdxWidth] = pair_d[r];
+      end
+    end
+  end
+
+  assign inject_sel_o   = cand;
+  assign inject_valid_o = cand_v && rd_ok_i[cand] && inject_ready_i;
+
+  // A bank with a role this cycle cannot take the ICRN's work ID (the inject
+  // candidate counts even if the ICRN refuses).
+  always_comb begin
+    logic [Lanes-1:0]    busy;
+    logic                found;
+    logic [IdxWidth-1:0] best;
+    busy = pair_take | pair_put;
+    if (cand_v) busy[cand] = 1'b1;
+    found = 1'b0;
+    best  = '0;
+    for (int unsigned b = 0; b < Lanes; b++) begin
+      if (ri_ok_i[b] && !busy[b] && (!found || cnt[b] < cnt[best])) begin
+        found = 1'b1;
+        best  = IdxWidth'(b);
+      end
+    end
+    eject_ready_o = found;
+    eject_put = '0;
+    if (found && eject_valid_i) eject_put[best] = 1'b1;
+  end
+
+  always_comb begin
+    rd_take_o = pair_take;
+    if (inject_valid_o) rd_take_o[cand] = 1'b1;
+  end
+  assign ri_put_o = pair_put | eject_put;
+  assign ri_net_o = eject_put;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      tick_q <= '0;
+      rr_q   <= '0;
+    end else begin
+      tick_q <= tick_d;
+      rr_q   <= rr_d;
+    end
+  end
+`ifndef SYNTHESIS
+  initial begin
+    assert (Scheme == hwwl_pkg::SchemeNone || Scheme == hwwl_pkg::SchemeThreshold ||
+            Scheme == hwwl_pkg::SchemeLsorting) else $fatal(1, "hwwl_wru: unknown Scheme");
+    assert (Interval >= 1) else $fatal(1, "hwwl_wru: Interval must be >= 1");
+  end
+`endif
+endmodule
