@@ -1,0 +1,448 @@
+#include "hwwl/hwwl_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fg::hwwl {
+
+unsigned clog2(unsigned x) {
+  unsigned r = 0;
+  while ((1u << r) < x) ++r;
+  return r;
+}
+
+// ---------------------------------------------------------------- Bank
+
+Bank::Bank(unsigned depth, unsigned threshold) : depth_(depth), threshold_(threshold), mem_(depth, 0) {
+  if (depth < 2 || (depth & (depth - 1))) throw std::invalid_argument("bank depth must be a power of two >= 2");
+}
+
+void Bank::reset() {
+  head_[0] = head_[1] = cnt_[0] = cnt_[1] = 0;
+  sel_ = false;
+}
+
+Bank::Lane Bank::lane(bool dbl, bool pull, bool push) const {
+  Lane o;
+  const unsigned pp = pull_part(dbl), sp = push_part(dbl);
+  o.pull_gnt = pull && cnt_[pp] != 0;
+  o.push_gnt = push && !pull && cnt_[sp] != cap(dbl);
+  o.ri_ok = !pull && !push && cnt_[pp] != cap(dbl);
+  o.rd_ok = !pull && !push && cnt_[pp] != 0;
+  const std::uint32_t head = mem_[addr(pp, dbl, head_[pp])];
+  o.pull_id = o.pull_gnt ? head : 0;
+  o.rd_id = cnt_[pp] != 0 ? head : 0;
+  return o;
+}
+
+void Bank::tick(bool dbl, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
+                std::uint32_t ri_id) {
+  const Lane l = lane(dbl, pull, push);
+  const unsigned pp = pull_part(dbl), sp = push_part(dbl);
+  const bool rin = ri_put && l.ri_ok, rout = rd_take && l.rd_ok;
+  if (rd_take && ri_put) throw std::logic_error("bank: redistribution-in and -out in one cycle");
+  const unsigned push_addr = addr(sp, dbl, head_[sp] + cnt_[sp]);
+  const unsigned rin_addr = addr(pp, dbl, head_[pp] + cnt_[pp]);
+  const bool swap_now = dbl && swap && cnt_[pp] == 0;
+  if (l.push_gnt) mem_[push_addr] = push_id;
+  else if (rin) mem_[rin_addr] = ri_id;
+  if (l.pull_gnt || rout) {
+    head_[pp] = (head_[pp] + 1) & (cap(dbl) - 1);
+    --cnt_[pp];
+  }
+  if (rin) ++cnt_[pp];
+  if (l.push_gnt) ++cnt_[sp];
+  if (swap_now) sel_ = !sel_;
+}
+
+std::vector<std::uint32_t> Bank::contents(bool dbl, bool pull_side) const {
+  const unsigned p = pull_side ? pull_part(dbl) : push_part(dbl);
+  std::vector<std::uint32_t> v;
+  if (!dbl && !pull_side) return v;
+  for (unsigned i = 0; i < cnt_[p]; ++i) v.push_back(mem_[addr(p, dbl, head_[p] + i)]);
+  return v;
+}
+
+// ---------------------------------------------------------------- SortNet
+
+SortNet::SortNet(unsigned n, unsigned key_width, unsigned stages)
+    : n_(n), key_width_(key_width), idx_width_(clog2(n)) {
+  if (n < 2 || (n & (n - 1))) throw std::invalid_argument("sort net N must be a power of two >= 2");
+  const unsigned logn = clog2(n);
+  for (unsigned p = 0; p < logn; ++p)
+    for (unsigned q = 0; q <= p; ++q) layers_.push_back({p, 1u << (p - q)});
+  const unsigned L = layers();
+  if (stages > L) throw std::invalid_argument("sort net: more stages than layers");
+  for (unsigned l = 0; l < L; ++l) reg_after_.push_back(((l + 1) * stages / L) != (l * stages / L));
+  reset();
+}
+
+void SortNet::reset() {
+  regs_.clear();
+  for (unsigned l = 0; l < layers(); ++l)
+    if (reg_after_[l]) regs_.emplace_back(n_, 0);
+}
+
+SortNet::Vec SortNet::pack(const std::vector<unsigned>& keys) const {
+  Vec v(n_);
+  for (unsigned i = 0; i < n_; ++i) v[i] = (std::uint64_t{keys[i]} << idx_width_) | i;
+  return v;
+}
+
+void SortNet::apply(const Layer& l, Vec& v) const {
+  for (unsigned i = 0; i < n_; ++i) {
+    if (i & l.d) continue;
+    const bool asc = ((i >> (l.p + 1)) & 1) == 0;
+    std::uint64_t& a = v[i];
+    std::uint64_t& b = v[i + l.d];
+    if (asc ? a > b : a < b) std::swap(a, b);
+  }
+}
+
+SortNet::Out SortNet::eval(const std::vector<unsigned>& keys) const {
+  // Output = the layers after the last register applied to its content.
+  Vec v = pack(keys);
+  unsigned start = 0, r = 0;
+  for (unsigned l = 0; l < layers(); ++l)
+    if (reg_after_[l]) {
+      v = regs_[r++];
+      start = l + 1;
+    }
+  for (unsigned l = start; l < layers(); ++l) apply(layers_[l], v);
+  Out o;
+  const std::uint64_t idx_mask = (1ull << idx_width_) - 1;
+  for (unsigned i = 0; i < n_; ++i) {
+    o.keys.push_back(static_cast<unsigned>(v[i] >> idx_width_));
+    o.perm.push_back(static_cast<unsigned>(v[i] & idx_mask));
+  }
+  return o;
+}
+
+void SortNet::tick(const std::vector<unsigned>& keys) {
+  Vec v = pack(keys);
+  std::vector<Vec> next;
+  unsigned r = 0;
+  for (unsigned l = 0; l < layers(); ++l) {
+    apply(layers_[l], v);
+    if (reg_after_[l]) {
+      next.push_back(v);
+      v = regs_[r++];  // the next segment starts from the current register
+    }
+  }
+  regs_ = std::move(next);
+}
+
+// ---------------------------------------------------------------- Wru
+
+Wru::Wru(const Params& p) : p_(p), sort_(p.lanes, p.cnt_width(), p.sort_stages) { reset(); }
+
+void Wru::reset() {
+  tick_ = rr_ = 0;
+  sort_.reset();
+}
+
+void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok) {
+  const unsigned L = p_.lanes, T = p_.threshold, half = L / 2;
+  cnt_ = counts;
+  rd_ok_ = rd_ok;
+  std::vector<bool> greedy(L), needy(L);
+  unsigned n_greedy = 0, n_needy = 0;
+  core_empty_ = true;
+  for (unsigned b = 0; b < L; ++b) {
+    greedy[b] = counts[b] > T;
+    needy[b] = counts[b] < T;
+    n_greedy += greedy[b];
+    n_needy += needy[b];
+    if (counts[b]) core_empty_ = false;
+  }
+  greedy_ = n_greedy > n_needy;
+  const bool tick = tick_ == p_.interval - 1;
+
+  std::vector<bool> pair_v(L, false);
+  std::vector<unsigned> pair_d(L, 0);
+  cand_v_ = false;
+  cand_ = 0;
+  if (p_.scheme == Scheme::Lsorting) {
+    const SortNet::Out s = sort_.eval(counts);
+    bool still = true;
+    unsigned m = 0;
+    for (unsigned k = 0; k < half; ++k) {
+      const unsigned kr = s.keys[k], kd = s.keys[L - 1 - k];
+      if (still && kr < T && kd > kr + 1) {
+        pair_v[s.perm[k]] = tick;
+        pair_d[s.perm[k]] = s.perm[L - 1 - k];
+        ++m;
+      } else {
+        still = false;
+      }
+    }
+    cand_ = s.perm[L - 1 - m];
+    cand_v_ = tick && greedy_ && m < half && s.keys[L - 1 - m] > T;
+  } else if (p_.scheme == Scheme::Threshold) {
+    std::vector<unsigned> pos(L), grank(L, 0), nrank(L, 0);
+    for (unsigned b = 0; b < L; ++b) pos[b] = (b - rr_) & (L - 1);
+    for (unsigned b = 0; b < L; ++b)
+      for (unsigned d = 0; d < L; ++d)
+        if (pos[d] < pos[b]) {
+          grank[b] += greedy[d];
+          nrank[b] += needy[d];
+        }
+    for (unsigned r = 0; r < L; ++r)
+      for (unsigned d = 0; d < L; ++d)
+        if (needy[r] && greedy[d] && grank[d] == nrank[r]) {
+          pair_v[r] = tick;
+          pair_d[r] = d;
+        }
+    for (unsigned d = 0; d < L; ++d)
+      if (greedy[d] && grank[d] == n_needy) {
+        cand_v_ = tick && greedy_;
+        cand_ = d;
+      }
+  }
+
+  pair_take_.assign(L, false);
+  pair_put_.assign(L, false);
+  pair_src_.assign(L, 0);
+  for (unsigned r = 0; r < L; ++r)
+    if (pair_v[r] && rd_ok[pair_d[r]] && ri_ok[r]) {
+      pair_take_[pair_d[r]] = true;
+      pair_put_[r] = true;
+      pair_src_[r] = pair_d[r];
+    }
+  std::vector<bool> busy(L);
+  for (unsigned b = 0; b < L; ++b) busy[b] = pair_take_[b] || pair_put_[b];
+  if (cand_v_) busy[cand_] = true;
+  eject_ready_ = false;
+  best_ = 0;
+  for (unsigned b = 0; b < L; ++b)
+    if (ri_ok[b] && !busy[b] && (!eject_ready_ || counts[b] < counts[best_])) {
+      eject_ready_ = true;
+      best_ = b;
+    }
+}
+
+Wru::Decision Wru::finish(bool inject_ready, bool eject_valid) const {
+  Decision d;
+  d.rd_take = pair_take_;
+  d.ri_put = pair_put_;
+  d.ri_src = pair_src_;
+  d.ri_net.assign(p_.lanes, false);
+  d.inject_sel = cand_;
+  d.inject_valid = cand_v_ && rd_ok_[cand_] && inject_ready;
+  if (d.inject_valid) d.rd_take[cand_] = true;
+  if (eject_ready_ && eject_valid) {
+    d.ri_put[best_] = true;
+    d.ri_net[best_] = true;
+  }
+  return d;
+}
+
+void Wru::tick(const std::vector<unsigned>& counts) {
+  const bool tick = tick_ == p_.interval - 1;
+  tick_ = tick ? 0 : tick_ + 1;
+  if (tick) rr_ = (rr_ + 1) & (p_.lanes - 1);
+  if (p_.scheme == Scheme::Lsorting) sort_.tick(counts);
+}
+
+// ---------------------------------------------------------------- Icrn
+
+Icrn::Icrn(unsigned cores) : n_(cores) { reset(); }
+
+void Icrn::reset() {
+  rr_ = 0;
+  in_v_.assign(n_, false);
+  out_v_.assign(n_, false);
+  taken_.assign(n_, false);
+  moved_.assign(n_, false);
+  in_id_.assign(n_, 0);
+  out_id_.assign(n_, 0);
+  src_.assign(n_, 0);
+}
+
+bool Icrn::busy() const {
+  for (unsigned c = 0; c < n_; ++c)
+    if (in_v_[c] || out_v_[c]) return true;
+  return false;
+}
+
+unsigned Icrn::held() const {
+  unsigned h = 0;
+  for (unsigned c = 0; c < n_; ++c) h += in_v_[c] + out_v_[c];
+  return h;
+}
+
+std::vector<std::uint32_t> Icrn::contents() const {
+  std::vector<std::uint32_t> v;
+  for (unsigned c = 0; c < n_; ++c) {
+    if (in_v_[c]) v.push_back(in_id_[c]);
+    if (out_v_[c]) v.push_back(out_id_[c]);
+  }
+  return v;
+}
+
+void Icrn::plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_ready) {
+  taken_.assign(n_, false);
+  moved_.assign(n_, false);
+  src_.assign(n_, 0);
+  for (unsigned oo = 0; oo < n_; ++oo) {
+    const unsigned o = (rr_ + oo) % n_;
+    for (unsigned ii = 0; ii < n_; ++ii) {
+      const unsigned i = (rr_ + ii) % n_;
+      if ((!out_v_[o] || eject_ready[o]) && !greedy[o] && !moved_[o] && in_v_[i] && !taken_[i] && i != o) {
+        moved_[o] = true;
+        taken_[i] = true;
+        src_[o] = i;
+      }
+    }
+  }
+}
+
+void Icrn::tick(const std::vector<bool>& inject_valid, const std::vector<std::uint32_t>& inject_id,
+                const std::vector<bool>& eject_ready) {
+  std::vector<bool> in_v(n_), out_v(n_);
+  std::vector<std::uint32_t> in_id(n_), out_id(n_);
+  for (unsigned c = 0; c < n_; ++c) {
+    const bool accept = inject_valid[c] && inject_ready(c);
+    in_v[c] = (in_v_[c] && !taken_[c]) || accept;
+    in_id[c] = accept ? inject_id[c] : in_id_[c];
+    out_v[c] = moved_[c] || (out_v_[c] && !eject_ready[c]);
+    out_id[c] = moved_[c] ? in_id_[src_[c]] : out_id_[c];
+  }
+  in_v_ = in_v, out_v_ = out_v, in_id_ = in_id, out_id_ = out_id;
+  rr_ = (rr_ + 1) % n_;
+}
+
+// ---------------------------------------------------------------- Core
+
+Core::Core(const Params& p) : p_(p), wru_(p) {
+  for (unsigned b = 0; b < p.lanes; ++b) banks_.emplace_back(p.depth, p.threshold);
+}
+
+void Core::reset() {
+  for (auto& b : banks_) b.reset();
+  wru_.reset();
+}
+
+void Core::begin(const LaneIn& in) {
+  in_ = in;
+  const unsigned L = p_.lanes;
+  lane_.resize(L);
+  counts_.resize(L);
+  std::vector<bool> rd_ok(L), ri_ok(L);
+  for (unsigned b = 0; b < L; ++b) {
+    lane_[b] = banks_[b].lane(in.double_buf, in.pull[b], in.push[b]);
+    counts_[b] = banks_[b].count(in.double_buf);
+    rd_ok[b] = lane_[b].rd_ok;
+    ri_ok[b] = lane_[b].ri_ok;
+  }
+  wru_.plan(counts_, rd_ok, ri_ok);
+}
+
+CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id) {
+  const unsigned L = p_.lanes;
+  dec_ = wru_.finish(inject_ready, eject_valid);
+  eject_id_ = eject_id;
+  CoreOut o;
+  o.pull_status.resize(L);
+  o.pull_id.resize(L);
+  o.push_gnt.resize(L);
+  for (unsigned b = 0; b < L; ++b) {
+    o.pull_status[b] = !in_.pull[b] ? kPullNone : lane_[b].pull_gnt ? kPullId : sys_empty ? kPullDone : kPullWait;
+    o.pull_id[b] = lane_[b].pull_id;
+    o.push_gnt[b] = lane_[b].push_gnt;
+  }
+  o.core_empty = wru_.core_empty();
+  o.greedy = wru_.greedy();
+  o.inject_valid = dec_.inject_valid;
+  o.inject_id = lane_[dec_.inject_sel].rd_id;
+  o.eject_ready = wru_.eject_ready();
+  return o;
+}
+
+void Core::tick() {
+  for (unsigned b = 0; b < p_.lanes; ++b) {
+    const std::uint32_t ri_id = dec_.ri_net[b] ? eject_id_ : lane_[dec_.ri_src[b]].rd_id;
+    banks_[b].tick(in_.double_buf, in_.swap, in_.pull[b], in_.push[b], in_.push_id[b], dec_.rd_take[b],
+                   dec_.ri_put[b], ri_id);
+  }
+  wru_.tick(counts_);
+}
+
+CoreOut Core::step(const LaneIn& in, bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id) {
+  begin(in);
+  CoreOut o = finish(sys_empty, inject_ready, eject_valid, eject_id);
+  tick();
+  return o;
+}
+
+unsigned Core::pull_total() const {
+  unsigned t = 0;
+  for (const auto& b : banks_) t += b.count(in_.double_buf);
+  return t;
+}
+
+unsigned Core::total() const {
+  unsigned t = 0;
+  for (const auto& b : banks_) t += b.total();
+  return t;
+}
+
+// ---------------------------------------------------------------- System
+
+System::System(const Params& p) : p_(p), icrn_(p.cores) {
+  for (unsigned c = 0; c < p.cores; ++c) cores_.emplace_back(p);
+}
+
+void System::reset() {
+  for (auto& c : cores_) c.reset();
+  icrn_.reset();
+}
+
+SysOut System::step(const LaneIn& in) {
+  const unsigned C = p_.cores, L = p_.lanes;
+  for (unsigned c = 0; c < C; ++c) {
+    LaneIn li;
+    li.double_buf = in.double_buf;
+    li.swap = in.swap;
+    li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);
+    li.push.assign(in.push.begin() + c * L, in.push.begin() + (c + 1) * L);
+    li.push_id.assign(in.push_id.begin() + c * L, in.push_id.begin() + (c + 1) * L);
+    cores_[c].begin(li);
+  }
+  SysOut o;
+  o.sys_empty = !icrn_.busy();
+  std::vector<bool> greedy(C), eject_ready(C), inject_valid(C);
+  std::vector<std::uint32_t> inject_id(C);
+  for (unsigned c = 0; c < C; ++c) {
+    o.sys_empty = o.sys_empty && cores_[c].core_empty();
+    greedy[c] = cores_[c].greedy();
+    eject_ready[c] = cores_[c].eject_ready();
+  }
+  icrn_.plan(greedy, eject_ready);
+  for (unsigned c = 0; c < C; ++c) {
+    const CoreOut co = cores_[c].finish(o.sys_empty, icrn_.inject_ready(c), icrn_.eject_valid(c), icrn_.eject_id(c));
+    o.pull_status.insert(o.pull_status.end(), co.pull_status.begin(), co.pull_status.end());
+    o.pull_id.insert(o.pull_id.end(), co.pull_id.begin(), co.pull_id.end());
+    o.push_gnt.insert(o.push_gnt.end(), co.push_gnt.begin(), co.push_gnt.end());
+    inject_valid[c] = co.inject_valid;
+    inject_id[c] = co.inject_id;
+  }
+  o.greedy = greedy;
+  icrn_.tick(inject_valid, inject_id, eject_ready);
+  for (auto& c : cores_) c.tick();
+  return o;
+}
+
+unsigned System::pull_total() const {
+  unsigned t = icrn_.held();
+  for (const auto& c : cores_) t += c.pull_total();
+  return t;
+}
+
+unsigned System::total() const {
+  unsigned t = icrn_.held();
+  for (const auto& c : cores_) t += c.total();
+  return t;
+}
+
+}  // namespace fg::hwwl

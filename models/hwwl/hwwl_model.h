@@ -1,0 +1,217 @@
+// Cycle-exact golden models of the hardware-worklist RTL (rtl/hwwl/), plain
+// C++ with no SystemC. Each class mirrors one RTL module: the same state, the
+// same combinational decisions, the same order. The Verilator tests compare
+// RTL and model outputs every cycle; the SystemC worklist uses these models as
+// its `model` backend.
+//
+// Protocol per cycle: give the inputs, read the outputs (the RTL's values
+// before the clock edge), then tick(). Blocks whose outputs feed each other
+// inside a cycle (core <-> ICRN) evaluate in phases: begin() (what depends only
+// on state and lane requests), finish() (the rest), tick().
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fg::hwwl {
+
+enum class Scheme : unsigned { None = 0, Threshold = 1, Lsorting = 2 };
+enum PullStatus : std::uint8_t { kPullNone = 0, kPullId = 1, kPullWait = 2, kPullDone = 3 };
+
+unsigned clog2(unsigned x);  // ceil(log2(x)), as SystemVerilog $clog2
+
+struct Params {
+  unsigned cores = 4;
+  unsigned lanes = 16;  // banks per core, power of two
+  unsigned id_width = 24;
+  unsigned depth = 32;  // entries per bank, power of two
+  unsigned threshold = 5;
+  unsigned interval = 10;
+  Scheme scheme = Scheme::Lsorting;
+  unsigned sort_stages = 0;
+  unsigned cnt_width() const { return clog2(depth + 1); }
+};
+
+// hwwl_bank
+class Bank {
+ public:
+  Bank(unsigned depth, unsigned threshold);
+  void reset();
+  struct Lane {
+    bool pull_gnt = false, push_gnt = false, rd_ok = false, ri_ok = false;
+    std::uint32_t pull_id = 0, rd_id = 0;
+  };
+  Lane lane(bool double_buf, bool pull, bool push) const;
+  unsigned count(bool double_buf) const { return cnt_[pull_part(double_buf)]; }
+  unsigned push_count(bool double_buf) const { return double_buf ? cnt_[!sel_] : 0; }
+  bool greedy(bool double_buf) const { return count(double_buf) > threshold_; }
+  void tick(bool double_buf, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
+            std::uint32_t ri_id);
+  // Work IDs of partition p in FIFO order (p = 0 in single mode).
+  std::vector<std::uint32_t> contents(bool double_buf, bool pull_side) const;
+  unsigned total() const { return cnt_[0] + cnt_[1]; }
+
+ private:
+  unsigned pull_part(bool dbl) const { return dbl ? unsigned(sel_) : 0u; }
+  unsigned push_part(bool dbl) const { return dbl ? unsigned(!sel_) : 0u; }
+  unsigned cap(bool dbl) const { return dbl ? depth_ / 2 : depth_; }
+  unsigned addr(unsigned part, bool dbl, unsigned pos) const {
+    return ((dbl && part) ? depth_ / 2 : 0u) | (pos & (cap(dbl) - 1));
+  }
+  unsigned depth_, threshold_;
+  std::vector<std::uint32_t> mem_;
+  unsigned head_[2] = {0, 0}, cnt_[2] = {0, 0};
+  bool sel_ = false;
+};
+
+// hwwl_sort_net: bitonic network with Stages pipeline registers.
+class SortNet {
+ public:
+  SortNet(unsigned n, unsigned key_width, unsigned stages);
+  void reset();
+  struct Out {
+    std::vector<unsigned> keys, perm;  // ascending rank order
+  };
+  Out eval(const std::vector<unsigned>& keys) const;
+  void tick(const std::vector<unsigned>& keys);
+  unsigned layers() const { return static_cast<unsigned>(layers_.size()); }
+
+ private:
+  struct Layer {
+    unsigned p, d;  // phase, distance
+  };
+  using Vec = std::vector<std::uint64_t>;
+  void apply(const Layer& l, Vec& v) const;
+  Vec pack(const std::vector<unsigned>& keys) const;
+  unsigned n_, key_width_, idx_width_;
+  std::vector<Layer> layers_;
+  std::vector<bool> reg_after_;
+  std::vector<Vec> regs_;  // register contents, in layer order
+};
+
+// hwwl_wru
+class Wru {
+ public:
+  explicit Wru(const Params& p);
+  void reset();
+  // Phase 1: from counts and the banks' ok signals.
+  void plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok);
+  bool eject_ready() const { return eject_ready_; }
+  bool greedy() const { return greedy_; }
+  bool core_empty() const { return core_empty_; }
+  // Phase 2.
+  struct Decision {
+    std::vector<bool> rd_take, ri_put, ri_net;
+    std::vector<unsigned> ri_src;
+    bool inject_valid = false;
+    unsigned inject_sel = 0;
+  };
+  Decision finish(bool inject_ready, bool eject_valid) const;
+  void tick(const std::vector<unsigned>& counts);
+
+ private:
+  Params p_;
+  SortNet sort_;
+  unsigned tick_ = 0, rr_ = 0;
+  // plan() results
+  std::vector<unsigned> cnt_;
+  std::vector<bool> rd_ok_, pair_take_, pair_put_;
+  std::vector<unsigned> pair_src_;
+  bool cand_v_ = false, eject_ready_ = false, greedy_ = false, core_empty_ = true;
+  unsigned cand_ = 0, best_ = 0;
+};
+
+// hwwl_icrn
+class Icrn {
+ public:
+  Icrn(unsigned cores);
+  void reset();
+  bool busy() const;
+  bool eject_valid(unsigned c) const { return out_v_[c]; }
+  std::uint32_t eject_id(unsigned c) const { return out_id_[c]; }
+  void plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_ready);
+  bool inject_ready(unsigned c) const { return !in_v_[c] || taken_[c]; }
+  void tick(const std::vector<bool>& inject_valid, const std::vector<std::uint32_t>& inject_id,
+            const std::vector<bool>& eject_ready);
+  unsigned held() const;  // work IDs inside
+  std::vector<std::uint32_t> contents() const;
+
+ private:
+  unsigned n_, rr_ = 0;
+  std::vector<bool> in_v_, out_v_, taken_, moved_;
+  std::vector<std::uint32_t> in_id_, out_id_;
+  std::vector<unsigned> src_;
+};
+
+// hwwl_core
+struct LaneIn {
+  bool double_buf = false, swap = false;
+  std::vector<bool> pull, push;
+  std::vector<std::uint32_t> push_id;
+};
+struct CoreOut {
+  std::vector<std::uint8_t> pull_status;
+  std::vector<std::uint32_t> pull_id;
+  std::vector<bool> push_gnt;
+  bool core_empty = true, greedy = false;
+  bool inject_valid = false;
+  std::uint32_t inject_id = 0;
+  bool eject_ready = false;
+};
+
+class Core {
+ public:
+  explicit Core(const Params& p);
+  void reset();
+  void begin(const LaneIn& in);
+  bool core_empty() const { return wru_.core_empty(); }
+  bool greedy() const { return wru_.greedy(); }
+  bool eject_ready() const { return wru_.eject_ready(); }
+  CoreOut finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
+  void tick();
+  // Standalone use (core test): all phases at once.
+  CoreOut step(const LaneIn& in, bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
+
+  const Bank& bank(unsigned b) const { return banks_[b]; }
+  unsigned pull_total() const;  // work in pull partitions
+  unsigned total() const;       // work in all partitions
+
+ private:
+  Params p_;
+  std::vector<Bank> banks_;
+  Wru wru_;
+  LaneIn in_;
+  std::vector<Bank::Lane> lane_;
+  std::vector<unsigned> counts_;
+  Wru::Decision dec_;
+  std::uint32_t eject_id_ = 0;
+};
+
+// hwwl_system
+struct SysOut {
+  std::vector<std::uint8_t> pull_status;
+  std::vector<std::uint32_t> pull_id;
+  std::vector<bool> push_gnt;
+  bool sys_empty = true;
+  std::vector<bool> greedy;
+};
+
+class System {
+ public:
+  explicit System(const Params& p);
+  void reset();
+  // Lane l of core c is index c * lanes + l.
+  SysOut step(const LaneIn& in);
+  const Core& core(unsigned c) const { return cores_[c]; }
+  const Icrn& icrn() const { return icrn_; }
+  unsigned pull_total() const;  // work in pull partitions + network
+  unsigned total() const;       // all work inside
+  const Params& params() const { return p_; }
+
+ private:
+  Params p_;
+  std::vector<Core> cores_;
+  Icrn icrn_;
+};
+
+}  // namespace fg::hwwl
