@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DFG_WERROR=ON,)
 
-.PHONY: all deps configure build run test bench synth clean
+.PHONY: all deps configure build run test bench synth formal clean
 
 all: build
 
@@ -26,6 +26,14 @@ test: build
 
 bench: build
 	tools/bench.sh $(BUILD)
+
+# Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 15 minutes).
+synth: deps
+	python3 synth/synth.py sweep
+
+# k-induction proof of the worklist bank (yosys-smtbmc + z3).
+formal: deps
+	tools/formal.sh
 
 clean:
 	rm -rf $(BUILD)/CMakeFiles $(BUILD)/fgsim

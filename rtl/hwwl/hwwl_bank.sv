@@ -170,6 +170,83 @@ module hwwl_bank #(
     greedy_o     = (pull_cnt > CntWidth'(Threshold));
   end
 
+`ifdef FORMAL
+  // Formal properties, proved by k-induction with yosys-smtbmc (make formal,
+  // tools/formal.sh). Single-buffered mode; the environment never asks for
+  // redistribution-in and -out together.
+  logic f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+  always @(*) assume (!double_buf_i);
+  always @(*) assume (!(rd_take_i && ri_put_i));
+
+  always @(*) if (f_past_valid && rst_ni) begin
+    assert (cnt0_q <= CntWidth'(Depth));                        // never above Depth
+    assert (empty_o == (count_o == '0));                        // empty consistent with count
+    assert (greedy_o == (count_o > CntWidth'(Threshold)));
+    if (count_o == CntWidth'(Depth)) assert (!push_gnt_o && !ri_ok_o);  // full: nothing enters
+    if (count_o == '0) assert (!pull_gnt_o && !rd_ok_o);                // empty: nothing leaves
+  end
+
+  // Two tracked work IDs, each an arbitrary value written at an arbitrary
+  // time: it stays intact inside the FIFO window, comes out unchanged when it
+  // reaches the head, and the one written first comes out first.
+  logic                f_write;
+  logic [PtrWidth-1:0] f_waddr;
+  logic [IdWidth-1:0]  f_wdata;
+  logic                f_pop;
+  assign f_write = push_do || rin_do;
+  assign f_waddr = push_do ? push_addr : rin_addr;
+  assign f_wdata = push_do ? push_id_i : ri_id_i;
+  assign f_pop   = pull_do || rout_do;
+
+  (* anyconst *) logic [IdWidth-1:0] f_id_a, f_id_b;
+  (* anyseq *)   logic f_pick_a, f_pick_b;
+  logic                f_trk_a, f_trk_b, f_a_first;
+  logic [PtrWidth-1:0] f_addr_a, f_addr_b, f_off_a, f_off_b;
+  assign f_off_a = (f_addr_a - head0_q) & PtrWidth'(Depth - 1);
+  assign f_off_b = (f_addr_b - head0_q) & PtrWidth'(Depth - 1);
+
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_trk_a <= 1'b0;
+      f_trk_b <= 1'b0;
+    end else begin
+      if (!f_trk_a && f_write && f_pick_a && f_wdata == f_id_a) begin
+        f_trk_a <= 1'b1;
+        f_addr_a <= f_waddr;
+        f_a_first <= !f_trk_b;
+      end else if (f_trk_a && f_pop && pull_addr == f_addr_a) begin
+        f_trk_a <= 1'b0;
+      end
+      if (!f_trk_b && f_write && f_pick_b && !f_pick_a && f_wdata == f_id_b) begin
+        f_trk_b <= 1'b1;
+        f_addr_b <= f_waddr;
+        if (!f_trk_a) f_a_first <= 1'b0;
+      end else if (f_trk_b && f_pop && pull_addr == f_addr_b) begin
+        f_trk_b <= 1'b0;
+      end
+    end
+  end
+
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (f_trk_a) begin
+      assert (mem_q[f_addr_a] == f_id_a);          // intact
+      assert (PtrWidth'(f_off_a) < cnt0_q);        // inside the FIFO window
+      if (f_pop && pull_addr == f_addr_a) assert ((pull_do ? pull_id_o : rd_id_o) == f_id_a);
+    end
+    if (f_trk_b) begin
+      assert (mem_q[f_addr_b] == f_id_b);
+      assert (PtrWidth'(f_off_b) < cnt0_q);
+      if (f_pop && pull_addr == f_addr_b) assert ((pull_do ? pull_id_o : rd_id_o) == f_id_b);
+    end
+    if (f_trk_a && f_trk_b) begin
+      assert (f_addr_a != f_addr_b);
+      assert (f_a_first ? (f_off_a < f_off_b) : (f_off_b < f_off_a));  // in order
+    end
+  end
+`endif
+
 `ifndef SYNTHESIS
   // Parameters.
   initial begin

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""FineGrain synthesis flow for the hardware-worklist RTL.
+
+Yosys 0.23 (synth, dfflibmap, abc against the OSU 0.18 um liberty from Debian's
+qflow-tech-osu018, stat -liberty) then OpenSTA (critical path, Fmax).
+
+  synth.py run BLOCK [K=V ...]     one configuration, prints its JSON
+  synth.py sweep                   the documented sweep -> synth/results.json, docs/synthesis.md
+  synth.py smoke                   one small configuration, checked against synth/bounds.json
+  synth.py check                   synth/results.json against synth/bounds.json
+  synth.py bounds                  write synth/bounds.json from synth/results.json
+
+High-fanout nets: Yosys 0.23's default `abc -liberty` mapping leaves them
+unbuffered, and OpenSTA then reports paths several times too slow (a select
+signal driving hundreds of mux inputs through one X1 gate). The flow maps with
+an ABC script that ends in `buffer -p; upsize; dnsize` (fanout buffering and
+gate sizing against the target delay), the way OpenROAD's flow scripts do; the
+`--no-buffer` option shows the difference.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RTL = os.path.join(ROOT, "rtl", "hwwl")
+FILES = ["hwwl_pkg.sv", "hwwl_cas.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_icrn.sv",
+         "hwwl_core.sv", "hwwl_system.sv"]
+LIB_REL = "usr/share/qflow/tech/osu018/osu018_stdcells.lib"
+PERIOD_NS = 10.0        # STA clock; Fmax = 1 / (period - worst slack)
+MAP_TARGET_PS = 4000    # ABC delay target for buffering and sizing
+OUT_LOAD_PF = 0.02      # load on every output
+
+BLOCKS = {
+    "bank": ("hwwl_bank", {"IdWidth": 24, "Depth": 32, "Threshold": 5}),
+    "sort_net": ("hwwl_sort_net", {"N": 16, "KeyWidth": 6, "Stages": 0}),
+    "wru": ("hwwl_wru", {"Lanes": 16, "CntWidth": 6, "Threshold": 5, "Interval": 10, "Scheme": 2,
+                         "SortStages": 0}),
+    "icrn": ("hwwl_icrn", {"NumCores": 4, "IdWidth": 24}),
+    "core": ("hwwl_core", {"Lanes": 16, "IdWidth": 24, "Depth": 32, "Threshold": 5, "Interval": 10, "Scheme": 2,
+                           "SortStages": 0}),
+    "system": ("hwwl_system", {"NumCores": 4, "Lanes": 16, "IdWidth": 24, "Depth": 32, "Threshold": 5,
+                               "Interval": 10, "Scheme": 2, "SortStages": 0}),
+}
+
+SWEEP = ([("bank", {"Depth": d}) for d in (8, 16, 32, 64)] +
+         [("sort_net", {"N": n}) for n in (4, 8, 16, 32)] +
+         [("sort_net", {"N": 16, "Stages": 2})] +
+         [("wru", {})] + [("icrn", {})] +
+         [("core", {"Lanes": l, "SortStages": 0}) for l in (8, 16, 32)] +
+         [("system", {})])
+SMOKE = [("sort_net", {"N": 4}), ("bank", {"Depth": 8})]
+
+
+def liberty():
+    deps = os.environ.get("FG_DEPS_DIR", os.path.join(ROOT, "build", "deps"))
+    lib = os.path.join(deps, "osu018", LIB_REL)
+    if not os.path.exists(lib):
+        sys.exit(f"synth: {lib} missing: run tools/bootstrap.sh (it extracts qflow-tech-osu018)")
+    return lib
+
+
+def key(block, params):
+    return block + "".join(f" {k}={v}" for k, v in sorted(params.items()))
+
+
+def run(block, overrides, buffer=True, workdir=None):
+    top, params = BLOCKS[block]
+    params = dict(params, **overrides)
+    lib = liberty()
+    work = workdir or tempfile.mkdtemp(prefix="fgsynth_")
+    net = os.path.join(work, "netlist.v")
+    chparams = " ".join(f"-set {k} {v}" for k, v in params.items())
+    abc = (f"abc -D {MAP_TARGET_PS} -liberty {lib} -script "
+           "+strash;dch,-f;map,-M,1,{D};topo;buffer,-p;upsize,{D};dnsize,{D};stime,-p" if buffer
+           else f"abc -liberty {lib}")
+    script = "\n".join([
+        "read_verilog -DSYNTHESIS -sv " + " ".join(os.path.join(RTL, f) for f in FILES),
+        f"chparam {chparams} {top}",
+        f"synth -top {top} -flatten",
+        f"dfflibmap -liberty {lib}",
+        abc,
+        "opt_clean -purge",
+        f"stat -liberty {lib}",
+        f"write_verilog -noattr {net}",
+    ])
+    ys = os.path.join(work, "synth.ys")
+    with open(ys, "w") as f:
+        f.write(script + "\n")
+    t0 = time.time()
+    y = subprocess.run(["yosys", "-q", "-l", os.path.join(work, "yosys.log"), ys], capture_output=True, text=True)
+    ylog = open(os.path.join(work, "yosys.log")).read()
+    if y.returncode != 0:
+        sys.exit(f"synth: yosys failed for {key(block, params)}; see {work}/yosys.log")
+    area = float(re.findall(r"Chip area for module .*?: ([0-9.]+)", ylog)[-1])
+    stat = ylog[ylog.rfind("Printing statistics"):]
+    cells = int(re.findall(r"Number of cells:\s+(\d+)", stat)[-1])
+    flops = sum(int(n) for c, n in re.findall(r"^\s+(DFF\w+)\s+(\d+)", stat, re.M))
+    tcl = os.path.join(work, "sta.tcl")
+    with open(tcl, "w") as f:
+        f.write("\n".join([
+            f"read_liberty {lib}", f"read_verilog {net}", f"link_design {top}",
+            f"create_clock -name clk -period {PERIOD_NS} [get_ports clk_i]",
+            "set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk_i]]",
+            "set_output_delay 0 -clock clk [all_outputs]",
+            f"set_load {OUT_LOAD_PF} [all_outputs]",
+            "set_false_path -from [get_ports rst_ni]",
+            "report_checks -path_delay max -digits 3",
+            "exit"]) + "\n")
+    s = subprocess.run(["sta", "-no_splash", "-exit", tcl], capture_output=True, text=True)
+    with open(os.path.join(work, "sta.log"), "w") as f:
+        f.write(s.stdout + s.stderr)
+    slacks = [float(x) for x in re.findall(r"(-?[0-9.]+)\s+slack \((?:MET|VIOLATED)\)", s.stdout)]
+    if not slacks:
+        sys.exit(f"synth: OpenSTA gave no slack for {key(block, params)}; see {work}/sta.log")
+    crit = PERIOD_NS - min(slacks)
+    return {"block": block, "top": top, "params": params, "key": key(block, overrides),
+            "area_um2": area, "cells": cells, "flops": flops, "critical_path_ns": round(crit, 3),
+            "fmax_mhz": round(1000.0 / crit, 1), "buffered": buffer, "seconds": round(time.time() - t0, 1)}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def check(results, bounds, tol=0.05):
+    bad = []
+    for r in results:
+        b = bounds.get(r["key"])
+        if not b:
+            bad.append(f"{r['key']}: no bound in synth/bounds.json")
+            continue
+        if r["area_um2"] > b["area_um2"] * (1 + tol):
+            bad.append(f"{r['key']}: area {r['area_um2']:.0f} um^2 > bound {b['area_um2']:.0f} + {tol:.0%}")
+        if r["fmax_mhz"] < b["fmax_mhz"] * (1 - tol):
+            bad.append(f"{r['key']}: Fmax {r['fmax_mhz']} MHz < bound {b['fmax_mhz']} - {tol:.0%}")
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cmd", choices=["run", "sweep", "smoke", "check", "bounds"])
+    ap.add_argument("block", nargs="?")
+    ap.add_argument("params", nargs="*")
+    ap.add_argument("--no-buffer", action="store_true", help="plain abc mapping (to show the fanout trap)")
+    ap.add_argument("--results", default=os.path.join(ROOT, "synth", "results.json"))
+    ap.add_argument("--bounds", default=os.path.join(ROOT, "synth", "bounds.json"))
+    a = ap.parse_args()
+    if a.cmd == "run":
+        if a.block not in BLOCKS:
+            sys.exit(f"synth: unknown block '{a.block}' (one of {', '.join(BLOCKS)})")
+        over = {}
+        for p in a.params:
+            k, _, v = p.partition("=")
+            if k not in BLOCKS[a.block][1] or not v.isdigit():
+                sys.exit(f"synth: bad parameter '{p}' for {a.block}")
+            over[k] = int(v)
+        print(json.dumps(run(a.block, over, buffer=not a.no_buffer), indent=2))
+    elif a.cmd == "sweep":
+        # The fanout trap, measured first: the 8-lane core without buffering (ABC's
+        # default script on the 16-lane core runs for over ten minutes).
+        nb = run("core", {"Lanes": 8}, buffer=False)
+        nb["key"] += " (no buffering)"
+        print(f"{nb['key']:<40} {nb['area_um2']:>12.0f} um^2 {nb['fmax_mhz']:>7.1f} MHz", flush=True)
+        results = []
+        for block, over in SWEEP:
+            r = run(block, over)
+            print(f"{r['key']:<40} {r['area_um2']:>12.0f} um^2 {r['flops']:>6} flops {r['fmax_mhz']:>7.1f} MHz "
+                  f"({r['seconds']} s)", flush=True)
+            results.append(r)
+            with open(a.results, "w") as f:  # saved as it goes
+                json.dump({"liberty": "OSU 0.18 um (qflow-tech-osu018)", "period_ns": PERIOD_NS,
+                           "results": results, "unbuffered_core": nb}, f, indent=2)
+        import report
+        report.write(load(a.results), os.path.join(ROOT, "docs", "synthesis.md"))
+        if os.path.exists(a.bounds):
+            bad = check(results, load(a.bounds))
+            for b in bad:
+                print("REGRESSION: " + b)
+            sys.exit(1 if bad else 0)
+    elif a.cmd == "smoke":
+        bounds = load(a.bounds)
+        results = [run(b, o) for b, o in SMOKE]
+        for r in results:
+            print(f"{r['key']}: {r['area_um2']:.0f} um^2, {r['flops']} flops, Fmax {r['fmax_mhz']} MHz")
+        bad = check(results, bounds)
+        for b in bad:
+            print("REGRESSION: " + b)
+        print(f"{len(results) - len(bad)} passed, {len(bad)} failed")
+        sys.exit(1 if bad else 0)
+    elif a.cmd == "check":
+        bad = check(load(a.results)["results"], load(a.bounds))
+        for b in bad:
+            print("REGRESSION: " + b)
+        sys.exit(1 if bad else 0)
+    elif a.cmd == "bounds":
+        res = load(a.results)["results"]
+        with open(a.bounds, "w") as f:
+            json.dump({r["key"]: {"area_um2": r["area_um2"], "fmax_mhz": r["fmax_mhz"]} for r in res}, f, indent=2,
+                      sort_keys=True)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
