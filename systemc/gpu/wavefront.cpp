@@ -188,9 +188,23 @@ IssueResult Wavefront::step(MemPort& port, Tick issue, Tick cycle, std::uint32_t
   return r;
 }
 
+namespace {
+// The lane's byte offset in its cache line; an access may not cross the line.
+std::uint64_t line_offset(const Lane& l, unsigned line, const char* what) {
+  const std::uint64_t off = l.op.addr % line;
+  if (off + l.op.size > line)
+    throw SimFault(fmt::format("{} of {} bytes at 0x{:x} ({}) crosses a cache line", what, l.op.size, l.op.addr,
+                               site_name(l.op.site)));
+  return off;
+}
+sc_core::sc_time to_local(Tick issue) {
+  return sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
+}
+}  // namespace
+
 Tick Wavefront::do_load(MemPort& port, std::uint64_t mask, Tick issue, unsigned line, std::uint32_t& reqs) {
   line_buf_.resize(line);
-  const sc_core::sc_time local = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
+  const sc_core::sc_time local = to_local(issue);
   Tick done = issue;
   // Coalesce: one request per distinct line, lanes served from it in lane order.
   std::uint64_t todo = mask;
@@ -203,10 +217,7 @@ Tick Wavefront::do_load(MemPort& port, std::uint64_t mask, Tick issue, unsigned 
     for (std::uint64_t m = todo; m; m &= m - 1) {
       Lane& l = lanes_[std::countr_zero(m)];
       if (l.op.addr / line != ln) continue;
-      const std::uint64_t off = l.op.addr % line;
-      if (off + l.op.size > line)
-        throw SimFault(fmt::format("load of {} bytes at 0x{:x} ({}) crosses a cache line", l.op.size, l.op.addr,
-                                   site_name(l.op.site)));
+      const std::uint64_t off = line_offset(l, line, "load");
       l.op.result = 0;
       std::memcpy(&l.op.result, line_buf_.data() + off, l.op.size);
       todo &= ~(1ull << l.lane_id_);
@@ -218,7 +229,7 @@ Tick Wavefront::do_load(MemPort& port, std::uint64_t mask, Tick issue, unsigned 
 Tick Wavefront::do_store(MemPort& port, std::uint64_t mask, Tick issue, unsigned line, std::uint32_t& reqs) {
   line_buf_.assign(line, 0);
   be_buf_.assign(line, 0);
-  const sc_core::sc_time local = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
+  const sc_core::sc_time local = to_local(issue);
   Tick done = issue;
   std::uint64_t todo = mask;
   while (todo) {
@@ -227,10 +238,7 @@ Tick Wavefront::do_store(MemPort& port, std::uint64_t mask, Tick issue, unsigned
     for (std::uint64_t m = todo; m; m &= m - 1) {
       Lane& l = lanes_[std::countr_zero(m)];
       if (l.op.addr / line != ln) continue;
-      const std::uint64_t off = l.op.addr % line;
-      if (off + l.op.size > line)
-        throw SimFault(fmt::format("store of {} bytes at 0x{:x} ({}) crosses a cache line", l.op.size, l.op.addr,
-                                   site_name(l.op.site)));
+      const std::uint64_t off = line_offset(l, line, "store");
       std::memcpy(line_buf_.data() + off, &l.op.value, l.op.size);  // later lanes win, as on GPUs
       std::fill_n(be_buf_.begin() + static_cast<std::ptrdiff_t>(off), l.op.size, 0xff);
       todo &= ~(1ull << l.lane_id_);
@@ -243,7 +251,7 @@ Tick Wavefront::do_store(MemPort& port, std::uint64_t mask, Tick issue, unsigned
 }
 
 Tick Wavefront::do_atomic(MemPort& port, std::uint64_t mask, Tick issue, std::uint32_t& reqs) {
-  const sc_core::sc_time local = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
+  const sc_core::sc_time local = to_local(issue);
   Tick done = issue;
   for (std::uint64_t m = mask; m; m &= m - 1) {  // lane order
     Lane& l = lanes_[std::countr_zero(m)];

@@ -150,6 +150,22 @@ TEST(Occupancy, AWorkgroupLargerThanACuIsAFault) {
   EXPECT_THROW(h.run(), SimFault);
 }
 
+Task<> misaligned(Lane& l, std::uint64_t addr) { co_await l.load<std::uint32_t>(addr); }
+
+TEST(Faults, AnAccessCrossingACacheLineIsASimulatedFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    const std::uint64_t base = host.alloc(256);
+    host.run_kernel({"misaligned", 1, 64, 8, 0, [=](Lane& l) { return misaligned(l, base + 62); }});
+  });
+  try {
+    h.run();
+    FAIL() << "expected a SimFault";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("crosses a cache line"), std::string::npos) << e.what();
+  }
+}
+
 double compute_time(int cus) {
   double ns = 0;
   HostHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(cus)}), [&](Host& host) {
