@@ -135,7 +135,7 @@ void ComputeUnit::place(KernelState& k, std::uint32_t group) {
 void ComputeUnit::after_issue(Wavefront* w, Tick t) {
   Workgroup& wg = w->workgroup();
   if (w->finished()) {
-    retire(w, std::max(t, w->ready));  // done when its last instruction completes
+    retire(w, std::max({t, w->ready, w->writes_done}));  // done when its last instruction and store complete
     return;
   }
   if (w->waiting_at_barrier() && w->ready != kNever) {
@@ -247,6 +247,7 @@ void ComputeUnit::run() {
         }
         if (r.kind != OpKind::Barrier) simd_free_[w->simd] = t + period * cpi * r.instructions;
         w->ready = r.complete;
+        w->writes_done = std::max(w->writes_done, r.write_complete);
       }
       last_slot_ = w->slot;
       last_ = w;

@@ -163,7 +163,7 @@ IssueResult Wavefront::step(MemPort& port, Tick issue, Tick cycle, std::uint32_t
       r.complete = std::max(r.complete, do_load(port, mask, issue, line_size, r.mem_requests));
       break;
     case OpKind::Store:
-      do_store(port, mask, issue, line_size, r.mem_requests);  // stores do not block the wavefront
+      r.write_complete = do_store(port, mask, issue, line_size, r.mem_requests);  // does not block the wavefront
       break;
     case OpKind::Atomic:
       r.complete = std::max(r.complete, do_atomic(port, mask, issue, r.mem_requests));

@@ -41,6 +41,7 @@ struct IssueResult {
   bool divergent = false;          // other lanes were waiting at other sites
   std::uint32_t mem_requests = 0;  // line requests (loads/stores) or lane atomics
   Tick complete = 0;               // when the results are available (absolute)
+  Tick write_complete = 0;         // stores: when the write is acknowledged
   bool blocked_at_barrier = false;
 };
 
@@ -65,6 +66,7 @@ class Wavefront {
 
   // CU bookkeeping.
   Tick ready = 0;
+  Tick writes_done = 0;  // completion of its latest store: the wavefront retires after it
   std::uint32_t slot = 0, simd = 0;
   Tick started = 0;
 

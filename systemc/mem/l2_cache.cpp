@@ -181,7 +181,10 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     invalidate_sharers(l, -1);
   } else if (p.is_write()) {
     ++b.writes;
-    bool full = p.get_data_length() == p_.line && !p.get_byte_enable_ptr();
+    // A write that covers the whole line needs no fetch (byte enables all set, or none given).
+    bool full = p.get_data_length() == p_.line;
+    if (full && p.get_byte_enable_ptr())
+      for (unsigned i = 0; i < p.get_byte_enable_length(); ++i) full = full && p.get_byte_enable_ptr()[i] != 0;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready);
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));

@@ -75,7 +75,7 @@ void print_summary(std::ostream& os, const RunReport& r) {
   for (const auto& [k, v] : r.host.results().items())
     os << fmt::format("  {:<22}{}\n", k,
                       v.is_string()           ? v.get<std::string>()
-                      : v.is_number_float()   ? fmt::format("{:.4g}", v.get<double>())
+                      : v.is_number_float()   ? fmt::format("{:.6g}", v.get<double>())
                                               : v.dump());
   for (const auto& line : r.top.summary_lines()) os << "  " << line << "\n";
 
