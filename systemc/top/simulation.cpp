@@ -13,15 +13,12 @@
 #include "gpu/host.h"
 #include "sim/error.h"
 #include "sim/guard.h"
+#include "sim/setup.h"
 #include "sim/stats.h"
 #include "sim/trace.h"
 #include "sim/workload.h"
 #include "top/gpu_top.h"
 #include "top/report.h"
-
-#ifndef FG_BUILD_TYPE
-#define FG_BUILD_TYPE "unknown"
-#endif
 
 namespace fg {
 
@@ -98,10 +95,7 @@ Config resolve_config(const RunSpec& spec) {
 
 void simulate(const RunSpec& spec, const Config& cfg) {
   const WorkloadInfo& w = *WorkloadRegistry::global().find(spec.workload);
-  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(kQuantum.get(cfg), sc_core::SC_NS));
+  setup_systemc(kQuantum.get(cfg));
 
   std::ofstream out_file;
   std::ostream null_out(nullptr);

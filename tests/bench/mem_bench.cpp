@@ -10,6 +10,7 @@
 #include <tlm>
 
 #include "mem/mem_port.h"
+#include "sim/setup.h"
 #include "sim/workload.h"
 #include "top/gpu_top.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 fg::GpuTop& gpu() {
   static std::unique_ptr<fg::GpuTop> top = [] {
-    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    fg::setup_systemc(20.0);
     static fg::Config cfg;
     const auto& p = fg::presets().at("orr2014");
     cfg.apply_yaml(p.text, p.source);

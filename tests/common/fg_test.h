@@ -23,6 +23,7 @@
 #include "mem/mem_port.h"
 #include "sim/config.h"
 #include "sim/guard.h"
+#include "sim/setup.h"
 #include "sim/workload.h"
 #include "top/gpu_top.h"
 
@@ -51,9 +52,7 @@ class MemHarness {
   using Agent = std::function<void(MemPort&, tlm_utils::tlm_quantumkeeper&)>;
 
   explicit MemHarness(const Config& cfg, double quantum_ns = 20.0) : cfg_(cfg) {
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(quantum_ns, sc_core::SC_NS));
+    setup_systemc(quantum_ns);
     top_ = std::make_unique<GpuTop>("gpu", cfg_);
   }
   GpuTop& top() { return *top_; }

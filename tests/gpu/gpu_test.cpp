@@ -18,9 +18,7 @@ class HostHarness : public sc_core::sc_module {
  public:
   HostHarness(const Config& cfg, std::function<void(Host&)> body, sc_core::sc_module_name name = "harness")
       : sc_module(name), body_(std::move(body)) {
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(20, sc_core::SC_NS));
+    setup_systemc(20.0);
     top_ = std::make_unique<GpuTop>("gpu", cfg);
     host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
     top_->attach_host(*host_);
