@@ -31,7 +31,7 @@ bench: build
 synth: deps
 	python3 synth/synth.py sweep
 
-# k-induction proof of the worklist bank (yosys-smtbmc + z3).
+# k-induction proof of the worklist bank (Yosys SAT temporal induction).
 formal: deps
 	tools/formal.sh
 

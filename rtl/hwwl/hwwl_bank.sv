@@ -222,7 +222,7 @@ module hwwl_bank #(
       if (!f_trk_b && f_write && f_pick_b && !f_pick_a && f_wdata == f_id_b) begin
         f_trk_b <= 1'b1;
         f_addr_b <= f_waddr;
-        if (!f_trk_a) f_a_first <= 1'b0;
+        f_a_first <= f_trk_a;  // a came first iff it is already tracked
       end else if (f_trk_b && f_pop && pull_addr == f_addr_b) begin
         f_trk_b <= 1'b0;
       end
