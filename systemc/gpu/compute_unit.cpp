@@ -142,14 +142,18 @@ void ComputeUnit::after_issue(Wavefront* w, Tick t) {
     w->ready = kNever;
     ++wg.waves_at_barrier;
   }
-  if (wg.waves_at_barrier > 0 && wg.waves_at_barrier == wg.waves - wg.waves_done) {
-    ++barriers;
-    wg.waves_at_barrier = 0;
-    for (Wavefront* m : std::vector<Wavefront*>(wg.members)) {
-      m->ready = t + clock_.period();
-      m->release_barrier();
-      if (m->finished()) retire(m, t);
-    }
+  release_barrier_if_complete(wg, t);
+}
+
+void ComputeUnit::release_barrier_if_complete(Workgroup& wg, Tick t) {
+  // Every wavefront still running is at the barrier (finished ones do not count).
+  if (wg.waves_at_barrier == 0 || wg.waves_at_barrier != wg.waves - wg.waves_done) return;
+  ++barriers;
+  wg.waves_at_barrier = 0;
+  for (Wavefront* m : std::vector<Wavefront*>(wg.members)) {
+    m->ready = t + clock_.period();
+    m->release_barrier();
+    if (m->finished()) retire(m, t);
   }
 }
 
@@ -170,15 +174,8 @@ void ComputeUnit::retire(Wavefront* w, Tick t) {
     const std::uint32_t id = wg->id;
     delete wg;
     if (dispatcher_) dispatcher_->workgroup_finished(k, id, t);
-  } else if (wg->waves_at_barrier > 0 && wg->waves_at_barrier == wg->waves - wg->waves_done) {
-    // The wavefronts still at the barrier were waiting only for this one.
-    wg->waves_at_barrier = 0;
-    ++barriers;
-    for (Wavefront* m : std::vector<Wavefront*>(wg->members)) {
-      m->ready = t + clock_.period();
-      m->release_barrier();
-      if (m->finished()) retire(m, t);
-    }
+  } else {
+    release_barrier_if_complete(*wg, t);  // the others may have been waiting only for this one
   }
 }
 

@@ -64,6 +64,7 @@ class ComputeUnit : public sc_core::sc_module {
   Wavefront* pick(Tick t);
   void after_issue(Wavefront* w, Tick t);
   void retire(Wavefront* w, Tick t);
+  void release_barrier_if_complete(Workgroup& wg, Tick t);
 
   int index_;
   Params p_;

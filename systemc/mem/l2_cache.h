@@ -66,8 +66,6 @@ class L2Cache : public sc_core::sc_module {
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };
-  const Bank& bank(unsigned i) const { return *banks_[i]; }
-  unsigned banks() const { return p_.banks; }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);

@@ -34,19 +34,29 @@ void StatRegistry::dump(nlohmann::ordered_json& values, nlohmann::ordered_json& 
   }
 }
 
+namespace {
+bool matches(const std::string& n, const std::string& prefix, const std::string& suffix) {
+  return n.size() >= prefix.size() + suffix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
+         n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
 double StatRegistry::sum_matching(const std::string& prefix, const std::string& suffix) const {
   double total = 0;
-  for (const StatBase* s : stats_) {
-    const std::string& n = s->name();
-    if (n.size() >= prefix.size() + suffix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
-        n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
-      total += s->scalar();
-  }
+  for (const StatBase* s : stats_)
+    if (matches(s->name(), prefix, suffix)) total += s->scalar();
   return total;
 }
 
-void StatRegistry::reset_all() {
-  for (StatBase* s : stats_) s->reset();
+double StatRegistry::mean_matching(const std::string& prefix, const std::string& suffix) const {
+  double sum = 0, n = 0;
+  for (const StatBase* s : stats_)
+    if (matches(s->name(), prefix, suffix))
+      if (const auto* a = dynamic_cast<const Average*>(s)) {
+        sum += a->mean() * double(a->count());
+        n += double(a->count());
+      }
+  return n > 0 ? sum / n : 0.0;
 }
 
 StatBase::StatBase(const StatGroup& group, std::string name, std::string desc, std::string unit)

@@ -31,7 +31,8 @@ class StatRegistry {
   // Sum of the numeric value of every stat whose name matches prefix*suffix
   // (e.g. "gpu.cu", ".l1.hits"): the summary's totals over instances.
   double sum_matching(const std::string& prefix, const std::string& suffix) const;
-  void reset_all();
+  // Mean over all samples of the averages whose names match prefix*suffix.
+  double mean_matching(const std::string& prefix, const std::string& suffix) const;
 
  private:
   std::vector<StatBase*> stats_;

@@ -25,10 +25,6 @@ class Clock {
   Tick period() const { return period_; }
   Tick cycles(std::uint64_t n) const { return period_ * n; }
   double mhz() const { return mhz_; }
-  // Cycles elapsed over a span (rounded down).
-  std::uint64_t to_cycles(Tick t) const { return t / period_; }
-  // First clock edge at or after t.
-  Tick next_edge(Tick t) const { return (t + period_ - 1) / period_ * period_; }
 
  private:
   double mhz_ = 1000.0;

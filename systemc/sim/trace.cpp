@@ -24,7 +24,6 @@ void Trace::open(const std::string& path, Tick window_start, Tick window_end) {
   start_ = window_start;
   end_ = window_end;
   first_ = true;
-  events_ = 0;
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
 }
 
@@ -77,7 +76,6 @@ void Trace::span(int track, const char* name, Tick start, Tick dur) {
   if (!file_) return;
   if (start >= end_ || start + dur < start_) return;
   int pid = track / 100000, tid = track % 100000;
-  ++events_;
   emit_raw(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":"{}","ts":{}.{:06},"dur":{}.{:06}}})", pid, tid, name,
                        start / 1000000, start % 1000000, dur / 1000000, dur % 1000000));
 }

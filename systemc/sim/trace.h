@@ -27,7 +27,6 @@ class Trace {
   // A span [start, start+dur) on a track; `name` is the event label.
   void span(int track, const char* name, Tick start, Tick dur);
   void span(int track, const std::string& name, Tick start, Tick dur) { span(track, name.c_str(), start, dur); }
-  std::uint64_t events_written() const { return events_; }
 
  private:
   Trace() = default;
@@ -37,7 +36,6 @@ class Trace {
   std::FILE* file_ = nullptr;
   Tick start_ = 0, end_ = 0;
   bool first_ = true;
-  std::uint64_t events_ = 0;
   std::map<std::string, int> pids_;
   std::map<std::pair<int, std::string>, int> tids_;
   int next_tid_ = 1;

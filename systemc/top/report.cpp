@@ -83,18 +83,7 @@ void print_summary(std::ostream& os, const RunReport& r) {
   const double l2h = stat("gpu.l2.hits"), l2m = stat("gpu.l2.misses");
   os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16}\n", "memory", "reads", "writes", "hit rate",
                     "atomics", "invalidates", "avg queue (ns)");
-  auto avg = [&](const std::string& pre, const std::string& suf) {
-    double n = 0, s = 0;
-    for (const StatBase* st : reg.all()) {
-      const std::string& nm = st->name();
-      if (nm.rfind(pre, 0) == 0 && nm.size() >= suf.size() && nm.compare(nm.size() - suf.size(), suf.size(), suf) == 0)
-        if (auto* a = dynamic_cast<const Average*>(st)) {
-          s += a->mean() * double(a->count());
-          n += double(a->count());
-        }
-    }
-    return n > 0 ? s / n : 0.0;
-  };
+  auto avg = [&](const std::string& pre, const std::string& suf) { return reg.mean_matching(pre, suf); };
   os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L1 (all)", si(l1r),
                     si(sum("gpu.cu", ".l1.writes")), l1r > 0 ? 100.0 * l1h / l1r : 0.0,
                     si(sum("gpu.cu", ".l1.atomics")), si(sum("gpu.cu", ".l1.invalidations")),

@@ -86,7 +86,33 @@ struct Traffic {
       p_pull[l] = 0.1 + 0.5 * u(rng);
     }
   }
+  // One cycle of lane requests; while draining, lanes only pull. Push IDs are
+  // next, next+1, ... (unique) within id_width bits.
+  hwwl::LaneIn lanes(unsigned n, bool dbl, bool draining, std::uint32_t next, unsigned id_width) {
+    hwwl::LaneIn in;
+    in.double_buf = dbl;
+    in.swap = dbl && u(rng) < 0.02;
+    in.pull.resize(n), in.push.resize(n), in.push_id.resize(n);
+    for (unsigned l = 0; l < n; ++l) {
+      in.push[l] = !draining && u(rng) < p_push[l];
+      in.pull[l] = u(rng) < p_pull[l] || draining;
+      in.push_id[l] = (next + l) & ((1u << id_width) - 1);
+    }
+    return in;
+  }
 };
+
+// Drives the lane-side inputs of a core or system DUT.
+template <class D>
+void drive_lanes(D& dut, const hwwl::LaneIn& in, unsigned id_width) {
+  dut->double_buf_i = in.double_buf;
+  dut->swap_i = in.swap;
+  for (unsigned l = 0; l < in.pull.size(); ++l) {
+    put(dut->pull_i, l, 1, in.pull[l]);
+    put(dut->push_i, l, 1, in.push[l]);
+    put(dut->push_id_i, l * id_width, id_width, in.push_id[l]);
+  }
+}
 
 // Checks one lane's pull result against the reference set.
 void check_pull(std::uint8_t status, std::uint32_t id, unsigned work_visible, std::unordered_set<std::uint32_t>& inside,
@@ -120,27 +146,13 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
   tr.episode(L);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
     if (!draining && c - episode_start > 3000) draining = true;
-    hwwl::LaneIn in;
-    in.double_buf = dbl;
-    in.swap = dbl && tr.u(tr.rng) < 0.02;
-    in.pull.resize(L), in.push.resize(L), in.push_id.resize(L);
-    for (unsigned l = 0; l < L; ++l) {
-      in.push[l] = !draining && tr.u(tr.rng) < tr.p_push[l];
-      in.pull[l] = tr.u(tr.rng) < tr.p_pull[l] || draining;
-      in.push_id[l] = next + l;
-    }
+    const hwwl::LaneIn in = tr.lanes(L, dbl, draining, next, W);
     const bool inject_ready = tr.u(tr.rng) < 0.7;
     const bool eject_valid = !net.empty() && tr.u(tr.rng) < 0.5;
     const std::uint32_t eject_id = net.empty() ? 0 : net.front();
     // sys_empty: this core and the stand-in network hold nothing pullable.
     const bool sys_empty = model.pull_total() == 0 && net.empty();
-    dut->double_buf_i = in.double_buf;
-    dut->swap_i = in.swap;
-    for (unsigned l = 0; l < L; ++l) {
-      put(dut->pull_i, l, 1, in.pull[l]);
-      put(dut->push_i, l, 1, in.push[l]);
-      put(dut->push_id_i, l * W, W, in.push_id[l]);
-    }
+    drive_lanes(dut, in, W);
     dut->sys_empty_i = sys_empty;
     dut->inject_ready_i = inject_ready;
     dut->eject_valid_i = eject_valid;
@@ -171,8 +183,6 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
       episode_start = c;
       dbl = tr.u(tr.rng) < 0.5;
       tr.episode(L);
-    } else if (draining && dbl && model.pull_total() == 0 && net.empty() && tr.u(tr.rng) < 0.5) {
-      // Double-buffered: the next "kernel" swaps in the pushed work (swap_i is random above).
     }
   }
 }
@@ -193,22 +203,8 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   tr.episode(NL);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
     if (!draining && c - episode_start > 2000) draining = true;
-    hwwl::LaneIn in;
-    in.double_buf = dbl;
-    in.swap = dbl && tr.u(tr.rng) < 0.02;
-    in.pull.resize(NL), in.push.resize(NL), in.push_id.resize(NL);
-    for (unsigned l = 0; l < NL; ++l) {
-      in.push[l] = !draining && tr.u(tr.rng) < tr.p_push[l];
-      in.pull[l] = tr.u(tr.rng) < tr.p_pull[l] || draining;
-      in.push_id[l] = (next + l) & ((1u << W) - 1);
-    }
-    dut->double_buf_i = in.double_buf;
-    dut->swap_i = in.swap;
-    for (unsigned l = 0; l < NL; ++l) {
-      put(dut->pull_i, l, 1, in.pull[l]);
-      put(dut->push_i, l, 1, in.push[l]);
-      put(dut->push_id_i, l * W, W, in.push_id[l]);
-    }
+    const hwwl::LaneIn in = tr.lanes(NL, dbl, draining, next, W);
+    drive_lanes(dut, in, W);
     dut.settle();
     const unsigned visible = model.pull_total();
     const hwwl::SysOut m = model.step(in);

@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""CAS contention vs the TLM quantum (the table in docs/memory.md).
+
+k CUs each make 200 successful CAS increments of one counter
+(memstream.pattern=cas) on orr2014; prints the simulated time relative to one
+CU for each quantum. Usage: tools/cas_quantum.py [build/fgsim]"""
+import json
+import subprocess
+import sys
+import tempfile
+
+fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+quanta, cus = (1, 20, 50), (1, 2, 4, 8)
+
+
+def sim_ns(k, q):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([fgsim, "run", "memstream", "--preset", "orr2014", "--set", f"gpu.cus={k}",
+                        "--set", "memstream.pattern=cas", "--set", "memstream.iterations=200",
+                        "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
+        return json.load(open(f.name))["sim"]["time_ns"]
+
+
+t = {(k, q): sim_ns(k, q) for k in cus for q in quanta}
+print("| CUs | " + " | ".join(f"quantum {q} ns" for q in quanta) + " |")
+print("|---" * (len(quanta) + 1) + "|")
+for k in cus[1:]:
+    print(f"| {k} | " + " | ".join(f"{t[(k, q)] / t[(1, q)]:.2f}" for q in quanta) + " |")
