@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RTL = os.path.join(ROOT, "rtl", "hwwl")
-FILES = ["hwwl_pkg.sv", "hwwl_cas.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_icrn.sv",
+FILES = ["hwwl_pkg.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_icrn.sv",
          "hwwl_core.sv", "hwwl_system.sv"]
 LIB_REL = "usr/share/qflow/tech/osu018/osu018_stdcells.lib"
 PERIOD_NS = 10.0        # STA clock; Fmax = 1 / (period - worst slack)

@@ -79,8 +79,12 @@ SortNet::SortNet(unsigned n, unsigned key_width, unsigned stages)
 
 void SortNet::reset() {
   regs_.clear();
+  valid_.clear();
   for (unsigned l = 0; l < layers(); ++l)
-    if (reg_after_[l]) regs_.emplace_back(n_, 0);
+    if (reg_after_[l]) {
+      regs_.emplace_back(n_, 0);
+      valid_.push_back(false);
+    }
 }
 
 SortNet::Vec SortNet::pack(const std::vector<unsigned>& keys) const {
@@ -99,17 +103,26 @@ void SortNet::apply(const Layer& l, Vec& v) const {
   }
 }
 
-SortNet::Out SortNet::eval(const std::vector<unsigned>& keys) const {
-  // Output = the layers after the last register applied to its content.
+SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
+  // Output = the layers after the last register applied to its content; zero
+  // while the last segment's input is not valid.
   Vec v = pack(keys);
+  bool valid = en;
   unsigned start = 0, r = 0;
   for (unsigned l = 0; l < layers(); ++l)
     if (reg_after_[l]) {
+      valid = valid_[r];
       v = regs_[r++];
       start = l + 1;
     }
-  for (unsigned l = start; l < layers(); ++l) apply(layers_[l], v);
   Out o;
+  o.valid = valid;
+  if (!valid) {
+    o.keys.assign(n_, 0);
+    o.perm.assign(n_, 0);
+    return o;
+  }
+  for (unsigned l = start; l < layers(); ++l) apply(layers_[l], v);
   const std::uint64_t idx_mask = (1ull << idx_width_) - 1;
   for (unsigned i = 0; i < n_; ++i) {
     o.keys.push_back(static_cast<unsigned>(v[i] >> idx_width_));
@@ -118,18 +131,23 @@ SortNet::Out SortNet::eval(const std::vector<unsigned>& keys) const {
   return o;
 }
 
-void SortNet::tick(const std::vector<unsigned>& keys) {
+void SortNet::tick(const std::vector<unsigned>& keys, bool en) {
   Vec v = pack(keys);
+  bool valid = en;
   std::vector<Vec> next;
+  std::vector<bool> next_valid;
   unsigned r = 0;
   for (unsigned l = 0; l < layers(); ++l) {
     apply(layers_[l], v);
     if (reg_after_[l]) {
-      next.push_back(v);
+      next.push_back(valid ? v : Vec(n_, 0));
+      next_valid.push_back(valid);
+      valid = valid_[r];
       v = regs_[r++];  // the next segment starts from the current register
     }
   }
   regs_ = std::move(next);
+  valid_ = std::move(next_valid);
 }
 
 // ---------------------------------------------------------------- Wru
@@ -163,7 +181,7 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
   cand_v_ = false;
   cand_ = 0;
   if (p_.scheme == Scheme::Lsorting) {
-    const SortNet::Out s = sort_.eval(counts);
+    const SortNet::Out s = sort_.eval(counts, sort_en());
     bool still = true;
     unsigned m = 0;
     for (unsigned k = 0; k < half; ++k) {
@@ -178,7 +196,8 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     }
     cand_ = s.perm[L - 1 - m];
     cand_v_ = tick && greedy_ && m < half && s.keys[L - 1 - m] > T;
-  } else if (p_.scheme == Scheme::Threshold) {
+    if (!tick) cand_ = 0;  // the RTL evaluates the pairing only on a tick
+  } else if (p_.scheme == Scheme::Threshold && tick) {
     std::vector<unsigned> pos(L), grank(L, 0), nrank(L, 0);
     for (unsigned b = 0; b < L; ++b) pos[b] = (b - rr_) & (L - 1);
     for (unsigned b = 0; b < L; ++b)
@@ -239,9 +258,17 @@ Wru::Decision Wru::finish(bool inject_ready, bool eject_valid) const {
 
 void Wru::tick(const std::vector<unsigned>& counts) {
   const bool tick = tick_ == p_.interval - 1;
+  if (p_.scheme == Scheme::Lsorting) sort_.tick(counts, sort_en());
   tick_ = tick ? 0 : tick_ + 1;
   if (tick) rr_ = (rr_ + 1) & (p_.lanes - 1);
-  if (p_.scheme == Scheme::Lsorting) sort_.tick(counts);
+}
+
+bool Wru::sort_en() const {
+  // Start the sort so that its result is ready on the tick (hwwl_wru gen_en_*).
+  const unsigned s = p_.sort_stages, iv = p_.interval;
+  if (s == 0) return tick_ == iv - 1;
+  if (s < iv) return tick_ == iv - 1 - s;
+  return true;
 }
 
 // ---------------------------------------------------------------- Icrn
@@ -348,14 +375,14 @@ CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::u
   o.push_gnt.resize(L);
   for (unsigned b = 0; b < L; ++b) {
     o.pull_status[b] = !in_.pull[b] ? kPullNone : lane_[b].pull_gnt ? kPullId : sys_empty ? kPullDone : kPullWait;
-    o.pull_id[b] = lane_[b].pull_id;
+    o.pull_id[b] = lane_[b].rd_id;  // the bank's head: the work ID when the status is PullId
     o.push_gnt[b] = lane_[b].push_gnt;
   }
   o.core_empty = wru_.core_empty();
   o.greedy = wru_.greedy();
   o.inject_valid = dec_.inject_valid;
   o.inject_id = lane_[dec_.inject_sel].rd_id;
-  o.eject_ready = wru_.eject_ready();
+  o.eject_ready = eject_ready(eject_valid);
   return o;
 }
 
@@ -416,7 +443,7 @@ SysOut System::step(const LaneIn& in) {
   for (unsigned c = 0; c < C; ++c) {
     o.sys_empty = o.sys_empty && cores_[c].core_empty();
     greedy[c] = cores_[c].greedy();
-    eject_ready[c] = cores_[c].eject_ready();
+    eject_ready[c] = cores_[c].eject_ready(icrn_.eject_valid(c));
   }
   icrn_.plan(greedy, eject_ready);
   for (unsigned c = 0; c < C; ++c) {

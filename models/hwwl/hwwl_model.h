@@ -45,6 +45,9 @@ class Bank {
   unsigned count(bool double_buf) const { return cnt_[pull_part(double_buf)]; }
   unsigned push_count(bool double_buf) const { return double_buf ? cnt_[!sel_] : 0; }
   bool greedy(bool double_buf) const { return count(double_buf) > threshold_; }
+  bool needy(bool double_buf) const { return count(double_buf) < threshold_; }
+  bool full(bool double_buf) const { return count(double_buf) == cap(double_buf); }
+  bool push_full(bool double_buf) const { return cnt_[push_part(double_buf)] == cap(double_buf); }
   void tick(bool double_buf, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
             std::uint32_t ri_id);
   // Work IDs of partition p in FIFO order (p = 0 in single mode).
@@ -64,16 +67,18 @@ class Bank {
   bool sel_ = false;
 };
 
-// hwwl_sort_net: bitonic network with Stages pipeline registers.
+// hwwl_sort_net: bitonic network with Stages pipeline registers and a valid
+// bit travelling with the data (outputs zero while not valid).
 class SortNet {
  public:
   SortNet(unsigned n, unsigned key_width, unsigned stages);
   void reset();
   struct Out {
+    bool valid = false;
     std::vector<unsigned> keys, perm;  // ascending rank order
   };
-  Out eval(const std::vector<unsigned>& keys) const;
-  void tick(const std::vector<unsigned>& keys);
+  Out eval(const std::vector<unsigned>& keys, bool en = true) const;
+  void tick(const std::vector<unsigned>& keys, bool en = true);
   unsigned layers() const { return static_cast<unsigned>(layers_.size()); }
 
  private:
@@ -87,6 +92,7 @@ class SortNet {
   std::vector<Layer> layers_;
   std::vector<bool> reg_after_;
   std::vector<Vec> regs_;  // register contents, in layer order
+  std::vector<bool> valid_;  // their valid bits
 };
 
 // hwwl_wru
@@ -108,6 +114,7 @@ class Wru {
   };
   Decision finish(bool inject_ready, bool eject_valid) const;
   void tick(const std::vector<unsigned>& counts);
+  bool sort_en() const;  // the sorting network starts a sort this cycle
 
  private:
   Params p_;
@@ -166,7 +173,8 @@ class Core {
   void begin(const LaneIn& in);
   bool core_empty() const { return wru_.core_empty(); }
   bool greedy() const { return wru_.greedy(); }
-  bool eject_ready() const { return wru_.eject_ready(); }
+  // A bank can take the ICRN's work ID (raised only while one is offered).
+  bool eject_ready(bool eject_valid) const { return eject_valid && wru_.eject_ready(); }
   CoreOut finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
   void tick();
   // Standalone use (core test): all phases at once.

@@ -18,16 +18,25 @@
 //
 //   entries: [0 ............ Depth/2-1][Depth/2 ........... Depth-1]
 //            partition 0                partition 1
-//   single:  one ring over all entries (partition 0 with capacity Depth)
+//   single:  one ring over all entries
+//
+// Reset is synchronous (rst_ni sampled at the clock edge), as in all hwwl
+// blocks: storage and pointers are updated in one clocked process, so that
+// the grant decision is computed once per cycle, and Yosys infers a memory
+// only from a process without an asynchronous reset. The next state is
+// computed inside that process rather than in an always_comb (_d) block: the
+// Verilated model evaluates combinational logic that depends on inputs on
+// every eval() and again after the clock edge, clocked logic once per cycle
+// (docs/worklist-rtl.md, "Simulation speed").
 module hwwl_bank #(
   parameter int unsigned IdWidth   = 24,  // bits per work ID
   parameter int unsigned Depth     = 32,  // entries, a power of two >= 2
-  parameter int unsigned Threshold = 5,   // greedy when count > Threshold
+  parameter int unsigned Threshold = 5,   // greedy when count > Threshold, needy below
   localparam int unsigned CntWidth = $clog2(Depth + 1),
   localparam int unsigned PtrWidth = $clog2(Depth)
 ) (
   input  logic                clk_i,
-  input  logic                rst_ni,
+  input  logic                rst_ni,        // synchronous, active low
   input  logic                double_buf_i,  // partition mode (change only when empty)
   input  logic                swap_i,        // double mode: swap partitions if pull side is empty
   // Lane side.
@@ -48,142 +57,160 @@ module hwwl_bank #(
   output logic [CntWidth-1:0] count_o,       // work IDs in the pull partition
   output logic [CntWidth-1:0] push_count_o,  // work IDs in the push partition (0 in single mode)
   output logic                empty_o,       // count_o == 0
-  output logic                greedy_o       // count_o > Threshold
+  output logic                full_o,        // pull side full (no reception)
+  output logic                push_full_o,   // the side pushes go to is full
+  output logic                greedy_o,      // count_o > Threshold
+  output logic                needy_o        // count_o < Threshold
 );
   localparam int unsigned Half = Depth / 2;
 
+  // State is kept per side, as physical entry addresses, so that counts and
+  // heads are registers (no mux on double_buf_i): the sorting network and the
+  // WRU then depend on state only. Pull side: the single FIFO in single mode,
+  // the pull partition in double mode. Push side: the push partition (double
+  // mode only; in single mode it tracks the half opposite the pull tail so
+  // that it is ready when the mode changes). The full flags are registered for
+  // the current mode; they are 0 in both modes while the bank is empty, which
+  // is when the mode may change.
   logic [IdWidth-1:0]  mem_q [0:Depth-1];
-  // Ring state per partition (1 is unused in single mode).
-  logic [PtrWidth-1:0] head0_q, head0_d, head1_q, head1_d;
-  logic [CntWidth-1:0] cnt0_q, cnt0_d, cnt1_q, cnt1_d;
-  logic                sel_q, sel_d;  // pull partition in double mode
+  logic [PtrWidth-1:0] pl_head_q, pl_tail_q, ps_head_q, ps_tail_q;
+  logic [CntWidth-1:0] pl_cnt_q, ps_cnt_q;
+  logic                pl_full_q;    // pull side full
+  logic                push_full_q;  // the side pushes go to is full
+  logic                pl_empty;
+  logic                greedy_q, needy_q;  // of the pull side's count
 
-  logic                pull_p, push_p;  // partition index of each side
-  logic [CntWidth-1:0] cap;             // capacity of one partition
-  logic [PtrWidth-1:0] wrap;            // cap - 1 as an index mask
-  logic [PtrWidth-1:0] pull_head, push_head;
-  logic [CntWidth-1:0] pull_cnt, push_cnt;
-  logic [PtrWidth-1:0] pull_addr, push_addr, rin_addr;
-  logic                pull_do, push_do, rin_do, rout_do;
-
-  always_comb begin
-    pull_p    = double_buf_i ? sel_q : 1'b0;
-    push_p    = double_buf_i ? ~sel_q : 1'b0;
-    cap       = double_buf_i ? CntWidth'(Half) : CntWidth'(Depth);
-    wrap      = double_buf_i ? PtrWidth'(Half - 1) : PtrWidth'(Depth - 1);
-    pull_head = pull_p ? head1_q : head0_q;
-    push_head = push_p ? head1_q : head0_q;
-    pull_cnt  = pull_p ? cnt1_q : cnt0_q;
-    push_cnt  = push_p ? cnt1_q : cnt0_q;
-  end
-
-  // Entry address: partition base + (position within the ring).
-  function automatic logic [PtrWidth-1:0] addr_of(input logic part, input logic dbl,
-                                                   input logic [PtrWidth-1:0] pos,
-                                                   input logic [PtrWidth-1:0] mask);
-    logic [PtrWidth-1:0] base;
-    base = (dbl && part) ? PtrWidth'(Half) : '0;
-    addr_of = base | (pos & mask);
+  // Next entry address within the side's ring: the whole array in single
+  // mode, the address's own half in double mode.
+  function automatic logic [PtrWidth-1:0] next_addr(input logic [PtrWidth-1:0] a, input logic dbl);
+    logic [PtrWidth-1:0] n;
+    n = a + 1'b1;
+    if (dbl) n[PtrWidth-1] = a[PtrWidth-1];
+    next_addr = n;
   endfunction
 
-  always_comb begin
-    pull_addr = addr_of(pull_p, double_buf_i, pull_head, wrap);
-    push_addr = addr_of(push_p, double_buf_i, push_head + PtrWidth'(push_cnt), wrap);
-    rin_addr  = addr_of(pull_p, double_buf_i, pull_head + PtrWidth'(pull_cnt), wrap);
-  end
+  // Port arbitration: the grants are functions of the requests and the
+  // registered flags empty_o, full_o and push_full_o only (a wrapper may
+  // compute them for many banks at once from those flags).
+  //   pull_gnt_o = pull_i & ~empty_o
+  //   push_gnt_o = push_i & ~pull_i & ~push_full_o
+  //   rd_ok_o    = ~pull_i & ~push_i & ~empty_o
+  //   ri_ok_o    = ~pull_i & ~push_i & ~full_o
+  // The ok outputs never depend on the WRU's take/put, so the WRU can use
+  // them without a loop.
+  assign pl_empty   = (pl_cnt_q == '0);
+  assign pull_gnt_o = pull_i && !pl_empty;
+  assign push_gnt_o = push_i && !pull_i && !push_full_q;
+  assign ri_ok_o    = !pull_i && !push_i && !pl_full_q;
+  assign rd_ok_o    = !pull_i && !push_i && !pl_empty;
+  assign pull_id_o  = pull_gnt_o ? mem_q[pl_head_q] : '0;
+  assign rd_id_o    = pl_empty ? '0 : mem_q[pl_head_q];
 
-  // Port arbitration. The ok outputs depend on lane requests and state only
-  // (never on the WRU's take/put), so the WRU can use them without a loop.
-  always_comb begin
-    pull_gnt_o = pull_i && (pull_cnt != '0);
-    push_gnt_o = push_i && !pull_i && (push_cnt != cap);
-    ri_ok_o    = !pull_i && !push_i && (pull_cnt != cap);
-    rd_ok_o    = !pull_i && !push_i && (pull_cnt != '0);
-    pull_id_o  = pull_gnt_o ? mem_q[pull_addr] : '0;
-    rd_id_o    = (pull_cnt != '0) ? mem_q[pull_addr] : '0;
-  end
-
-  always_comb begin
-    pull_do = pull_gnt_o;
-    push_do = push_gnt_o;
-    rin_do  = ri_put_i && ri_ok_o;
-    rout_do = rd_take_i && rd_ok_o;
-  end
-
-  // Next state of pointers, counts and the partition select.
-  logic [PtrWidth-1:0] pull_head_d;
-  logic [CntWidth-1:0] pull_cnt_d, push_cnt_d;
-  always_comb begin
-    pull_head_d = pull_head;
-    pull_cnt_d  = pull_cnt;
-    push_cnt_d  = push_cnt;
-    if (pull_do || rout_do) begin
-      pull_head_d = (pull_head + 1'b1) & wrap;
-      pull_cnt_d  = pull_cnt - 1'b1;
-    end
-    if (rin_do) pull_cnt_d = pull_cnt + 1'b1;
-    if (push_do) push_cnt_d = push_cnt + 1'b1;
-    // In single mode both sides are partition 0 and only one of the updates happens.
-    head0_d = head0_q;
-    head1_d = head1_q;
-    cnt0_d  = cnt0_q;
-    cnt1_d  = cnt1_q;
-    if (push_p) cnt1_d = push_cnt_d;
-    else if (push_do) cnt0_d = push_cnt_d;
-    if (pull_p) begin
-      head1_d = pull_head_d;
-      cnt1_d  = pull_cnt_d;
-    end else begin
-      head0_d = pull_head_d;
-      if (!push_do) cnt0_d = pull_cnt_d;
-    end
-    sel_d = sel_q;
-    if (double_buf_i && swap_i && (pull_cnt == '0)) sel_d = ~sel_q;
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      head0_q <= '0;
-      head1_q <= '0;
-      cnt0_q  <= '0;
-      cnt1_q  <= '0;
-      sel_q   <= 1'b0;
-    end else begin
-      head0_q <= head0_d;
-      head1_q <= head1_d;
-      cnt0_q  <= cnt0_d;
-      cnt1_q  <= cnt1_d;
-      sel_q   <= sel_d;
-    end
-  end
-
-  // Storage: no reset (SRAM-like); written by a push or a reception.
+  // Next state, computed in the clocked blocks from the requests (the
+  // Verilated model then evaluates it once per cycle, not on every input
+  // change). At most one of pull, push, reception and donation happens per
+  // cycle. A swap (double mode, pull side empty) exchanges the sides after
+  // this cycle's push or reception.
   always_ff @(posedge clk_i) begin
-    if (push_do) mem_q[push_addr] <= push_id_i;
-    else if (rin_do) mem_q[rin_addr] <= ri_id_i;
+    if (!rst_ni) begin
+      pl_head_q   <= '0;
+      pl_tail_q   <= '0;
+      pl_cnt_q    <= '0;
+      ps_head_q   <= PtrWidth'(Half);
+      ps_tail_q   <= PtrWidth'(Half);
+      ps_cnt_q    <= '0;
+      pl_full_q   <= 1'b0;
+      push_full_q <= 1'b0;
+      greedy_q    <= 1'b0;
+      needy_q     <= (Threshold > 0);
+    end else begin
+      logic                push, idle, pl_in, pl_out, ps_in, swap;
+      logic [CntWidth-1:0] pl_cnt, ps_cnt;
+      push   = push_i && !pull_i && !push_full_q;
+      idle   = !pull_i && !push_i;
+      pl_in  = (ri_put_i && idle && !pl_full_q) || (push && !double_buf_i);
+      pl_out = (pull_i || (rd_take_i && idle)) && !pl_empty;
+      ps_in  = push && double_buf_i;
+      swap   = double_buf_i && swap_i && pl_empty;
+      pl_cnt = pl_cnt_q + CntWidth'(pl_in) - CntWidth'(pl_out);
+      ps_cnt = ps_cnt_q + CntWidth'(ps_in);
+      // Storage (no reset, SRAM-like), one write port: a push or a reception.
+      if (push) mem_q[double_buf_i ? ps_tail_q : pl_tail_q] <= push_id_i;
+      else if (ri_put_i && idle && !pl_full_q) mem_q[pl_tail_q] <= ri_id_i;
+      // Nothing changes in a cycle without an access or a swap.
+      if (swap) begin
+        // The pull side is empty: no pull or donation this cycle.
+        pl_head_q   <= ps_head_q;
+        pl_tail_q   <= ps_in ? next_addr(ps_tail_q, 1'b1) : ps_tail_q;
+        pl_cnt_q    <= ps_cnt;
+        ps_head_q   <= pl_head_q;
+        ps_tail_q   <= pl_in ? next_addr(pl_tail_q, 1'b1) : pl_tail_q;
+        ps_cnt_q    <= pl_cnt;
+        pl_full_q   <= (ps_cnt == CntWidth'(Half));
+        push_full_q <= (pl_cnt == CntWidth'(Half));
+        greedy_q    <= (ps_cnt > CntWidth'(Threshold));
+        needy_q     <= (ps_cnt < CntWidth'(Threshold));
+      end else if (pl_in || pl_out || ps_in) begin
+        if (double_buf_i) begin
+          if (pl_out) pl_head_q <= next_addr(pl_head_q, 1'b1);
+          if (pl_in) pl_tail_q <= next_addr(pl_tail_q, 1'b1);
+          if (ps_in) ps_tail_q <= next_addr(ps_tail_q, 1'b1);
+          ps_cnt_q    <= ps_cnt;
+          pl_full_q   <= (pl_cnt == CntWidth'(Half));
+          push_full_q <= (ps_cnt == CntWidth'(Half));
+        end else begin
+          // Single mode: the push side follows the half opposite the tail.
+          if (pl_out) pl_head_q <= pl_head_q + 1'b1;
+          if (pl_in) begin
+            pl_tail_q <= pl_tail_q + 1'b1;
+            ps_head_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
+            ps_tail_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
+          end
+          pl_full_q   <= (pl_cnt == CntWidth'(Depth));
+          push_full_q <= (pl_cnt == CntWidth'(Depth));
+        end
+        pl_cnt_q <= pl_cnt;
+        greedy_q <= (pl_cnt > CntWidth'(Threshold));
+        needy_q  <= (pl_cnt < CntWidth'(Threshold));
+      end
+    end
   end
 
-  always_comb begin
-    count_o      = pull_cnt;
-    push_count_o = double_buf_i ? push_cnt : '0;
-    empty_o      = (pull_cnt == '0);
-    greedy_o     = (pull_cnt > CntWidth'(Threshold));
-  end
+  assign count_o      = pl_cnt_q;
+  assign push_count_o = double_buf_i ? ps_cnt_q : '0;
+  assign empty_o      = pl_empty;
+  assign full_o       = pl_full_q;
+  assign push_full_o  = push_full_q;
+  assign greedy_o     = greedy_q;
+  assign needy_o      = needy_q;
 
 `ifdef FORMAL
-  // Formal properties, proved by k-induction with yosys-smtbmc (make formal,
-  // tools/formal.sh). Single-buffered mode; the environment never asks for
-  // redistribution-in and -out together.
+  // Formal properties, proved by k-induction (make formal, tools/formal.sh).
+  // Single-buffered mode; the environment never asks for redistribution-in
+  // and -out together.
   logic f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   always @(*) if (!f_past_valid) assume (!rst_ni);
   always @(*) assume (!double_buf_i);
   always @(*) assume (!(rd_take_i && ri_put_i));
 
+  // What the bank does this cycle, from the requests and the state.
+  logic                f_push, f_rin, f_write, f_pop;
+  logic [IdWidth-1:0]  f_wdata;
+  assign f_push  = push_i && !pull_i && !push_full_q;
+  assign f_rin   = ri_put_i && !pull_i && !push_i && !pl_full_q;
+  assign f_write = f_push || f_rin;
+  assign f_wdata = f_push ? push_id_i : ri_id_i;
+  assign f_pop   = (pull_i || (rd_take_i && !push_i)) && !pl_empty;
+
   always @(*) if (f_past_valid && rst_ni) begin
-    assert (cnt0_q <= CntWidth'(Depth));                        // never above Depth
-    assert (empty_o == (count_o == '0));                        // empty consistent with count
+    assert (pl_cnt_q <= CntWidth'(Depth));                          // never above Depth
+    assert (pl_tail_q == PtrWidth'(pl_head_q + pl_cnt_q));          // the ring is head .. tail
+    assert (empty_o == (count_o == '0));                            // empty consistent with count
+    assert (full_o == (count_o == CntWidth'(Depth)));               // full consistent with count
+    assert (push_full_o == full_o);                                 // single mode: one side
     assert (greedy_o == (count_o > CntWidth'(Threshold)));
+    assert (needy_o == (count_o < CntWidth'(Threshold)));
     if (count_o == CntWidth'(Depth)) assert (!push_gnt_o && !ri_ok_o);  // full: nothing enters
     if (count_o == '0) assert (!pull_gnt_o && !rd_ok_o);                // empty: nothing leaves
   end
@@ -191,21 +218,12 @@ module hwwl_bank #(
   // Two tracked work IDs, each an arbitrary value written at an arbitrary
   // time: it stays intact inside the FIFO window, comes out unchanged when it
   // reaches the head, and the one written first comes out first.
-  logic                f_write;
-  logic [PtrWidth-1:0] f_waddr;
-  logic [IdWidth-1:0]  f_wdata;
-  logic                f_pop;
-  assign f_write = push_do || rin_do;
-  assign f_waddr = push_do ? push_addr : rin_addr;
-  assign f_wdata = push_do ? push_id_i : ri_id_i;
-  assign f_pop   = pull_do || rout_do;
-
   (* anyconst *) logic [IdWidth-1:0] f_id_a, f_id_b;
   (* anyseq *)   logic f_pick_a, f_pick_b;
   logic                f_trk_a, f_trk_b, f_a_first;
   logic [PtrWidth-1:0] f_addr_a, f_addr_b, f_off_a, f_off_b;
-  assign f_off_a = (f_addr_a - head0_q) & PtrWidth'(Depth - 1);
-  assign f_off_b = (f_addr_b - head0_q) & PtrWidth'(Depth - 1);
+  assign f_off_a = f_addr_a - pl_head_q;
+  assign f_off_b = f_addr_b - pl_head_q;
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -214,16 +232,16 @@ module hwwl_bank #(
     end else begin
       if (!f_trk_a && f_write && f_pick_a && f_wdata == f_id_a) begin
         f_trk_a <= 1'b1;
-        f_addr_a <= f_waddr;
+        f_addr_a <= pl_tail_q;
         f_a_first <= !f_trk_b;
-      end else if (f_trk_a && f_pop && pull_addr == f_addr_a) begin
+      end else if (f_trk_a && f_pop && pl_head_q == f_addr_a) begin
         f_trk_a <= 1'b0;
       end
       if (!f_trk_b && f_write && f_pick_b && !f_pick_a && f_wdata == f_id_b) begin
         f_trk_b <= 1'b1;
-        f_addr_b <= f_waddr;
+        f_addr_b <= pl_tail_q;
         f_a_first <= f_trk_a;  // a came first iff it is already tracked
-      end else if (f_trk_b && f_pop && pull_addr == f_addr_b) begin
+      end else if (f_trk_b && f_pop && pl_head_q == f_addr_b) begin
         f_trk_b <= 1'b0;
       end
     end
@@ -232,13 +250,13 @@ module hwwl_bank #(
   always @(*) if (f_past_valid && rst_ni) begin
     if (f_trk_a) begin
       assert (mem_q[f_addr_a] == f_id_a);          // intact
-      assert (PtrWidth'(f_off_a) < cnt0_q);        // inside the FIFO window
-      if (f_pop && pull_addr == f_addr_a) assert ((pull_do ? pull_id_o : rd_id_o) == f_id_a);
+      assert (CntWidth'(f_off_a) < pl_cnt_q);      // inside the FIFO window
+      if (f_pop && pl_head_q == f_addr_a) assert ((pull_gnt_o ? pull_id_o : rd_id_o) == f_id_a);
     end
     if (f_trk_b) begin
       assert (mem_q[f_addr_b] == f_id_b);
-      assert (PtrWidth'(f_off_b) < cnt0_q);
-      if (f_pop && pull_addr == f_addr_b) assert ((pull_do ? pull_id_o : rd_id_o) == f_id_b);
+      assert (CntWidth'(f_off_b) < pl_cnt_q);
+      if (f_pop && pl_head_q == f_addr_b) assert ((pull_gnt_o ? pull_id_o : rd_id_o) == f_id_b);
     end
     if (f_trk_a && f_trk_b) begin
       assert (f_addr_a != f_addr_b);
@@ -255,7 +273,8 @@ module hwwl_bank #(
   // The WRU gives a bank one role per cycle.
   a_one_role: assert property (@(posedge clk_i) disable iff (!rst_ni) !(rd_take_i && ri_put_i))
     else $error("hwwl_bank: redistribution-in and -out in the same cycle");
-  a_count_bound: assert property (@(posedge clk_i) disable iff (!rst_ni) cnt0_q <= CntWidth'(Depth) && cnt1_q <= CntWidth'(Half))
+  a_count_bound: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  pl_cnt_q <= CntWidth'(Depth) && ps_cnt_q <= CntWidth'(Half))
     else $error("hwwl_bank: count above capacity");
 `endif
 endmodule

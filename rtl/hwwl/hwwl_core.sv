@@ -7,7 +7,9 @@
 //     \_____ redistribution ports ______/        |  inject / eject
 //                                               ICRN
 //
-// A pull returns the bank's head (PullId); on an empty bank it returns
+// A pull returns the bank's head (PullId); pull_id_o carries the head of each
+// lane's bank every cycle (0 when empty), valid when the status is PullId. On
+// an empty bank a pull returns
 // PullWait while work exists anywhere (sys_empty_i low) and PullDone once every
 // bank of every core is empty and nothing is in flight (sys_empty_i high). A
 // push to a full bank stalls (push_gnt_o low): spilling to memory is the
@@ -23,12 +25,12 @@ module hwwl_core #(
   localparam int unsigned CntWidth  = $clog2(Depth + 1)
 ) (
   input  logic                     clk_i,
-  input  logic                     rst_ni,
+  input  logic                     rst_ni,  // synchronous reset, active low
   input  logic                     double_buf_i,   // bank partition mode
   input  logic                     swap_i,         // swap pull/push partitions (where the pull side is empty)
   input  logic [Lanes-1:0]         pull_i,         // lane pulls
   output logic [2*Lanes-1:0]       pull_status_o,  // hwwl_pkg::Pull* per lane
-  output logic [Lanes*IdWidth-1:0] pull_id_o,      // work ID when the status is PullId (else 0)
+  output logic [Lanes*IdWidth-1:0] pull_id_o,      // head of each lane's bank (0 if empty): the work ID when PullId
   input  logic [Lanes-1:0]         push_i,         // lane pushes
   input  logic [Lanes*IdWidth-1:0] push_id_i,      // work IDs pushed
   output logic [Lanes-1:0]         push_gnt_o,     // push accepted (else stall)
@@ -45,38 +47,68 @@ module hwwl_core #(
   localparam int unsigned IdxWidth = $clog2(Lanes);
 
   logic [Lanes*CntWidth-1:0] counts;
-  logic [Lanes-1:0]          pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
+  logic [Lanes-1:0]          empty, full, greedy, needy, push_full, idle, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
   logic [Lanes*IdWidth-1:0]  rd_id, ri_id;
   logic [Lanes*IdxWidth-1:0] ri_src;
   logic [IdxWidth-1:0]       inject_sel;
 
+  // Grants of all banks at once, from the banks' registered flags (the rule
+  // documented in hwwl_bank; its own grant outputs are left unused here).
+  assign pull_gnt   = pull_i & ~empty;
+  assign push_gnt_o = push_i & ~pull_i & ~push_full;
+  assign idle       = ~pull_i & ~push_i;
+  assign rd_ok      = idle & ~empty;
+  assign ri_ok      = idle & ~full;
+
+  // Pull status per lane: bit 0 = granted or DONE, bit 1 = not granted
+  // (hwwl_pkg: None 00, Id 01, Wait 10, Done 11).
+  logic [Lanes-1:0] st0, st1;
+  assign st0 = pull_i & (pull_gnt | {Lanes{sys_empty_i}});
+  assign st1 = pull_i & ~pull_gnt;
+
   for (genvar b = 0; b < Lanes; b++) begin : gen_bank
     logic [CntWidth-1:0] unused_push_count;
-    logic                unused_empty, unused_greedy;
+    logic                unused_pull_gnt, unused_push_gnt, unused_rd_ok, unused_ri_ok;
+    logic [IdWidth-1:0]  unused_pull_id;
     hwwl_bank #(.IdWidth(IdWidth), .Depth(Depth), .Threshold(Threshold)) u_bank (
       .clk_i, .rst_ni, .double_buf_i, .swap_i,
       .pull_i      (pull_i[b]),
-      .pull_gnt_o  (pull_gnt[b]),
-      .pull_id_o   (pull_id_o[b*IdWidth +: IdWidth]),
+      .pull_gnt_o  (unused_pull_gnt),
+      .pull_id_o   (unused_pull_id),
       .push_i      (push_i[b]),
       .push_id_i   (push_id_i[b*IdWidth +: IdWidth]),
-      .push_gnt_o  (push_gnt_o[b]),
-      .rd_ok_o     (rd_ok[b]),
+      .push_gnt_o  (unused_push_gnt),
+      .rd_ok_o     (unused_rd_ok),
       .rd_take_i   (rd_take[b]),
       .rd_id_o     (rd_id[b*IdWidth +: IdWidth]),
-      .ri_ok_o     (ri_ok[b]),
+      .ri_ok_o     (unused_ri_ok),
       .ri_put_i    (ri_put[b]),
       .ri_id_i     (ri_id[b*IdWidth +: IdWidth]),
       .count_o     (counts[b*CntWidth +: CntWidth]),
       .push_count_o(unused_push_count),
-      .empty_o     (unused_empty),
-      .greedy_o    (unused_greedy)
+      .empty_o     (empty[b]),
+      .full_o      (full[b]),
+      .push_full_o (push_full[b]),
+      .greedy_o    (greedy[b]),
+      .needy_o     (needy[b])
     );
-    assign ri_id[b*IdWidth +: IdWidth] = ri_net[b] ? eject_id_i
-                                                   : rd_id[32'(ri_src[b*IdxWidth +: IdxWidth])*IdWidth +: IdWidth];
-    assign pull_status_o[2*b +: 2] = !pull_i[b]   ? hwwl_pkg::PullNone :
-                                     pull_gnt[b]  ? hwwl_pkg::PullId :
-                                     sys_empty_i  ? hwwl_pkg::PullDone : hwwl_pkg::PullWait;
+    assign pull_status_o[2*b +: 2] = {st1[b], st0[b]};
+  end
+  // The pulled work ID is the bank's head (valid when the status is PullId).
+  assign pull_id_o = rd_id;
+
+  // Work ID each receiving bank takes: the ICRN's or its donor's head. Only
+  // evaluated in a cycle with a reception (zero otherwise).
+  always_comb begin
+    ri_id = '0;
+    if (|ri_put) begin
+      for (int unsigned b = 0; b < Lanes; b++) begin
+        if (ri_put[b]) begin
+          ri_id[b*IdWidth +: IdWidth] = ri_net[b] ? eject_id_i
+                                                  : rd_id[32'(ri_src[b*IdxWidth +: IdxWidth])*IdWidth +: IdWidth];
+        end
+      end
+    end
   end
 
   hwwl_wru #(
@@ -84,7 +116,7 @@ module hwwl_core #(
     .SortStages(SortStages)
   ) u_wru (
     .clk_i, .rst_ni,
-    .counts_i(counts), .rd_ok_i(rd_ok), .ri_ok_i(ri_ok), .rd_take_o(rd_take), .ri_put_o(ri_put),
+    .counts_i(counts), .greedy_i(greedy), .needy_i(needy), .empty_i(empty), .rd_ok_i(rd_ok), .ri_ok_i(ri_ok), .rd_take_o(rd_take), .ri_put_o(ri_put),
     .ri_src_o(ri_src), .ri_net_o(ri_net),
     .inject_valid_o, .inject_sel_o(inject_sel), .inject_ready_i,
     .eject_valid_i, .eject_ready_o,
@@ -92,4 +124,12 @@ module hwwl_core #(
   );
 
   assign inject_id_o = rd_id[32'(inject_sel)*IdWidth +: IdWidth];
+
+`ifndef SYNTHESIS
+  // The status bits above assume this encoding.
+  initial begin
+    assert (hwwl_pkg::PullNone == 2'b00 && hwwl_pkg::PullId == 2'b01 && hwwl_pkg::PullWait == 2'b10 &&
+            hwwl_pkg::PullDone == 2'b11) else $fatal(1, "hwwl_core: pull status encoding changed");
+  end
+`endif
 endmodule

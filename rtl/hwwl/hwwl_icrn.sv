@@ -22,7 +22,7 @@ module hwwl_icrn #(
   localparam int unsigned IdxWidth = (NumCores > 1) ? $clog2(NumCores) : 1
 ) (
   input  logic                          clk_i,
-  input  logic                          rst_ni,
+  input  logic                          rst_ni,  // synchronous reset, active low
   input  logic [NumCores-1:0]           greedy_i,        // core's global greedy bit
   input  logic [NumCores-1:0]           inject_valid_i,  // core offers a work ID
   input  logic [NumCores*IdWidth-1:0]   inject_id_i,     // the work ID of core c at [c*IdWidth +: IdWidth]
@@ -73,7 +73,7 @@ module hwwl_icrn #(
                                                      : out_id_q[c*IdWidth +: IdWidth];
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       in_v_q   <= '0;
       out_v_q  <= '0;

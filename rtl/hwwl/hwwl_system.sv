@@ -15,7 +15,7 @@ module hwwl_system #(
   localparam int unsigned NL        = NumCores * Lanes
 ) (
   input  logic                  clk_i,
-  input  logic                  rst_ni,
+  input  logic                  rst_ni,  // synchronous reset, active low
   input  logic                  double_buf_i,   // bank partition mode
   input  logic                  swap_i,         // swap partitions where the pull side is empty
   input  logic [NL-1:0]         pull_i,         // lane pulls

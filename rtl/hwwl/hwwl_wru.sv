@@ -18,7 +18,14 @@
 // needy banks; then, on a tick, the first greedy bank left without a partner
 // injects one work ID into the ICRN (taken only when the ICRN is ready). An ID
 // arriving from the ICRN is accepted on any cycle into the bank with the least
-// work among those free that cycle (lowest index on ties).
+// work among those free that cycle (lowest index on ties); eject_ready_o is
+// raised only while eject_valid_i is high.
+//
+// Evaluation is gated so that the Verilated model does little work between
+// ticks: the ranking, the pairing and the pair moves are computed only on a
+// tick (their outputs are zero otherwise), and the ejection search only while
+// the ICRN offers a work ID. In hardware this is the same logic with zeroed
+// outputs between ticks (operand isolation).
 // The core empty bit is set when every bank's pull partition is empty.
 module hwwl_wru #(
   parameter int unsigned Lanes      = 16,  // banks, a power of two >= 2
@@ -30,8 +37,11 @@ module hwwl_wru #(
   localparam int unsigned IdxWidth  = $clog2(Lanes)
 ) (
   input  logic                      clk_i,
-  input  logic                      rst_ni,
+  input  logic                      rst_ni,  // synchronous reset, active low
   input  logic [Lanes*CntWidth-1:0] counts_i,      // pull-partition count of each bank
+  input  logic [Lanes-1:0]          greedy_i,      // bank count > Threshold (hwwl_bank greedy_o)
+  input  logic [Lanes-1:0]          needy_i,       // bank count < Threshold (hwwl_bank needy_o)
+  input  logic [Lanes-1:0]          empty_i,       // bank count == 0 (hwwl_bank empty_o)
   input  logic [Lanes-1:0]          rd_ok_i,       // bank can donate this cycle
   input  logic [Lanes-1:0]          ri_ok_i,       // bank can receive this cycle
   output logic [Lanes-1:0]          rd_take_o,     // bank donates its head
@@ -53,100 +63,121 @@ module hwwl_wru #(
   logic [IdxWidth-1:0]  rr_q, rr_d;
   logic                 tick;
 
-  logic [CntWidth-1:0] cnt [Lanes];
   logic [Lanes-1:0]    greedy, needy;
   logic [IdxWidth:0]   n_greedy, n_needy;
 
+  // The banks classify their own counts (registered flags): the classification
+  // and the core's bits are then a few vector operations per cycle.
+  assign greedy = greedy_i;
+  assign needy  = needy_i;
   always_comb begin
-    n_greedy = '0;
-    n_needy  = '0;
-    core_empty_o = 1'b1;
-    for (int unsigned b = 0; b < Lanes; b++) begin
-      cnt[b]    = counts_i[b*CntWidth +: CntWidth];
-      greedy[b] = cnt[b] > CntWidth'(Threshold);
-      needy[b]  = cnt[b] < CntWidth'(Threshold);
-      n_greedy  = n_greedy + (IdxWidth+1)'(greedy[b]);
-      n_needy   = n_needy + (IdxWidth+1)'(needy[b]);
-      if (cnt[b] != '0) core_empty_o = 1'b0;
-    end
-    greedy_o = n_greedy > n_needy;
+    n_greedy     = (IdxWidth+1)'($countones(greedy));
+    n_needy      = (IdxWidth+1)'($countones(needy));
+    greedy_o     = n_greedy > n_needy;
+    core_empty_o = &empty_i;
     tick     = (tick_q == TickWidth'(Interval - 1));
     tick_d   = tick ? '0 : tick_q + 1'b1;
     rr_d     = tick ? rr_q + 1'b1 : rr_q;
   end
 
-  // Pairing: pair_d[r] = donor of receiver r, pair_v[r] = r receives from it.
+  // Pairing (on a tick): pair_d[r] = donor of receiver r, pair_v[r] = r
+  // receives from it.
   logic [Lanes-1:0]    pair_v;
   logic [IdxWidth-1:0] pair_d [Lanes];
   logic                cand_v;  // inject candidate exists
   logic [IdxWidth-1:0] cand;
 
   if (Scheme == hwwl_pkg::SchemeLsorting) begin : gen_lsorting
+    // The ranking must be ready on the tick: start the sort SortStages
+    // cycles before it (every cycle when the pipeline is longer than Interval).
+    logic                      sort_en;
     logic [Lanes*CntWidth-1:0] skeys;
     logic [Lanes*IdxWidth-1:0] sperm;
+    if (SortStages == 0) begin : gen_en_now
+      assign sort_en = tick;
+    end else if (SortStages < Interval) begin : gen_en_ahead
+      assign sort_en = (tick_q == TickWidth'(Interval - 1 - SortStages));
+    end else begin : gen_en_always
+      assign sort_en = 1'b1;
+    end
+    logic unused_sort_valid;
     hwwl_sort_net #(.N(Lanes), .KeyWidth(CntWidth), .Stages(SortStages)) u_sort (
-      .clk_i, .rst_ni, .keys_i(counts_i), .keys_o(skeys), .perm_o(sperm)
+      .clk_i, .rst_ni, .en_i(sort_en), .keys_i(counts_i), .valid_o(unused_sort_valid), .keys_o(skeys),
+      .perm_o(sperm)
     );
     always_comb begin
       logic still;
       logic [IdxWidth:0] m;
+      logic [CntWidth-1:0] kr, kd;
+      logic [IdxWidth-1:0] ir, id;
       pair_v = '0;
       for (int unsigned r = 0; r < Lanes; r++) pair_d[r] = '0;
-      still = 1'b1;
-      m = '0;
-      for (int unsigned k = 0; k < Half; k++) begin
-        logic [CntWidth-1:0] kr, kd;
-        logic [IdxWidth-1:0] ir, id;
-        kr = skeys[k*CntWidth +: CntWidth];
-        kd = skeys[(Lanes-1-k)*CntWidth +: CntWidth];
-        ir = sperm[k*IdxWidth +: IdxWidth];
-        id = sperm[(Lanes-1-k)*IdxWidth +: IdxWidth];
-        if (still && (kr < CntWidth'(Threshold)) && ({1'b0, kd} > {1'b0, kr} + (CntWidth+1)'(1))) begin
-          pair_v[ir] = tick;
-          pair_d[ir] = id;
-          m = m + 1'b1;
-        end else begin
-          still = 1'b0;
+      cand   = '0;
+      cand_v = 1'b0;
+      still  = 1'b1;
+      m      = '0;
+      kr     = '0;
+      kd     = '0;
+      ir     = '0;
+      id     = '0;
+      if (tick) begin
+        for (int unsigned k = 0; k < Half; k++) begin
+          kr = skeys[k*CntWidth +: CntWidth];
+          kd = skeys[(Lanes-1-k)*CntWidth +: CntWidth];
+          ir = sperm[k*IdxWidth +: IdxWidth];
+          id = sperm[(Lanes-1-k)*IdxWidth +: IdxWidth];
+          if (still && (kr < CntWidth'(Threshold)) && ({1'b0, kd} > {1'b0, kr} + (CntWidth+1)'(1))) begin
+            pair_v[ir] = 1'b1;
+            pair_d[ir] = id;
+            m = m + 1'b1;
+          end else begin
+            still = 1'b0;
+          end
         end
+        cand   = sperm[(Lanes-1-32'(m))*IdxWidth +: IdxWidth];
+        cand_v = greedy_o && (m < (IdxWidth+1)'(Half)) &&
+                 (skeys[(Lanes-1-32'(m))*CntWidth +: CntWidth] > CntWidth'(Threshold));
       end
-      cand = sperm[(Lanes-1-32'(m))*IdxWidth +: IdxWidth];
-      cand_v = tick && greedy_o && (m < (IdxWidth+1)'(Half)) &&
-               (skeys[(Lanes-1-32'(m))*CntWidth +: CntWidth] > CntWidth'(Threshold));
     end
   end else if (Scheme == hwwl_pkg::SchemeThreshold) begin : gen_threshold
     always_comb begin
       logic [IdxWidth:0] grank [Lanes];
       logic [IdxWidth:0] nrank [Lanes];
       logic [IdxWidth-1:0] pos [Lanes];
-      // Position of each bank in the rotated order; a bank's rank is the number
-      // of greedy (needy) banks before it in that order.
-      for (int unsigned b = 0; b < Lanes; b++) pos[b] = IdxWidth'(b) - rr_q;
-      for (int unsigned b = 0; b < Lanes; b++) begin
-        grank[b] = '0;
-        nrank[b] = '0;
-        for (int unsigned d = 0; d < Lanes; d++) begin
-          if (pos[d] < pos[b]) begin
-            grank[b] = grank[b] + (IdxWidth+1)'(greedy[d]);
-            nrank[b] = nrank[b] + (IdxWidth+1)'(needy[d]);
-          end
-        end
-      end
       pair_v = '0;
       cand_v = 1'b0;
       cand   = '0;
-      for (int unsigned r = 0; r < Lanes; r++) begin
-        pair_d[r] = '0;
-        for (int unsigned d = 0; d < Lanes; d++) begin
-          if (needy[r] && greedy[d] && grank[d] == nrank[r]) begin
-            pair_v[r] = tick;
-            pair_d[r] = IdxWidth'(d);
+      for (int unsigned b = 0; b < Lanes; b++) begin
+        pair_d[b] = '0;
+        pos[b]    = '0;
+        grank[b]  = '0;
+        nrank[b]  = '0;
+      end
+      if (tick) begin
+        // Position of each bank in the rotated order; a bank's rank is the
+        // number of greedy (needy) banks before it in that order.
+        for (int unsigned b = 0; b < Lanes; b++) pos[b] = IdxWidth'(b) - rr_q;
+        for (int unsigned b = 0; b < Lanes; b++) begin
+          for (int unsigned d = 0; d < Lanes; d++) begin
+            if (pos[d] < pos[b]) begin
+              grank[b] = grank[b] + (IdxWidth+1)'(greedy[d]);
+              nrank[b] = nrank[b] + (IdxWidth+1)'(needy[d]);
+            end
           end
         end
-      end
-      for (int unsigned d = 0; d < Lanes; d++) begin
-        if (greedy[d] && grank[d] == n_needy) begin
-          cand_v = tick && greedy_o;
-          cand   = IdxWidth'(d);
+        for (int unsigned r = 0; r < Lanes; r++) begin
+          for (int unsigned d = 0; d < Lanes; d++) begin
+            if (needy[r] && greedy[d] && grank[d] == nrank[r]) begin
+              pair_v[r] = 1'b1;
+              pair_d[r] = IdxWidth'(d);
+            end
+          end
+        end
+        for (int unsigned d = 0; d < Lanes; d++) begin
+          if (greedy[d] && grank[d] == n_needy) begin
+            cand_v = greedy_o;
+            cand   = IdxWidth'(d);
+          end
         end
       end
     end
@@ -167,11 +198,13 @@ module hwwl_wru #(
     pair_take = '0;
     pair_put  = '0;
     ri_src_o  = '0;
-    for (int unsigned r = 0; r < Lanes; r++) begin
-      if (pair_v[r] && rd_ok_i[pair_d[r]] && ri_ok_i[r]) begin
-        pair_take[pair_d[r]] = 1'b1;
-        pair_put[r] = 1'b1;
-        ri_src_o[r*IdxWidth +: IdxWidth] = pair_d[r];
+    if (tick) begin
+      for (int unsigned r = 0; r < Lanes; r++) begin
+        if (pair_v[r] && rd_ok_i[pair_d[r]] && ri_ok_i[r]) begin
+          pair_take[pair_d[r]] = 1'b1;
+          pair_put[r] = 1'b1;
+          ri_src_o[r*IdxWidth +: IdxWidth] = pair_d[r];
+        end
       end
     end
   end
@@ -185,19 +218,22 @@ module hwwl_wru #(
     logic [Lanes-1:0]    busy;
     logic                found;
     logic [IdxWidth-1:0] best;
-    busy = pair_take | pair_put;
-    if (cand_v) busy[cand] = 1'b1;
+    busy  = pair_take | pair_put;
     found = 1'b0;
     best  = '0;
-    for (int unsigned b = 0; b < Lanes; b++) begin
-      if (ri_ok_i[b] && !busy[b] && (!found || cnt[b] < cnt[best])) begin
-        found = 1'b1;
-        best  = IdxWidth'(b);
+    eject_put = '0;
+    if (eject_valid_i) begin
+      if (cand_v) busy[cand] = 1'b1;
+      for (int unsigned b = 0; b < Lanes; b++) begin
+        if (ri_ok_i[b] && !busy[b] &&
+            (!found || counts_i[b*CntWidth +: CntWidth] < counts_i[32'(best)*CntWidth +: CntWidth])) begin
+          found = 1'b1;
+          best  = IdxWidth'(b);
+        end
       end
+      if (found) eject_put[best] = 1'b1;
     end
     eject_ready_o = found;
-    eject_put = '0;
-    if (found && eject_valid_i) eject_put[best] = 1'b1;
   end
 
   always_comb begin
@@ -207,7 +243,7 @@ module hwwl_wru #(
   assign ri_put_o = pair_put | eject_put;
   assign ri_net_o = eject_put;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       tick_q <= '0;
       rr_q   <= '0;

@@ -62,6 +62,9 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
     ASSERT_EQ(dut->push_count_o, model.push_count(dbl)) << "cycle " << c;
     ASSERT_EQ(dut->empty_o, model.count(dbl) == 0) << "cycle " << c;
     ASSERT_EQ(dut->greedy_o, model.greedy(dbl)) << "cycle " << c;
+    ASSERT_EQ(dut->needy_o, model.needy(dbl)) << "cycle " << c;
+    ASSERT_EQ(dut->full_o, model.full(dbl)) << "cycle " << c;
+    ASSERT_EQ(dut->push_full_o, model.push_full(dbl)) << "cycle " << c;
     // FIFO order and conservation, from the RTL outputs.
     const unsigned pp = dbl ? sel : 0, sp = dbl ? 1 - sel : 0;
     ASSERT_EQ(dut->count_o, part[pp].size());

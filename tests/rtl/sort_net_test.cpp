@@ -1,6 +1,7 @@
 // hwwl_sort_net: exhaustive 0-1 principle for N <= 16 (a comparator network
 // sorts every input iff it sorts every 0/1 input), random keys above, and the
-// RTL against the golden model every cycle (pipelined configurations too).
+// RTL against the golden model every cycle (pipelined configurations too, and
+// the valid bit with a random enable).
 #include <algorithm>
 #include <random>
 
@@ -24,12 +25,16 @@ struct SortHarness {
   SortHarness(unsigned n_, unsigned kw_, unsigned st)
       : n(n_), kw(kw_), stages(st), dut(::testing::UnitTest::GetInstance()->current_test_info()->name()),
         model(n_, kw_, st) {}
-  // Applies keys for one cycle; checks RTL == model; returns the RTL output.
-  hwwl::SortNet::Out step(const std::vector<unsigned>& keys) {
+  // Applies keys (and the enable) for one cycle; checks RTL == model; returns
+  // the RTL output.
+  hwwl::SortNet::Out step(const std::vector<unsigned>& keys, bool en = true) {
     for (unsigned i = 0; i < n; ++i) tb::put(dut->keys_i, i * kw, kw, keys[i]);
+    dut->en_i = en;
     dut.settle();
-    const auto m = model.eval(keys);
+    const auto m = model.eval(keys, en);
     hwwl::SortNet::Out r;
+    r.valid = dut->valid_o;
+    EXPECT_EQ(r.valid, m.valid) << "cycle " << cycle;
     const unsigned iw = hwwl::clog2(n);
     for (unsigned k = 0; k < n; ++k) {
       r.keys.push_back(static_cast<unsigned>(tb::get(dut->keys_o, k * kw, kw)));
@@ -37,7 +42,7 @@ struct SortHarness {
     }
     EXPECT_EQ(r.keys, m.keys) << "cycle " << cycle;
     EXPECT_EQ(r.perm, m.perm) << "cycle " << cycle;
-    model.tick(keys);
+    model.tick(keys, en);
     dut.clock();
     ++cycle;
     return r;
@@ -72,6 +77,33 @@ void zero_one_exhaustive(unsigned n, unsigned kw, unsigned stages) {
   }
 }
 
+// Random enable: a result appears (valid) exactly stages cycles after an
+// enabled cycle and is the sorted input of that cycle; otherwise the outputs
+// are zero.
+template <class V>
+void random_enable(unsigned n, unsigned kw, unsigned stages, std::uint64_t cycles, int seed) {
+  SortHarness<V> h(n, kw, stages);
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<unsigned>> inputs;
+  std::vector<bool> ens;
+  for (std::uint64_t t = 0; t < cycles + stages; ++t) {
+    std::vector<unsigned> keys(n);
+    for (auto& k : keys) k = static_cast<unsigned>(rng() % (1u << kw));
+    const bool en = rng() % 3 == 0;
+    inputs.push_back(keys);
+    ens.push_back(en);
+    const auto out = h.step(keys, en);
+    const bool expect_valid = t >= stages && ens[t - stages];
+    ASSERT_EQ(out.valid, expect_valid) << "cycle " << t;
+    if (expect_valid) {
+      expect_sorted(inputs[t - stages], out);
+    } else {
+      for (unsigned k = 0; k < n; ++k) ASSERT_EQ(out.keys[k] + out.perm[k], 0u) << "cycle " << t;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 template <class V>
 void random_keys(unsigned n, unsigned kw, unsigned stages, std::uint64_t cycles, int seed) {
   SortHarness<V> h(n, kw, stages);
@@ -92,6 +124,8 @@ TEST(HwwlSortNet, ZeroOnePrincipleN16) { zero_one_exhaustive<Vsort_n16_s0>(16, 6
 TEST(HwwlSortNet, ZeroOnePrincipleN8Pipelined) { zero_one_exhaustive<Vsort_n8_s2>(8, 4, 2); }
 TEST(HwwlSortNet, RandomKeysN16) { random_keys<Vsort_n16_s0>(16, 6, 0, tb::cycles(50000), 3); }
 TEST(HwwlSortNet, RandomKeysN32Pipelined) { random_keys<Vsort_n32_s3>(32, 6, 3, tb::cycles(50000), 4); }
+TEST(HwwlSortNet, EnableAndValidN16) { random_enable<Vsort_n16_s0>(16, 6, 0, tb::cycles(20000), 5); }
+TEST(HwwlSortNet, EnableAndValidN32Pipelined) { random_enable<Vsort_n32_s3>(32, 6, 3, tb::cycles(20000), 6); }
 
 TEST(HwwlSortNet, CellCountOfTheBitonicNetwork) {
   // log2(N)(log2(N)+1)/2 layers of N/2 cells: 80 cells for N = 16.
