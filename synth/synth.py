@@ -15,7 +15,11 @@ unbuffered, and OpenSTA then reports paths several times too slow (a select
 signal driving hundreds of mux inputs through one X1 gate). The flow maps with
 an ABC script that ends in `buffer -p; upsize; dnsize` (fanout buffering and
 gate sizing against the target delay), the way OpenROAD's flow scripts do; the
-`--no-buffer` option shows the difference.
+`--no-buffer` option shows the difference. ABC sees only the combinational
+logic, so a flip-flop output stays unbuffered whatever its fanout (a bank's
+head pointer bit drives over 400 read-mux inputs); the flow then rewrites the
+netlist with a tree of BUFX4 cells on every flip-flop output above MAX_FANOUT
+loads (the repair_design step of a physical-design flow) and adds their area.
 """
 import argparse
 import json
@@ -34,6 +38,8 @@ LIB_REL = "usr/share/qflow/tech/osu018/osu018_stdcells.lib"
 PERIOD_NS = 10.0        # STA clock; Fmax = 1 / (period - worst slack)
 MAP_TARGET_PS = 4000    # ABC delay target for buffering and sizing
 OUT_LOAD_PF = 0.02      # load on every output
+MAX_FANOUT = 16         # flip-flop outputs with more loads get a buffer tree
+BUF_CELL = "BUFX4"
 
 BLOCKS = {
     "bank": ("hwwl_bank", {"IdWidth": 24, "Depth": 32, "Threshold": 5}),
@@ -68,6 +74,85 @@ def key(block, params):
     return block + "".join(f" {k}={v}" for k, v in sorted(params.items()))
 
 
+CELL_RE = re.compile(r"^  (\w+) (\S+) \(\n(.*?)\n  \);\n", re.S | re.M)
+PIN_RE = re.compile(r"\.(\w+)\(([^()]*)\)")
+OUT_PINS = {"Y", "Q", "YC", "YS"}
+
+
+def cell_area(lib, cell):
+    text = open(lib).read()
+    m = re.search(r"cell \(" + cell + r"\) \{.*?area : ([0-9.]+)", text, re.S)
+    return float(m.group(1))
+
+
+def buffer_flop_outputs(netlist, lib):
+    """Buffer trees on flip-flop outputs with more than MAX_FANOUT loads.
+
+    Rewrites the netlist in place; returns (buffers added, area added in um^2)."""
+    text = open(netlist).read()
+    cells = list(CELL_RE.finditer(text))
+    loads = {}   # net -> [(cell index, pin)]
+    flop_q = set()
+    for ci, m in enumerate(cells):
+        for pin, net in PIN_RE.findall(m.group(3)):
+            net = net.strip()
+            if pin in OUT_PINS:
+                if m.group(1).startswith("DFF") and pin == "Q":
+                    flop_q.add(net)
+            else:
+                loads.setdefault(net, []).append((ci, pin))
+    rename = {}  # (cell index, pin) -> new net
+    new_cells, new_wires = [], []
+    count = 0
+    for net in sorted(flop_q):
+        sinks = loads.get(net, [])
+        if len(sinks) <= MAX_FANOUT:
+            continue
+        # Leaves: one buffer per MAX_FANOUT sinks; then levels up to the flop.
+        level = sinks
+        while len(level) > MAX_FANOUT:
+            groups = [level[i:i + MAX_FANOUT] for i in range(0, len(level), MAX_FANOUT)]
+            nxt = []
+            for g in groups:
+                w = f"fgbuf_{count}"
+                count += 1
+                new_wires.append(w)
+                for sink in g:
+                    if isinstance(sink, tuple):
+                        rename[sink] = w
+                    else:
+                        new_cells[sink] = new_cells[sink].replace("@IN@", w)
+                new_cells.append(f"  {BUF_CELL} fgbuf_cell_{count} (\n    .A(@IN@),\n    .Y({w})\n  );\n")
+                nxt.append(len(new_cells) - 1)
+            level = nxt
+        for sink in level:
+            if isinstance(sink, tuple):
+                continue  # at most MAX_FANOUT direct sinks stay on the flop
+            new_cells[sink] = new_cells[sink].replace("@IN@", net)
+    if not count:
+        return 0, 0.0
+
+    def rewrite(ci, m):
+        body = m.group(3)
+        def pin(p):
+            new = rename.get((ci, p.group(1)))
+            return f".{p.group(1)}({new})" if new else p.group(0)
+        return f"  {m.group(1)} {m.group(2)} (\n" + PIN_RE.sub(pin, body) + "\n  );\n"
+
+    out, pos = [], 0
+    for ci, m in enumerate(cells):
+        out.append(text[pos:m.start()])
+        out.append(rewrite(ci, m))
+        pos = m.end()
+    out.append(text[pos:])
+    text = "".join(out)
+    decl = "".join(f"  wire {w};\n" for w in new_wires)
+    text = text.replace("\nendmodule", "\n" + decl + "".join(new_cells) + "endmodule", 1)
+    with open(netlist, "w") as f:
+        f.write(text)
+    return count, count * cell_area(lib, BUF_CELL)
+
+
 def run(block, overrides, buffer=True, workdir=None):
     top, params = BLOCKS[block]
     params = dict(params, **overrides)
@@ -97,6 +182,8 @@ def run(block, overrides, buffer=True, workdir=None):
     if y.returncode != 0:
         sys.exit(f"synth: yosys failed for {key(block, params)}; see {work}/yosys.log")
     area = float(re.findall(r"Chip area for module .*?: ([0-9.]+)", ylog)[-1])
+    flop_bufs, buf_area = buffer_flop_outputs(net, lib) if buffer else (0, 0.0)
+    area += buf_area
     stat = ylog[ylog.rfind("Printing statistics"):]
     cells = int(re.findall(r"Number of cells:\s+(\d+)", stat)[-1])
     flops = sum(int(n) for c, n in re.findall(r"^\s+(DFF\w+)\s+(\d+)", stat, re.M))
@@ -119,7 +206,8 @@ def run(block, overrides, buffer=True, workdir=None):
         sys.exit(f"synth: OpenSTA gave no slack for {key(block, params)}; see {work}/sta.log")
     crit = PERIOD_NS - min(slacks)
     return {"block": block, "top": top, "params": params, "key": key(block, overrides),
-            "area_um2": area, "cells": cells, "flops": flops, "critical_path_ns": round(crit, 3),
+            "area_um2": area, "cells": cells + flop_bufs, "flops": flops, "flop_buffers": flop_bufs,
+            "critical_path_ns": round(crit, 3),
             "fmax_mhz": round(1000.0 / crit, 1), "buffered": buffer, "seconds": round(time.time() - t0, 1)}
 
 

@@ -64,7 +64,8 @@ class Dut {
         vcd_->open((name + ".vcd").c_str());
       }
     }
-    // Asynchronous active-low reset needs a falling edge, then a clock with it held.
+    // Active-low reset held low across one rising edge (the hwwl blocks reset
+    // synchronously; an asynchronous reset would take effect at the falling edge).
     top_->clk_i = 0;
     top_->rst_ni = 1;
     top_->eval();
