@@ -8,6 +8,11 @@ echo "build:   $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" | cut -d= -f2
 echo "date:    $(date -u +%Y-%m-%d)"
 for b in "$build"/tests/bench/*_bench; do
   echo "== $(basename "$b")"
-  "$b" --benchmark_min_time=1 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
+  "$b" --benchmark_min_time=1 2>/dev/null | grep -E '^(BM_|Benchmark|-)' || true
 done
 python3 "$(dirname "$0")/cu_bench.py" "$build/fgsim"
+if [ -x "$build/tests/rtl/hwwl_bench" ]; then
+  echo "== hwwl_bench (median of 3)"
+  "$build/tests/rtl/hwwl_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>/dev/null |
+    grep -E '^(Benchmark|-|BM_.*_median)'
+fi
