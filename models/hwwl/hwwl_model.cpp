@@ -106,15 +106,11 @@ void SortNet::apply(const Layer& l, Vec& v) const {
 SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
   // Output = the layers after the last register applied to its content; zero
   // while the last segment's input is not valid.
-  Vec v = pack(keys);
-  bool valid = en;
-  unsigned start = 0, r = 0;
+  const bool piped = !regs_.empty();
+  const bool valid = piped ? valid_.back() : en;
+  unsigned start = 0;
   for (unsigned l = 0; l < layers(); ++l)
-    if (reg_after_[l]) {
-      valid = valid_[r];
-      v = regs_[r++];
-      start = l + 1;
-    }
+    if (reg_after_[l]) start = l + 1;
   Out o;
   o.valid = valid;
   if (!valid) {
@@ -122,6 +118,7 @@ SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
     o.perm.assign(n_, 0);
     return o;
   }
+  Vec v = piped ? regs_.back() : pack(keys);
   for (unsigned l = start; l < layers(); ++l) apply(layers_[l], v);
   const std::uint64_t idx_mask = (1ull << idx_width_) - 1;
   for (unsigned i = 0; i < n_; ++i) {
@@ -138,7 +135,7 @@ void SortNet::tick(const std::vector<unsigned>& keys, bool en) {
   std::vector<bool> next_valid;
   unsigned r = 0;
   for (unsigned l = 0; l < layers(); ++l) {
-    apply(layers_[l], v);
+    if (valid) apply(layers_[l], v);  // an invalid segment's result is zeros anyway
     if (reg_after_[l]) {
       next.push_back(valid ? v : Vec(n_, 0));
       next_valid.push_back(valid);
@@ -180,7 +177,8 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
   std::vector<unsigned> pair_d(L, 0);
   cand_v_ = false;
   cand_ = 0;
-  if (p_.scheme == Scheme::Lsorting) {
+  // Pairing only on a tick (the RTL's outputs are zero in between).
+  if (p_.scheme == Scheme::Lsorting && tick) {
     const SortNet::Out s = sort_.eval(counts, sort_en());
     bool still = true;
     unsigned m = 0;
@@ -196,7 +194,6 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     }
     cand_ = s.perm[L - 1 - m];
     cand_v_ = tick && greedy_ && m < half && s.keys[L - 1 - m] > T;
-    if (!tick) cand_ = 0;  // the RTL evaluates the pairing only on a tick
   } else if (p_.scheme == Scheme::Threshold && tick) {
     std::vector<unsigned> pos(L), grank(L, 0), nrank(L, 0);
     for (unsigned b = 0; b < L; ++b) pos[b] = (b - rr_) & (L - 1);
@@ -427,8 +424,9 @@ void System::reset() {
 
 SysOut System::step(const LaneIn& in) {
   const unsigned C = p_.cores, L = p_.lanes;
+  core_in_.resize(C);
   for (unsigned c = 0; c < C; ++c) {
-    LaneIn li;
+    LaneIn& li = core_in_[c];
     li.double_buf = in.double_buf;
     li.swap = in.swap;
     li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);

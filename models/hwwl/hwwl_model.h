@@ -220,6 +220,7 @@ class System {
   Params p_;
   std::vector<Core> cores_;
   Icrn icrn_;
+  std::vector<LaneIn> core_in_;  // per-core slices of the lane inputs (reused every cycle)
 };
 
 }  // namespace fg::hwwl
