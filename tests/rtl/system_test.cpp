@@ -126,6 +126,20 @@ void check_pull(std::uint8_t status, std::uint32_t id, unsigned work_visible, st
   }
 }
 
+// Compares lane l's outputs (status, work ID, push grant) of a core or system
+// DUT with the model's and checks the pull against the reference set; returns
+// the RTL's status.
+template <class D, class Out>
+std::uint8_t check_lane(D& dut, const Out& m, unsigned l, unsigned id_width, unsigned work_visible,
+                        std::unordered_set<std::uint32_t>& inside, std::uint64_t cycle) {
+  const auto st = static_cast<std::uint8_t>(get(dut->pull_status_o, 2 * l, 2));
+  EXPECT_EQ(st, m.pull_status[l]) << "cycle " << cycle << " lane " << l;
+  EXPECT_EQ(get(dut->pull_id_o, l * id_width, id_width), m.pull_id[l]) << "cycle " << cycle << " lane " << l;
+  EXPECT_EQ(get(dut->push_gnt_o, l, 1), m.push_gnt[l]) << "cycle " << cycle << " lane " << l;
+  check_pull(st, m.pull_id[l], work_visible, inside, cycle);
+  return st;
+}
+
 // ---------------------------------------------------------------- core
 
 TEST(HwwlCore, EightLanesThresholdMatchModel) {
@@ -161,11 +175,8 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
     const unsigned visible = model.pull_total() + static_cast<unsigned>(net.size());
     const hwwl::CoreOut m = model.step(in, sys_empty, inject_ready, eject_valid, eject_id);
     for (unsigned l = 0; l < L; ++l) {
-      const auto st = static_cast<std::uint8_t>(get(dut->pull_status_o, 2 * l, 2));
-      ASSERT_EQ(st, m.pull_status[l]) << "cycle " << c << " lane " << l;
-      ASSERT_EQ(get(dut->pull_id_o, l * W, W), m.pull_id[l]) << "cycle " << c << " lane " << l;
-      ASSERT_EQ(get(dut->push_gnt_o, l, 1), m.push_gnt[l]) << "cycle " << c << " lane " << l;
-      check_pull(st, m.pull_id[l], visible, inside, c);
+      check_lane(dut, m, l, W, visible, inside, c);
+      ASSERT_FALSE(::testing::Test::HasFailure());
       if (m.push_gnt[l]) inside.insert(in.push_id[l]);
     }
     ASSERT_EQ(dut->core_empty_o, m.core_empty) << "cycle " << c;
@@ -211,11 +222,8 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
     ASSERT_EQ(dut->sys_empty_o, m.sys_empty) << "cycle " << c;
     for (unsigned k = 0; k < p.cores; ++k) ASSERT_EQ(get(dut->greedy_o, k, 1), m.greedy[k]) << "cycle " << c;
     for (unsigned l = 0; l < NL; ++l) {
-      const auto st = static_cast<std::uint8_t>(get(dut->pull_status_o, 2 * l, 2));
-      ASSERT_EQ(st, m.pull_status[l]) << "cycle " << c << " lane " << l;
-      ASSERT_EQ(get(dut->pull_id_o, l * W, W), m.pull_id[l]) << "cycle " << c << " lane " << l;
-      ASSERT_EQ(get(dut->push_gnt_o, l, 1), m.push_gnt[l]) << "cycle " << c << " lane " << l;
-      check_pull(st, m.pull_id[l], visible, inside, c);
+      const std::uint8_t st = check_lane(dut, m, l, W, visible, inside, c);
+      ASSERT_FALSE(::testing::Test::HasFailure());
       if (st == hwwl::kPullWait) ++redistributed_waits;
       if (m.push_gnt[l]) ASSERT_TRUE(inside.insert(in.push_id[l]).second) << "duplicate push id";
     }
