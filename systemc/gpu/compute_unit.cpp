@@ -4,7 +4,7 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <tlm_utils/tlm_quantumkeeper.h>
+#include <tlm>
 
 #include "mem/mem_port.h"
 #include "sim/error.h"
@@ -77,6 +77,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       clock_(clock),
       port_(port),
       slots_(p.slots),
+      slot_free_at_(p.slots, 0),
       simd_free_(p.simds, 0) {
   SC_HAS_PROCESS(ComputeUnit);
   SC_THREAD(run);
@@ -122,20 +123,22 @@ void ComputeUnit::place(KernelState& k, std::uint32_t group) {
     Wavefront* w = slots_[s].get();
     w->slot = s;
     w->simd = s % p_.simds;
-    w->ready = now;
-    w->started = now;
+    // A slot is reused only after its previous wavefront really completed
+    // (the CU may have freed it ahead of SystemC time).
+    w->ready = std::max(now, slot_free_at_[s]);
+    w->started = w->ready;
     wg->members.push_back(w);
   }
   for (Wavefront* w : wg->members) w->start();
   // Wavefronts whose lanes are all inactive or that end before any operation.
-  for (Wavefront* w : std::vector<Wavefront*>(wg->members)) after_issue(w, now);
-  arrived_.notify(sc_core::SC_ZERO_TIME);
+  for (Wavefront* w : std::vector<Wavefront*>(wg->members)) after_issue(w, w->ready);
+  wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void ComputeUnit::after_issue(Wavefront* w, Tick t) {
   Workgroup& wg = w->workgroup();
   if (w->finished()) {
-    retire(w, std::max({t, w->ready, w->writes_done}));  // done when its last instruction and store complete
+    finish(w, t);
     return;
   }
   if (w->waiting_at_barrier() && w->ready != kNever) {
@@ -151,36 +154,57 @@ void ComputeUnit::release_barrier_if_complete(Workgroup& wg, Tick t) {
   ++barriers;
   wg.waves_at_barrier = 0;
   for (Wavefront* m : std::vector<Wavefront*>(wg.members)) {
+    if (m->draining) continue;
     m->ready = t + clock_.period();
     m->release_barrier();
-    if (m->finished()) retire(m, t);
+    if (m->finished()) finish(m, t);
   }
 }
 
-void ComputeUnit::retire(Wavefront* w, Tick t) {
+void ComputeUnit::finish(Wavefront* w, Tick t) {
+  // Complete when its last instruction and its last store complete; until
+  // then it keeps its slot, registers and (for the workgroup) LDS.
+  const Tick done = std::max({t, w->ready == kNever ? t : w->ready, w->writes_done});
+  w->draining = true;
+  w->ready = done;
+  Workgroup& wg = w->workgroup();
+  wg.end = std::max(wg.end, done);
+  ++wg.waves_done;
+  ++draining_;  // the run loop frees its slot at `done`
+  release_barrier_if_complete(wg, t);  // the others may have been waiting only for this one
+}
+
+void ComputeUnit::reap(Tick t) {
+  for (auto& s : slots_)
+    if (s && s->draining && s->ready <= t) retire(s.get());
+}
+
+void ComputeUnit::retire(Wavefront* w) {
   Workgroup* wg = &w->workgroup();
   KernelState& k = *wg->kernel;
+  const Tick t = w->ready;  // its completion time
   ++wavefronts;
+  --draining_;
   if (!slot_tracks_.empty()) Trace::get().span(slot_tracks_[w->slot], k.launch.name, w->started, t - w->started);
   const std::uint32_t slot = w->slot;
   if (last_ == w) last_ = nullptr;
   wg->members.erase(std::find(wg->members.begin(), wg->members.end(), w));
   slots_[slot].reset();
+  slot_free_at_[slot] = t;
   used_slots_ -= 1;
   used_regs_ -= std::uint64_t{p_.wavefront_width} * k.launch.registers;
-  if (++wg->waves_done == wg->waves) {
+  if (wg->members.empty()) {
     used_lds_ -= k.launch.lds_bytes;
     ++workgroups;
     const std::uint32_t id = wg->id;
+    const Tick end = wg->end;  // the member that completed last, not the last retired
     delete wg;
-    if (dispatcher_) dispatcher_->workgroup_finished(k, id, t);
-  } else {
-    release_barrier_if_complete(*wg, t);  // the others may have been waiting only for this one
+    if (dispatcher_) dispatcher_->workgroup_finished(k, id, end);
   }
 }
 
 Wavefront* ComputeUnit::pick(Tick t) {
-  auto ready = [&](const Wavefront* w) { return w && w->ready <= t && simd_free_[w->simd] <= t; };
+  auto ready = [&](const Wavefront* w) { return w && !w->draining && w->ready <= t && simd_free_[w->simd] <= t; };
   if (p_.greedy_then_oldest) {
     if (ready(last_)) return last_;
     Wavefront* best = nullptr;
@@ -197,42 +221,47 @@ Wavefront* ComputeUnit::pick(Tick t) {
 
 void ComputeUnit::run() {
   run_guarded([&] {
-    tlm_utils::tlm_quantumkeeper qk;
-    qk.reset();
     const Tick period = clock_.period();
+    const Tick quantum = std::max<Tick>(1, tlm::tlm_global_quantum::instance().get().value());
+    // Quantum boundaries are global (multiples of the quantum), as in tlm_quantumkeeper.
+    auto boundary = [&] { return (sc_core::sc_time_stamp().value() / quantum + 1) * quantum; };
     const std::uint32_t cpi = p_.wavefront_width / p_.simd_width;
     auto now = []() -> Tick { return sc_core::sc_time_stamp().value(); };
     Tick t = now();
     std::uint32_t issued = 0;
     for (;;) {
-      if (used_slots_ == 0) {
-        qk.sync();
-        sc_core::wait(arrived_);
-        t = now(), issued = 0;
-        continue;
-      }
+      if (draining_) reap(t);
       Wavefront* w = pick(t);
       if (!w) {
+        // Nothing can issue at t: the next time something can (a wavefront
+        // becomes ready, a SIMD frees, a wavefront completes its stores).
         Tick next = kNever;
         for (auto& s : slots_)
-          if (s && s->ready != kNever) next = std::min(next, std::max(s->ready, simd_free_[s->simd]));
-        if (next == kNever) {  // everything waits at barriers: only a new workgroup can change that
-          qk.sync();
-          sc_core::wait(arrived_);
-          t = std::max(t, now()), issued = 0;
+          if (s && s->ready != kNever)
+            next = std::min(next, s->draining ? s->ready : std::max(s->ready, simd_free_[s->simd]));
+        if (next != kNever) next = std::max(next, t + (issued ? period : 0));
+        issued = 0;
+        if (next != kNever && next < boundary()) {  // still inside the quantum: run ahead
+          t = next;
           continue;
         }
-        t = std::max(next, t + (issued ? period : 0)), issued = 0;
-        qk.set(sc_core::sc_time::from_value(t - now()));
-        if (qk.need_sync()) qk.sync();
+        // Sleep, but wake for anything that arrives meanwhile (a workgroup, a
+        // wake-up): every wait below is followed by a fresh look at the slots.
+        if (t > now()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
+        if (next == kNever) sc_core::wait(wake_);
+        else sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
+        t = std::max(t, now());
         continue;
       }
-      qk.set(sc_core::sc_time::from_value(t - now()));
       const IssueResult r = w->step(port_, t, period, cpi, p_.lds_latency, p_.line);
       if (!r.blocked_at_barrier) {
         wavefront_instructions += r.instructions;
-        lane_ops += r.instructions * r.active;
-        simd_utilization.sample(double(r.active) / p_.wavefront_width, r.instructions);
+        lane_ops += r.lane_ops;
+        if (r.levels) {
+          for (const auto& [active, n] : *r.levels) simd_utilization.sample(double(active) / p_.wavefront_width, n);
+        } else {
+          simd_utilization.sample(double(r.active) / p_.wavefront_width, r.instructions);
+        }
         if (r.divergent) divergent_issues += r.instructions;
         if (r.kind == OpKind::Load) {
           ++loads;
@@ -250,8 +279,7 @@ void ComputeUnit::run() {
       last_ = w;
       after_issue(w, t);
       if (++issued >= p_.issue_width) t += period, issued = 0;
-      qk.set(sc_core::sc_time::from_value(t - now()));
-      if (qk.need_sync()) qk.sync();
+      if (t >= boundary()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
     }
   });
 }

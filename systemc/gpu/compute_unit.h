@@ -63,7 +63,9 @@ class ComputeUnit : public sc_core::sc_module {
   void run();
   Wavefront* pick(Tick t);
   void after_issue(Wavefront* w, Tick t);
-  void retire(Wavefront* w, Tick t);
+  void finish(Wavefront* w, Tick t);
+  void reap(Tick t);
+  void retire(Wavefront* w);
   void release_barrier_if_complete(Workgroup& wg, Tick t);
 
   int index_;
@@ -72,6 +74,8 @@ class ComputeUnit : public sc_core::sc_module {
   MemPort& port_;
   Dispatcher* dispatcher_ = nullptr;
   std::vector<std::unique_ptr<Wavefront>> slots_;  // by slot; empty = free
+  std::vector<Tick> slot_free_at_;                 // when the slot's last wavefront completed
+  std::uint32_t draining_ = 0;                     // finished wavefronts waiting for their stores
   std::vector<Tick> simd_free_;
   std::vector<int> slot_tracks_;
   std::uint32_t used_slots_ = 0, peak_slots_ = 0;
@@ -79,7 +83,7 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint32_t next_age_ = 0;
   std::size_t last_slot_ = 0;
   Wavefront* last_ = nullptr;
-  sc_core::sc_event arrived_;
+  sc_core::sc_event wake_;
 };
 
 }  // namespace fg

@@ -156,7 +156,7 @@ IssueResult Wavefront::step(MemPort& port, Tick issue, Tick cycle, std::uint32_t
 
   switch (r.kind) {
     case OpKind::Alu:
-      r.instructions = std::max<std::uint64_t>(1, first.op.n);
+      alu_levels(mask, r);
       r.complete = issue + busy * r.instructions;
       break;
     case OpKind::Load:
@@ -184,8 +184,42 @@ IssueResult Wavefront::step(MemPort& port, Tick issue, Tick cycle, std::uint32_t
       do_intrinsic(r.kind, mask);
       break;
   }
+  if (r.kind != OpKind::Alu) r.lane_ops = r.active;
   for (std::uint64_t m = mask; m; m &= m - 1) resume(lanes_[std::countr_zero(m)]);
   return r;
+}
+
+// Lanes at one alu site with different n form a divergent loop: the
+// instruction takes max(n) issue slots, and issue slot k has the lanes whose n
+// is at least k active.
+void Wavefront::alu_levels(std::uint64_t mask, IssueResult& r) {
+  const std::uint64_t n0 = std::max<std::uint64_t>(1, lanes_[std::countr_zero(mask)].op.n);
+  bool same = true;
+  for (std::uint64_t m = mask; m; m &= m - 1)
+    if (std::max<std::uint64_t>(1, lanes_[std::countr_zero(m)].op.n) != n0) {
+      same = false;
+      break;
+    }
+  if (same) {
+    r.instructions = n0;
+    r.lane_ops = n0 * r.active;
+    return;
+  }
+  ns_.clear();
+  for (std::uint64_t m = mask; m; m &= m - 1) ns_.push_back(std::max<std::uint64_t>(1, lanes_[std::countr_zero(m)].op.n));
+  std::sort(ns_.begin(), ns_.end());
+  levels_.clear();
+  std::uint64_t done = 0, lane_ops = 0;
+  for (std::size_t i = 0; i < ns_.size(); ++i) {
+    if (ns_[i] == done) continue;
+    const auto active = static_cast<std::uint32_t>(ns_.size() - i);
+    levels_.emplace_back(active, ns_[i] - done);
+    lane_ops += std::uint64_t{active} * (ns_[i] - done);
+    done = ns_[i];
+  }
+  r.instructions = done;
+  r.lane_ops = lane_ops;
+  r.levels = &levels_;
 }
 
 namespace {

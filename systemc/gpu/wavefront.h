@@ -29,6 +29,7 @@ struct Workgroup {
   KernelState* kernel = nullptr;
   std::uint32_t id = 0;
   std::uint32_t waves = 0, waves_done = 0, waves_at_barrier = 0;
+  Tick end = 0;  // completion of the member that completed last
   std::vector<unsigned char> lds;
   std::vector<Wavefront*> members;
 };
@@ -43,6 +44,9 @@ struct IssueResult {
   Tick complete = 0;               // when the results are available (absolute)
   Tick write_complete = 0;         // stores: when the write is acknowledged
   bool blocked_at_barrier = false;
+  std::uint64_t lane_ops = 0;      // active lanes summed over the instructions
+  // alu(n) with different n per lane: (active lanes, instructions) levels.
+  const std::vector<std::pair<std::uint32_t, std::uint64_t>>* levels = nullptr;
 };
 
 class Wavefront {
@@ -69,6 +73,7 @@ class Wavefront {
   Tick writes_done = 0;  // completion of its latest store: the wavefront retires after it
   std::uint32_t slot = 0, simd = 0;
   Tick started = 0;
+  bool draining = false;  // finished; holds its slot until `ready` (its last store)
 
  private:
   void resume(Lane& l);
@@ -77,6 +82,7 @@ class Wavefront {
   Tick do_atomic(MemPort& port, std::uint64_t mask, Tick issue, std::uint32_t& reqs);
   void do_intrinsic(OpKind k, std::uint64_t mask);
   void do_lds(OpKind k, std::uint64_t mask);
+  void alu_levels(std::uint64_t mask, IssueResult& r);
 
   Workgroup& wg_;
   std::uint32_t width_, age_;
@@ -84,6 +90,8 @@ class Wavefront {
   std::vector<Task<void>> tasks_;
   std::uint32_t live_ = 0, at_barrier_ = 0;
   std::vector<unsigned char> line_buf_, be_buf_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> levels_;
+  std::vector<std::uint64_t> ns_;
 };
 
 }  // namespace fg

@@ -25,6 +25,8 @@
 #include "sim/guard.h"
 #include "sim/setup.h"
 #include "sim/workload.h"
+#include "gpu/host.h"
+#include "sim/stats.h"
 #include "top/gpu_top.h"
 
 namespace fg::test {
@@ -89,6 +91,37 @@ class MemHarness {
   Config cfg_;
   std::unique_ptr<GpuTop> top_;
   std::vector<double> finish_ns_;
+};
+
+// Builds the GPU and runs `body` as the host program.
+class HostHarness : public sc_core::sc_module {
+ public:
+  HostHarness(const Config& cfg, std::function<void(Host&)> body, double quantum_ns = 20.0,
+              sc_core::sc_module_name name = "harness")
+      : sc_module(name), body_(std::move(body)) {
+    setup_systemc(quantum_ns);
+    top_ = std::make_unique<GpuTop>("gpu", cfg);
+    host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
+    top_->attach_host(*host_);
+    SC_HAS_PROCESS(HostHarness);
+    SC_THREAD(main);
+  }
+  void run() {
+    sc_core::sc_start();
+    if (auto f = first_failure()) std::rethrow_exception(f);
+  }
+  GpuTop& top() { return *top_; }
+  double stat(const std::string& n) { return StatRegistry::global().find(n)->scalar(); }
+
+ private:
+  void main() {
+    run_guarded([&] { body_(*host_); });
+    sc_core::sc_stop();
+  }
+  std::function<void(Host&)> body_;
+  std::ostream null_{nullptr};
+  std::unique_ptr<GpuTop> top_;
+  std::unique_ptr<Host> host_;
 };
 
 // Runs fgsim with arguments; captures exit code, stdout and stderr.

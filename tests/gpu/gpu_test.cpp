@@ -13,35 +13,7 @@
 namespace fg {
 namespace {
 
-// Builds the GPU and runs `body` as the host program.
-class HostHarness : public sc_core::sc_module {
- public:
-  HostHarness(const Config& cfg, std::function<void(Host&)> body, sc_core::sc_module_name name = "harness")
-      : sc_module(name), body_(std::move(body)) {
-    setup_systemc(20.0);
-    top_ = std::make_unique<GpuTop>("gpu", cfg);
-    host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
-    top_->attach_host(*host_);
-    SC_HAS_PROCESS(HostHarness);
-    SC_THREAD(main);
-  }
-  void run() {
-    sc_core::sc_start();
-    if (auto f = first_failure()) std::rethrow_exception(f);
-  }
-  GpuTop& top() { return *top_; }
-  double stat(const std::string& n) { return StatRegistry::global().find(n)->scalar(); }
-
- private:
-  void main() {
-    run_guarded([&] { body_(*host_); });
-    sc_core::sc_stop();
-  }
-  std::function<void(Host&)> body_;
-  std::ostream null_{nullptr};
-  std::unique_ptr<GpuTop> top_;
-  std::unique_ptr<Host> host_;
-};
+using test::HostHarness;
 
 Task<> strided_load(Lane& l, std::uint64_t base, std::uint32_t stride) {
   co_await l.load<std::uint32_t>(base + std::uint64_t{l.global_id()} * stride);

@@ -110,14 +110,17 @@ const Param<std::uint64_t> kWork{"divergent.work", 64, "instructions", "loop ite
                                  {{0}, {1 << 20}}};
 
 // Lane i takes the long branch when its index falls in the first `fraction`
-// of each group of 64 consecutive lanes, so utilization on the branch is exact.
-bool takes_long(std::uint32_t i, double fraction) { return (i % 64) < std::lround(fraction * 64); }
+// of each wavefront-sized group of consecutive lanes, so utilization on the
+// branch is exact for any wavefront width.
+bool takes_long(std::uint32_t i, double fraction, std::uint32_t width) {
+  return (i % width) < std::lround(fraction * width);
+}
 
 Task<> divergent_kernel(Lane& l, std::uint64_t out, std::uint32_t n, double fraction, std::uint32_t work) {
   const std::uint32_t i = l.global_id();
   if (i >= n) co_return;
   std::uint32_t acc = i;
-  if (takes_long(i, fraction)) {
+  if (takes_long(i, fraction, l.wave_size())) {
     for (std::uint32_t k = 0; k < work; ++k) {
       co_await l.alu(1);
       acc = acc * 1664525u + 1013904223u;
@@ -133,6 +136,7 @@ void divergent(Host& h) {
   const auto n = static_cast<std::uint32_t>(kDivN.get(h.config()));
   const double fraction = kFraction.get(h.config());
   const auto work = static_cast<std::uint32_t>(kWork.get(h.config()));
+  const auto width = static_cast<std::uint32_t>(std::get<std::uint64_t>(h.config().value("gpu.cu.wavefront_width")));
   const std::uint64_t dout = h.alloc(4ull * n);
   const auto t = h.run_kernel({"divergent", n, static_cast<std::uint32_t>(kGroup.get(h.config())), 8, 0,
                                [=](Lane& l) { return divergent_kernel(l, dout, n, fraction, work); }});
@@ -140,7 +144,7 @@ void divergent(Host& h) {
   std::size_t bad = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     std::uint32_t acc = i;
-    if (takes_long(i, fraction))
+    if (takes_long(i, fraction, width))
       for (std::uint32_t k = 0; k < work; ++k) acc = acc * 1664525u + 1013904223u;
     else
       acc += 1;
