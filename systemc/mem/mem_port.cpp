@@ -16,6 +16,11 @@ MemPort::MemPort(sc_core::sc_module_name name, int requester) : sc_module(name),
 MemPort::~MemPort() { p_.clear_extension(&ext_); }
 
 sc_core::sc_time MemPort::transport(const sc_core::sc_time& issue) {
+  const std::uint64_t at = sc_core::sc_time_stamp().value() + issue.value();
+  if (at < last_issue_)
+    throw std::logic_error(fmt::format("{}: request at {} ps issued after one at {} ps: initiator time went backwards",
+                                       name(), at, last_issue_));
+  last_issue_ = at;
   p_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time d = issue;
   socket->b_transport(p_, d);

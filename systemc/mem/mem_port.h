@@ -25,7 +25,8 @@ class MemPort : public sc_core::sc_module {
   int requester() const { return ext_.requester; }
 
   // Each call issues one request at local time `issue` (offset from
-  // sc_time_stamp()) and returns its completion offset. Reads and writes stay
+  // sc_time_stamp()) and returns its completion offset. Issue times of one
+  // port never decrease (checked: a violation is an internal error). Reads and writes stay
   // within one cache line.
   sc_core::sc_time read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue);
   sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
@@ -36,6 +37,7 @@ class MemPort : public sc_core::sc_module {
  private:
   sc_core::sc_time transport(const sc_core::sc_time& issue);
   tlm::tlm_generic_payload p_;
+  std::uint64_t last_issue_ = 0;  // absolute (ps): an initiator's time never goes backwards
   MemExt ext_;
 };
 

@@ -15,6 +15,12 @@ namespace fg {
 void record_failure(std::exception_ptr e);
 std::exception_ptr first_failure();
 
+// sc_stop() unless a failure already stopped the simulation (a second
+// sc_stop is a SystemC warning).
+inline void stop_simulation() {
+  if (!first_failure()) sc_core::sc_stop();
+}
+
 template <class F>
 void run_guarded(F&& f) {
   try {

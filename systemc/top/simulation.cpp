@@ -48,7 +48,7 @@ class HostAgent : public sc_core::sc_module {
       w_.run(host_);
       done = true;
     });
-    sc_core::sc_stop();
+    stop_simulation();
   }
   Host& host_;
   const WorkloadInfo& w_;

@@ -37,6 +37,17 @@ namespace fg::test {
       GTEST_SKIP() << "SystemC already elaborated in this process; run through ctest";         \
   } while (0)
 
+// SystemC warnings and errors fail the test (as VCML's tests do): a model that
+// provokes one is wrong even if the test's own checks pass.
+inline void strict_systemc() {
+  sc_core::sc_report_handler::set_handler([](const sc_core::sc_report& r, const sc_core::sc_actions& a) {
+    if (r.get_severity() >= sc_core::SC_WARNING)
+      ADD_FAILURE() << "SystemC " << (r.get_severity() == sc_core::SC_WARNING ? "warning" : "error") << ": "
+                    << r.get_msg_type() << ": " << r.get_msg();
+    sc_core::sc_report_handler::default_handler(r, a);
+  });
+}
+
 // Config from a preset plus key=value overrides.
 inline Config make_config(const std::string& preset, const std::vector<std::string>& sets = {}) {
   Config cfg;
@@ -55,6 +66,7 @@ class MemHarness {
 
   explicit MemHarness(const Config& cfg, double quantum_ns = 20.0) : cfg_(cfg) {
     setup_systemc(quantum_ns);
+    strict_systemc();
     top_ = std::make_unique<GpuTop>("gpu", cfg_);
   }
   GpuTop& top() { return *top_; }
@@ -100,6 +112,7 @@ class HostHarness : public sc_core::sc_module {
               sc_core::sc_module_name name = "harness")
       : sc_module(name), body_(std::move(body)) {
     setup_systemc(quantum_ns);
+    strict_systemc();
     top_ = std::make_unique<GpuTop>("gpu", cfg);
     host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
     top_->attach_host(*host_);
@@ -116,7 +129,7 @@ class HostHarness : public sc_core::sc_module {
  private:
   void main() {
     run_guarded([&] { body_(*host_); });
-    sc_core::sc_stop();
+    stop_simulation();
   }
   std::function<void(Host&)> body_;
   std::ostream null_{nullptr};

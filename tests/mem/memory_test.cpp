@@ -97,6 +97,18 @@ TEST(Coherence, WriteFromOneCuMakesAnotherCusNextReadMiss) {
   EXPECT_EQ(seen_after, 42u);
 }
 
+TEST(Port, AnInitiatorWhoseTimeGoesBackwardsIsAnInternalError) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
+  const std::uint64_t a = h.mem().allocate(256);
+  EXPECT_THROW(h.run({[&](MemPort& p, Qk& qk) {
+                 std::uint32_t v;
+                 p.read(a, &v, 4, qk.get_local_time() + sc_core::sc_time(10, sc_core::SC_NS));
+                 p.read(a, &v, 4, qk.get_local_time());  // 10 ns earlier than the previous request
+               }}),
+               std::logic_error);
+}
+
 TEST(Atomics, EveryOperationIsExactIn32And64Bit) {
   FG_REQUIRE_FRESH_KERNEL();
   MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
