@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <tlm>
 
+#include "gpu/dispatcher.h"
+
 #include "mem/mem_port.h"
 #include "sim/error.h"
 #include "sim/guard.h"
@@ -32,6 +34,12 @@ const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width", 1, "instructions",
 const Param<std::uint64_t> kLdsLatency{"gpu.cu.lds_latency", 2, "cycles", "LDS access latency", {{0}, {1000}}};
 const Param<std::string> kPolicy{"gpu.cu.issue_policy", "rr", std::vector<std::string>{"rr", "gto"},
                                  "wavefront issue policy: round-robin or greedy-then-oldest"};
+// GPGPU-Sim's Fermi config allows 8 CTAs per SM (-gpgpu_shader_cta 8, the
+// kim2014 preset); the channel paper gives no limit, so the default equals
+// the 40 slots and never binds before them.
+const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups", 40, "",
+                                      "workgroups resident per CU at once (GPGPU-Sim Fermi: 8 CTAs per SM)",
+                                      {{1}, {1024}}};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -48,6 +56,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.lds_latency = static_cast<std::uint32_t>(kLdsLatency.get(cfg));
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
+  p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
   if (p.wavefront_width % p.simd_width)
     throw UserError(fmt::format("gpu.cu.wavefront_width: {} is not a multiple of gpu.cu.simd_width ({})",
                                 p.wavefront_width, p.simd_width));
@@ -61,15 +70,19 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       lane_ops(StatGroup(stats_path), "lane_ops", "lane operations (active lanes summed over instructions)", ""),
       divergent_issues(StatGroup(stats_path), "divergent_issues",
                        "instructions issued while other lanes of the wavefront waited at another site", ""),
-      loads(StatGroup(stats_path), "loads", "wavefront load instructions", ""),
-      stores(StatGroup(stats_path), "stores", "wavefront store instructions", ""),
-      atomics(StatGroup(stats_path), "atomics", "wavefront atomic instructions", ""),
       barriers(StatGroup(stats_path), "barriers", "workgroup barriers completed", ""),
       wavefronts(StatGroup(stats_path), "wavefronts", "wavefronts completed", ""),
       workgroups(StatGroup(stats_path), "workgroups", "workgroups completed", ""),
+      blocks(StatGroup(stats_path), "blocks", "wavefronts blocked by a device operation until woken", ""),
+      parks(StatGroup(stats_path), "parks", "wavefronts parked (context saved, slot freed)", ""),
+      restores(StatGroup(stats_path), "restores", "parked wavefronts restored into a slot of this CU", ""),
+      park_bytes(StatGroup(stats_path), "park_bytes", "context bytes written by parks", "B"),
+      restore_bytes(StatGroup(stats_path), "restore_bytes", "context bytes read by restores", "B"),
+      park_ns(StatGroup(stats_path), "park_time", "time from a park's issue until its slot is free", "ns"),
+      restore_ns(StatGroup(stats_path), "restore_time", "time from a restore's start until the wavefront is ready",
+                 "ns"),
       simd_utilization(StatGroup(stats_path), "simd_utilization",
                        "active lanes / wavefront width per issued instruction", "", 0.0, 1.0, 10),
-      reqs_per_load(StatGroup(stats_path), "reqs_per_load", "line requests per wavefront load (Reqs/Load)", ""),
       peak_wavefronts(StatGroup(stats_path), "peak_wavefronts", "most wavefronts resident at once", "",
                       [this] { return double(peak_slots_); }),
       index_(index),
@@ -79,6 +92,15 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       slots_(p.slots),
       slot_free_at_(p.slots, 0),
       simd_free_(p.simds, 0) {
+  timing_.cycle = clock_.period();
+  timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
+  timing_.lds_cycles = p_.lds_latency;
+  timing_.line = p_.line;
+  timing_.width = p_.wavefront_width;
+  // Per-CU state of every device operation, in name order (deterministic stats).
+  const auto& reg = OpRegistry::global();
+  unit_state_.resize(reg.by_id().size());
+  for (const OpUnit* u : reg.by_name()) unit_state_[u->id()] = u->make_state(stats_path);
   SC_HAS_PROCESS(ComputeUnit);
   SC_THREAD(run);
   if (Trace::get().on())
@@ -94,15 +116,25 @@ std::uint32_t ComputeUnit::waves_per_group(const KernelState& k) const {
 
 bool ComputeUnit::fits(const KernelState& k) const {
   const std::uint32_t w = waves_per_group(k);
-  return used_slots_ + w <= p_.slots &&
-         used_regs_ + std::uint64_t{w} * p_.wavefront_width * k.launch.registers <= p_.registers &&
+  return groups_ < p_.max_workgroups && used_slots_ + pending_waves_ + w <= p_.slots &&
+         used_regs_ + pending_regs_ + w * regs_per_wave(k) <= p_.registers &&
          used_lds_ + k.launch.lds_bytes <= p_.lds_bytes;
 }
 
-bool ComputeUnit::fits_empty(const KernelState& k) const {
-  const std::uint32_t w = waves_per_group(k);
-  return w <= p_.slots && std::uint64_t{w} * p_.wavefront_width * k.launch.registers <= p_.registers &&
-         k.launch.lds_bytes <= p_.lds_bytes;
+bool ComputeUnit::fits_empty(const KernelState& k) const { return capacity(k.launch) > 0; }
+
+std::uint32_t ComputeUnit::capacity(const KernelLaunch& k) const {
+  const std::uint64_t w = (k.group_size + p_.wavefront_width - 1) / p_.wavefront_width;
+  std::uint64_t n = std::min<std::uint64_t>(p_.max_workgroups, p_.slots / w);
+  if (k.registers) n = std::min<std::uint64_t>(n, p_.registers / (w * p_.wavefront_width * k.registers));
+  if (k.lds_bytes) n = std::min<std::uint64_t>(n, p_.lds_bytes / k.lds_bytes);
+  return static_cast<std::uint32_t>(n);
+}
+
+std::uint32_t ComputeUnit::free_slot() const {
+  for (std::uint32_t s = 0; s < slots_.size(); ++s)
+    if (!slots_[s]) return s;
+  return static_cast<std::uint32_t>(slots_.size());
 }
 
 void ComputeUnit::place(KernelState& k, std::uint32_t group) {
@@ -111,10 +143,12 @@ void ComputeUnit::place(KernelState& k, std::uint32_t group) {
   wg->id = group;
   wg->waves = waves_per_group(k);
   wg->lds.assign(k.launch.lds_bytes, 0);
+  ++groups_;
   used_slots_ += wg->waves;
   peak_slots_ = std::max(peak_slots_, used_slots_);
-  used_regs_ += std::uint64_t{wg->waves} * p_.wavefront_width * k.launch.registers;
+  used_regs_ += wg->waves * regs_per_wave(k);
   used_lds_ += k.launch.lds_bytes;
+  k.wavefronts += wg->waves;
   const Tick now = sc_core::sc_time_stamp().value();
   std::uint32_t s = 0;
   for (std::uint32_t i = 0; i < wg->waves; ++i) {
@@ -123,7 +157,8 @@ void ComputeUnit::place(KernelState& k, std::uint32_t group) {
     Wavefront* w = slots_[s].get();
     w->slot = s;
     w->simd = s % p_.simds;
-    // A slot is reused only after its previous wavefront really completed
+    w->cu = index_;
+    // A slot is reused only after its previous wavefront really left it
     // (the CU may have freed it ahead of SystemC time).
     w->ready = std::max(now, slot_free_at_[s]);
     w->started = w->ready;
@@ -141,8 +176,8 @@ void ComputeUnit::after_issue(Wavefront* w, Tick t) {
     finish(w, t);
     return;
   }
-  if (w->waiting_at_barrier() && w->ready != kNever) {
-    w->ready = kNever;
+  if (w->state == WaveState::Ready && w->waiting_at_barrier()) {
+    w->state = WaveState::Barrier;
     ++wg.waves_at_barrier;
   }
   release_barrier_if_complete(wg, t);
@@ -154,7 +189,8 @@ void ComputeUnit::release_barrier_if_complete(Workgroup& wg, Tick t) {
   ++barriers;
   wg.waves_at_barrier = 0;
   for (Wavefront* m : std::vector<Wavefront*>(wg.members)) {
-    if (m->draining) continue;
+    if (m->state != WaveState::Barrier) continue;
+    m->state = WaveState::Ready;
     m->ready = t + clock_.period();
     m->release_barrier();
     if (m->finished()) finish(m, t);
@@ -164,8 +200,8 @@ void ComputeUnit::release_barrier_if_complete(Workgroup& wg, Tick t) {
 void ComputeUnit::finish(Wavefront* w, Tick t) {
   // Complete when its last instruction and its last store complete; until
   // then it keeps its slot, registers and (for the workgroup) LDS.
-  const Tick done = std::max({t, w->ready == kNever ? t : w->ready, w->writes_done});
-  w->draining = true;
+  const Tick done = std::max({t, w->ready, w->writes_done});
+  w->state = WaveState::Draining;
   w->ready = done;
   Workgroup& wg = w->workgroup();
   wg.end = std::max(wg.end, done);
@@ -175,8 +211,11 @@ void ComputeUnit::finish(Wavefront* w, Tick t) {
 }
 
 void ComputeUnit::reap(Tick t) {
-  for (auto& s : slots_)
-    if (s && s->draining && s->ready <= t) retire(s.get());
+  for (auto& s : slots_) {
+    if (!s || s->ready > t) continue;
+    if (s->state == WaveState::Draining) retire(s.get());
+    else if (s->state == WaveState::Parking) complete_park(s.get());
+  }
 }
 
 void ComputeUnit::retire(Wavefront* w) {
@@ -192,9 +231,10 @@ void ComputeUnit::retire(Wavefront* w) {
   slots_[slot].reset();
   slot_free_at_[slot] = t;
   used_slots_ -= 1;
-  used_regs_ -= std::uint64_t{p_.wavefront_width} * k.launch.registers;
+  used_regs_ -= regs_per_wave(k);
   if (wg->members.empty()) {
-    used_lds_ -= k.launch.lds_bytes;
+    if (wg->lds_held) used_lds_ -= k.launch.lds_bytes;
+    --groups_;
     ++workgroups;
     const std::uint32_t id = wg->id;
     const Tick end = wg->end;  // the member that completed last, not the last retired
@@ -203,8 +243,174 @@ void ComputeUnit::retire(Wavefront* w) {
   }
 }
 
+// ---- parking ----
+
+std::uint64_t ComputeUnit::context_bytes(const KernelState& k, const Workgroup& wg) const {
+  const ContextSize& c = k.launch.context;
+  const std::uint64_t w = p_.wavefront_width;
+  std::uint64_t b = c.fixed + c.s * w * 4 + c.d * w * 8 + (c.c * w + 7) / 8;
+  if (wg.waves == 1) b += k.launch.lds_bytes;  // a one-wavefront workgroup saves its LDS too
+  return b;
+}
+
+namespace {
+// Context traffic: line-sized transfers issued together from `start`; returns
+// when the last completes.
+Tick move_context(MemPort& port, std::uint64_t addr, std::uint64_t bytes, unsigned line, Tick start, bool write) {
+  static std::vector<unsigned char> buf;
+  buf.assign(line, 0);
+  const sc_core::sc_time local = IssueContext::local(start);
+  Tick done = start;
+  for (std::uint64_t off = 0; off < bytes;) {
+    const std::uint64_t a = addr + off;
+    const unsigned len = static_cast<unsigned>(std::min<std::uint64_t>(line - a % line, bytes - off));
+    const sc_core::sc_time t = write ? port.write(a, buf.data(), len, local) : port.read(a, buf.data(), len, local);
+    done = std::max<Tick>(done, sc_core::sc_time_stamp().value() + t.value());
+    off += len;
+  }
+  return done;
+}
+}  // namespace
+
+void ComputeUnit::start_park(Wavefront* w, Tick t, Tick issue_done) {
+  const std::uint64_t bytes = context_bytes(*w->workgroup().kernel, w->workgroup());
+  const Tick done = move_context(port_, w->spill, bytes, p_.line, std::max(issue_done, w->writes_done), true);
+  w->state = WaveState::Parking;
+  w->ready = done;
+  ++draining_;
+  ++parks;
+  park_bytes += bytes;
+  park_ns.sample(tick_to_ns(done - t));
+}
+
+void ComputeUnit::complete_park(Wavefront* w) {
+  Workgroup& wg = w->workgroup();
+  KernelState& k = *wg.kernel;
+  const Tick t = w->ready;
+  --draining_;
+  if (!slot_tracks_.empty()) Trace::get().span(slot_tracks_[w->slot], k.launch.name, w->started, t - w->started);
+  if (last_ == w) last_ = nullptr;
+  const std::uint32_t slot = w->slot;
+  slot_free_at_[slot] = t;
+  used_slots_ -= 1;
+  used_regs_ -= regs_per_wave(k);
+  if (wg.waves == 1) {  // the whole workgroup leaves the CU: its LDS went into the context
+    if (wg.lds_held) used_lds_ -= k.launch.lds_bytes;
+    wg.lds_held = false;
+    --groups_;
+  }
+  w->state = WaveState::Parked;
+  parked_.push_back(std::move(slots_[slot]));
+  if (w->restore_to) {  // restored before the context was out
+    auto* target = w->restore_to;
+    w->restore_to = nullptr;
+    target->restore(WaveHandle{this, w}, std::max(w->restore_at, t));
+  }
+  if (dispatcher_) dispatcher_->resources_freed(t);
+}
+
+void ComputeUnit::restore(const WaveHandle& h, Tick at) {
+  ComputeUnit& from = *h.cu;
+  Wavefront* w = h.wave;
+  if (w->state == WaveState::Parking) {  // its context is still being written: restore when done
+    w->restore_to = this;
+    w->restore_at = at;
+    return;
+  }
+  if (w->state != WaveState::Parked)
+    throw std::logic_error(fmt::format("{}: restore of a wavefront that is {}, not parked", name(), to_string(w->state)));
+  auto it = std::find_if(from.parked_.begin(), from.parked_.end(), [&](const auto& p) { return p.get() == w; });
+  if (it == from.parked_.end()) throw std::logic_error(fmt::format("{}: restore of an unknown parked wavefront", name()));
+  if (&from != this && w->workgroup().waves > 1)
+    throw SimFault(fmt::format("{}: a wavefront of {} workgroup {} ({} wavefronts) can only be restored on {}", name(),
+                               w->workgroup().kernel->launch.name, w->workgroup().id, w->workgroup().waves,
+                               from.name()));
+  std::unique_ptr<Wavefront> p = std::move(*it);
+  from.parked_.erase(it);
+  w->state = WaveState::Restoring;
+  ++pending_waves_;
+  pending_regs_ += regs_per_wave(*w->workgroup().kernel);
+  restores_.push_back(Restore{std::move(p), at});
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool ComputeUnit::process_restores(Tick t) {
+  bool any = false;
+  for (auto it = restores_.begin(); it != restores_.end();) {
+    Wavefront* w = it->w.get();
+    Workgroup& wg = w->workgroup();
+    KernelState& k = *wg.kernel;
+    const bool needs_group = wg.waves == 1;
+    const std::uint32_t s = free_slot();
+    if (it->at > t || s == slots_.size() || used_regs_ + regs_per_wave(k) > p_.registers ||
+        (needs_group && (groups_ >= p_.max_workgroups || used_lds_ + k.launch.lds_bytes > p_.lds_bytes))) {
+      ++it;
+      continue;
+    }
+    --pending_waves_;
+    pending_regs_ -= regs_per_wave(k);
+    if (needs_group) {
+      ++groups_;
+      used_lds_ += k.launch.lds_bytes;
+      wg.lds_held = true;
+    }
+    ++used_slots_;
+    peak_slots_ = std::max(peak_slots_, used_slots_);
+    used_regs_ += regs_per_wave(k);
+    const Tick start = std::max({t, it->at, slot_free_at_[s]});
+    const std::uint64_t bytes = context_bytes(k, wg);
+    const Tick done = move_context(port_, w->spill, bytes, p_.line, start, false);
+    ++restores;
+    restore_bytes += bytes;
+    restore_ns.sample(tick_to_ns(done - start));
+    w->slot = s;
+    w->simd = s % p_.simds;
+    w->cu = index_;
+    w->started = start;
+    w->ready = done;
+    w->state = WaveState::Ready;
+    slots_[s] = std::move(it->w);
+    it = restores_.erase(it);
+    const std::uint64_t held = std::exchange(w->held, 0);
+    w->what.clear();
+    w->resume(held);
+    after_issue(w, done);
+    any = true;
+  }
+  return any;
+}
+
+// ---- blocking ----
+
+void ComputeUnit::wake(const WaveHandle& h, Tick at, bool resume) {
+  if (h.cu != this) throw std::logic_error(fmt::format("{}: wake of a wavefront of {}", name(), h.cu->name()));
+  if (h.wave->state != WaveState::Blocked)
+    throw std::logic_error(
+        fmt::format("{}: wake of a wavefront that is {}, not blocked", name(), to_string(h.wave->state)));
+  wakes_.push_back(Wake{h.wave, at, resume});
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ComputeUnit::process_wakes(Tick t) {
+  while (!wakes_.empty()) {
+    const Wake wk = wakes_.front();
+    wakes_.pop_front();
+    Wavefront* w = wk.w;
+    w->state = WaveState::Ready;
+    w->ready = std::max(wk.at, t);
+    const std::uint64_t held = std::exchange(w->held, 0);
+    w->what.clear();
+    if (wk.resume) w->resume(held);  // otherwise the held lanes issue the operation again
+    after_issue(w, w->ready);
+  }
+}
+
+// ---- issue ----
+
 Wavefront* ComputeUnit::pick(Tick t) {
-  auto ready = [&](const Wavefront* w) { return w && !w->draining && w->ready <= t && simd_free_[w->simd] <= t; };
+  auto ready = [&](const Wavefront* w) {
+    return w && w->state == WaveState::Ready && w->ready <= t && simd_free_[w->simd] <= t;
+  };
   if (p_.greedy_then_oldest) {
     if (ready(last_)) return last_;
     Wavefront* best = nullptr;
@@ -219,6 +425,55 @@ Wavefront* ComputeUnit::pick(Tick t) {
   return nullptr;
 }
 
+void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
+  bool divergent = false;
+  const std::uint64_t mask = w->select(divergent);
+  last_slot_ = w->slot;
+  last_ = w;
+  if (!mask) {  // every live lane waits at the barrier
+    after_issue(w, t);
+    return;
+  }
+  std::vector<Lane>& lanes = w->lanes();
+  const OpUnit& unit = *lanes[std::countr_zero(mask)].pending.unit;
+  IssueContext c(*this, *w, lanes, mask, t, timing_, port_, unit_state(unit));
+  unit.issue(c);
+
+  const std::uint32_t active = c.active();
+  wavefront_instructions += c.instructions;
+  w->workgroup().kernel->instructions += c.instructions;
+  if (c.levels.empty()) {
+    lane_ops += c.instructions * active;
+    simd_utilization.sample(double(active) / p_.wavefront_width, c.instructions);
+  } else {
+    for (const auto& [n, slots] : c.levels) {
+      lane_ops += std::uint64_t{n} * slots;
+      simd_utilization.sample(double(n) / p_.wavefront_width, slots);
+    }
+  }
+  if (divergent) divergent_issues += c.instructions;
+  if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions;
+  w->ready = c.complete;
+  w->writes_done = std::max(w->writes_done, c.outstanding);
+  switch (c.after()) {
+    case IssueContext::After::Resume: w->resume(mask); break;
+    case IssueContext::After::Barrier: w->arrive_at_barrier(mask); break;
+    case IssueContext::After::Block:
+      w->state = WaveState::Blocked;
+      w->held = mask;
+      w->what = c.what();
+      ++blocks;
+      break;
+    case IssueContext::After::Park:
+      w->held = mask;
+      w->what = c.what();
+      w->spill = c.spill();
+      start_park(w, t, c.complete);
+      break;
+  }
+  after_issue(w, t);
+}
+
 void ComputeUnit::run() {
   run_guarded([&] {
     const Tick period = clock_.period();
@@ -230,15 +485,22 @@ void ComputeUnit::run() {
     Tick t = now();
     std::uint32_t issued = 0;
     for (;;) {
+      if (!wakes_.empty()) process_wakes(t);
+      if (!restores_.empty()) process_restores(t);
       if (draining_) reap(t);
       Wavefront* w = pick(t);
       if (!w) {
         // Nothing can issue at t: the next time something can (a wavefront
-        // becomes ready, a SIMD frees, a wavefront completes its stores).
+        // becomes ready, a SIMD frees, a wavefront completes its stores or
+        // its park, a restore is due).
         Tick next = kNever;
-        for (auto& s : slots_)
-          if (s && s->ready != kNever)
-            next = std::min(next, s->draining ? s->ready : std::max(s->ready, simd_free_[s->simd]));
+        for (auto& s : slots_) {
+          if (!s) continue;
+          if (s->state == WaveState::Ready) next = std::min(next, std::max(s->ready, simd_free_[s->simd]));
+          else if (s->state == WaveState::Draining || s->state == WaveState::Parking) next = std::min(next, s->ready);
+        }
+        for (const auto& r : restores_)
+          if (r.at > t) next = std::min(next, r.at);
         if (next != kNever) next = std::max(next, t + (issued ? period : 0));
         issued = 0;
         if (next != kNever && next < boundary()) {  // still inside the quantum: run ahead
@@ -246,51 +508,34 @@ void ComputeUnit::run() {
           continue;
         }
         // Sleep, but wake for anything that arrives meanwhile (a workgroup, a
-        // wake-up): every wait below is followed by a fresh look at the slots.
+        // wake-up, a restore): every wait is followed by a fresh look at the slots.
         if (t > now()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
         if (next == kNever) sc_core::wait(wake_);
-        else sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
+        else if (next > now()) sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
         t = std::max(t, now());
         continue;
       }
-      const IssueResult r = w->step(port_, t, period, cpi, p_.lds_latency, p_.line);
-      if (!r.blocked_at_barrier) {
-        wavefront_instructions += r.instructions;
-        lane_ops += r.lane_ops;
-        if (r.levels) {
-          for (const auto& [active, n] : *r.levels) simd_utilization.sample(double(active) / p_.wavefront_width, n);
-        } else {
-          simd_utilization.sample(double(r.active) / p_.wavefront_width, r.instructions);
-        }
-        if (r.divergent) divergent_issues += r.instructions;
-        if (r.kind == OpKind::Load) {
-          ++loads;
-          reqs_per_load.sample(r.mem_requests);
-        } else if (r.kind == OpKind::Store) {
-          ++stores;
-        } else if (r.kind == OpKind::Atomic) {
-          ++atomics;
-        }
-        if (r.kind != OpKind::Barrier) simd_free_[w->simd] = t + period * cpi * r.instructions;
-        w->ready = r.complete;
-        w->writes_done = std::max(w->writes_done, r.write_complete);
-      }
-      last_slot_ = w->slot;
-      last_ = w;
-      after_issue(w, t);
+      issue(w, t, cpi);
       if (++issued >= p_.issue_width) t += period, issued = 0;
       if (t >= boundary()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
     }
   });
 }
 
-std::string ComputeUnit::describe() const {
-  std::string s;
+std::vector<std::pair<std::string, std::string>> ComputeUnit::wavefront_states() const {
+  std::vector<std::pair<std::string, std::string>> v;
+  auto add = [&](const Wavefront& w, const std::string& where) {
+    std::string kind = to_string(w.state);
+    if (w.state == WaveState::Blocked || w.state == WaveState::Parked || w.state == WaveState::Parking)
+      kind += " on " + w.what;
+    v.emplace_back(kind, fmt::format("{} {} ({} group {}), {}: {}", name(), where, w.workgroup().kernel->launch.name,
+                                     w.workgroup().id, kind, w.describe()));
+  };
   for (const auto& w : slots_)
-    if (w)
-      s += fmt::format("{}{} slot{} ({} group {}): {}", s.empty() ? "" : "; ", name(), w->slot,
-                       w->workgroup().kernel->launch.name, w->workgroup().id, w->describe());
-  return s;
+    if (w) add(*w, fmt::format("slot{}", w->slot));
+  for (const auto& w : parked_) add(*w, "(parked)");
+  for (const auto& r : restores_) add(*r.w, "(waiting for a slot)");
+  return v;
 }
 
 }  // namespace fg

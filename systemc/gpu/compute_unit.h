@@ -3,16 +3,30 @@
 // Timing contract: one SC_THREAD interleaves all resident wavefronts
 // (ARCHITECTURE.md section 2). At local time t it picks a ready wavefront by
 // the issue policy (round-robin or greedy-then-oldest), issues one wavefront
-// instruction through the wavefront engine, holds the wavefront's SIMD for
-// wavefront_width / simd_width cycles per instruction, and makes the wavefront
-// ready when the instruction's results are available (loads and atomics wait
-// for memory; stores do not). Up to `issue_width` instructions issue per
-// cycle. It syncs with SystemC only when its quantum is used up or nothing is
-// ready. Occupancy: a workgroup is placed only if the CU has slots for all its
-// wavefronts, their registers and its LDS.
+// instruction through the operation's unit (gpu/op.h), holds the wavefront's
+// SIMD for wavefront_width / simd_width cycles per instruction (units that do
+// not use the SIMD, such as barrier, sleep and wait, do not), and makes the
+// wavefront ready when the instruction's results are available. Up to
+// `issue_width` instructions issue per cycle. It runs ahead of SystemC time up
+// to the next quantum boundary; when nothing can issue it sleeps until the
+// next ready time or until something arrives (a workgroup, a wake-up, a
+// restore), whichever comes first, and looks at its slots again after every
+// wait (no lost wake-ups).
+//
+// Occupancy: a workgroup is placed only if the CU has slots for all its
+// wavefronts, their registers, its LDS and a workgroup entry
+// (gpu.cu.max_workgroups). A finished wavefront keeps its slot until its last
+// store completes.
+//
+// Blocking and parking (docs/compute-unit.md): a unit may block a wavefront
+// (wake() releases it, from any process) or park it: its context is written
+// to memory, its slot and registers are freed, and restore() later reads it
+// back into a free slot of this CU (or another CU, for one-wavefront
+// workgroups).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +34,7 @@
 #include <systemc>
 
 #include "gpu/dispatcher.h"
+#include "gpu/op.h"
 #include "gpu/wavefront.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -32,7 +47,7 @@ class MemPort;
 class ComputeUnit : public sc_core::sc_module {
  public:
   struct Params {
-    std::uint32_t simds = 4, simd_width = 16, wavefront_width = 64, slots = 40;
+    std::uint32_t simds = 4, simd_width = 16, wavefront_width = 64, slots = 40, max_workgroups = 40;
     std::uint64_t registers = 65536, lds_bytes = 65536;
     std::uint32_t issue_width = 1, lds_latency = 2;
     bool greedy_then_oldest = false;
@@ -44,45 +59,88 @@ class ComputeUnit : public sc_core::sc_module {
               const std::string& stats_path);
   ~ComputeUnit() override;
 
+  int index() const { return index_; }
   void set_dispatcher(Dispatcher* d) { dispatcher_ = d; }
-  // Whether a workgroup of `k` fits now / on an empty CU.
+  // Whether a workgroup of `k` fits now / on an empty CU; how many fit on an
+  // empty CU.
   bool fits(const KernelState& k) const;
   bool fits_empty(const KernelState& k) const;
+  std::uint32_t capacity(const KernelLaunch& k) const;
   void place(KernelState& k, std::uint32_t group);
-  std::string describe() const;
+  // Resident, blocked and parked wavefronts: (kind, description) per wavefront.
+  std::vector<std::pair<std::string, std::string>> wavefront_states() const;
   const Params& params() const { return p_; }
+  const Clock& clock() const { return clock_; }
   std::uint32_t waves_per_group(const KernelState& k) const;
+  UnitState* unit_state(const OpUnit& u) const { return u.id() < unit_state_.size() ? unit_state_[u.id()].get() : nullptr; }
 
-  Counter wavefront_instructions, lane_ops, divergent_issues, loads, stores, atomics, barriers, wavefronts,
-      workgroups;
+  // Wake a blocked wavefront of this CU at absolute time `at` (from any
+  // process). resume: its held lanes continue past the operation (the waker
+  // has set their pending.result); otherwise they issue the operation again.
+  void wake(const WaveHandle& h, Tick at, bool resume = true);
+  // Restore a parked wavefront into this CU at absolute time `at`: it waits
+  // for a free slot, then its context is read back and its held lanes continue.
+  void restore(const WaveHandle& h, Tick at);
+  // Context bytes saved when a wavefront of `k` is parked.
+  std::uint64_t context_bytes(const KernelState& k, const Workgroup& wg) const;
+
+  Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, parks,
+      restores, park_bytes, restore_bytes;
+  Average park_ns, restore_ns;
   Distribution simd_utilization;
-  Average reqs_per_load;
   Formula peak_wavefronts;
 
  private:
+  friend class IssueContext;
+  struct Wake {
+    Wavefront* w;
+    Tick at;
+    bool resume;
+  };
+  struct Restore {
+    std::unique_ptr<Wavefront> w;
+    Tick at;
+  };
+
   void run();
   Wavefront* pick(Tick t);
+  void issue(Wavefront* w, Tick t, std::uint32_t cpi);
   void after_issue(Wavefront* w, Tick t);
   void finish(Wavefront* w, Tick t);
   void reap(Tick t);
   void retire(Wavefront* w);
+  void start_park(Wavefront* w, Tick t, Tick issue_done);
+  void complete_park(Wavefront* w);
+  void process_wakes(Tick t);
+  bool process_restores(Tick t);
   void release_barrier_if_complete(Workgroup& wg, Tick t);
+  std::uint64_t regs_per_wave(const KernelState& k) const {
+    return std::uint64_t{p_.wavefront_width} * k.launch.registers;
+  }
+  std::uint32_t free_slot() const;
 
   int index_;
   Params p_;
   Clock clock_;
+  CuTiming timing_;
   MemPort& port_;
   Dispatcher* dispatcher_ = nullptr;
   std::vector<std::unique_ptr<Wavefront>> slots_;  // by slot; empty = free
-  std::vector<Tick> slot_free_at_;                 // when the slot's last wavefront completed
-  std::uint32_t draining_ = 0;                     // finished wavefronts waiting for their stores
+  std::vector<Tick> slot_free_at_;                 // when the slot's last wavefront left it
   std::vector<Tick> simd_free_;
-  std::vector<int> slot_tracks_;
-  std::uint32_t used_slots_ = 0, peak_slots_ = 0;
+  std::vector<std::unique_ptr<UnitState>> unit_state_;
+  std::vector<std::unique_ptr<Wavefront>> parked_;  // parked here (state Parked)
+  std::deque<Wake> wakes_;
+  std::deque<Restore> restores_;
+  std::uint32_t pending_waves_ = 0;  // wavefronts queued for restore (hold a reservation)
+  std::uint64_t pending_regs_ = 0;
+  std::uint32_t used_slots_ = 0, peak_slots_ = 0, groups_ = 0;
   std::uint64_t used_regs_ = 0, used_lds_ = 0;
+  std::uint32_t draining_ = 0;  // wavefronts holding a slot until a time (draining, parking)
   std::uint32_t next_age_ = 0;
   std::size_t last_slot_ = 0;
   Wavefront* last_ = nullptr;
+  std::vector<int> slot_tracks_;
   sc_core::sc_event wake_;
 };
 

@@ -48,11 +48,15 @@ struct Site {
 Site make_site(const std::source_location& loc);
 std::string site_name(const Site& s);
 
-enum class OpKind : std::uint8_t {
-  Alu, Load, Store, Atomic, Barrier, Ballot, ScanInclusive, ScanExclusive, Broadcast, ReduceAdd, ReduceMin,
-  ReduceMax, LdsLoad, LdsStore
-};
-const char* to_string(OpKind k);
+class OpUnit;  // gpu/op.h: a device operation
+
+// The built-in device operations (gpu/ops.cpp).
+namespace units {
+extern const OpUnit &alu, &load, &load_async, &wait, &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive,
+    &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic,
+    &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep;
+}
+
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
 
 template <class T>
@@ -79,16 +83,31 @@ T from_bits(std::uint64_t b) {
   return v;
 }
 
-// The operation a suspended lane waits at.
+// The operation a suspended lane waits at: its unit, its operands, and the
+// result the unit writes back.
 struct PendingOp {
-  OpKind kind = OpKind::Alu;
+  const OpUnit* unit = nullptr;
   ValType type = ValType::U32;
   AtomicOp aop = AtomicOp::None;
   std::uint8_t size = 4;
+  bool bypass_l1 = false;  // loads and stores that go straight to the L2
   Site site;
   std::uint64_t addr = 0, value = 0, compare = 0, n = 0;
   std::uint64_t result = 0;
+  std::uint64_t ready = 0;  // async loads: when the value arrives (absolute ps)
+  void* data = nullptr;     // unit-specific operand
 };
+
+// The value of a non-blocking load: usable once waited for (Lane::wait).
+template <class T>
+struct Async {
+  T value{};
+  std::uint64_t ready = 0;  // absolute ps
+};
+template <class T>
+struct is_async : std::false_type {};
+template <class T>
+struct is_async<Async<T>> : std::true_type {};
 
 template <class R>
 struct OpAwaiter {
@@ -202,28 +221,66 @@ class Lane {
 
   using Loc = std::source_location;
 
+  // Any device operation: lanes wait at unit `u`; `fill` sets the operands.
+  // Mechanisms define their operations this way (gpu/op.h).
+  template <class R = void, class F>
+  OpAwaiter<R> op(const OpUnit& u, const Loc& loc, F&& fill) {
+    pending.unit = &u;
+    pending.site = make_site(loc);
+    pending.bypass_l1 = false;
+    fill(pending);
+    return OpAwaiter<R>{this};
+  }
+
   // n instructions of compute.
   OpAwaiter<void> alu(std::uint64_t n = 1, Loc loc = Loc::current()) {
-    return set(OpKind::Alu, loc, [&](PendingOp& o) { o.n = n; });
+    return op(units::alu, loc, [&](PendingOp& o) { o.n = n; });
   }
   template <class T>
   OpAwaiter<T> load(std::uint64_t addr, Loc loc = Loc::current()) {
-    return set<T>(OpKind::Load, loc, [&](PendingOp& o) {
-      o.addr = addr, o.size = sizeof(T);
-    });
+    return op<T>(units::load, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T); });
   }
+  // Load that bypasses the L1 (GTaP Sec. 4.5: runtime metadata read at the L2).
+  template <class T>
+  OpAwaiter<T> load_bypass(std::uint64_t addr, Loc loc = Loc::current()) {
+    return op<T>(units::load, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.bypass_l1 = true; });
+  }
+  // Non-blocking load: the wavefront goes on; co_await wait(a) before using
+  // a.value. Several loads in flight give a wavefront memory-level parallelism.
+  template <class T>
+  OpAwaiter<Async<T>> load_async(std::uint64_t addr, Loc loc = Loc::current()) {
+    return op<Async<T>>(units::load_async, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T); });
+  }
+  // Wait until an async load's value has arrived; returns it.
+  template <class T>
+  OpAwaiter<T> wait(const Async<T>& a, Loc loc = Loc::current()) {
+    return op<T>(units::wait, loc, [&](PendingOp& o) { o.ready = a.ready, o.value = to_bits(a.value); });
+  }
+  // Stores do not hold the wavefront; it retires after they complete.
   template <class T>
   OpAwaiter<void> store(std::uint64_t addr, T v, Loc loc = Loc::current()) {
-    return set(OpKind::Store, loc, [&](PendingOp& o) {
-      o.addr = addr, o.size = sizeof(T), o.value = to_bits(v);
+    return op(units::store, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.value = to_bits(v); });
+  }
+  template <class T>
+  OpAwaiter<void> store_bypass(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return op(units::store, loc, [&](PendingOp& o) {
+      o.addr = addr, o.size = sizeof(T), o.value = to_bits(v), o.bypass_l1 = true;
     });
   }
   // Atomics return the old value.
   template <class T>
-  OpAwaiter<T> atomic(AtomicOp op, std::uint64_t addr, T operand, T compare = T{}, Loc loc = Loc::current()) {
+  OpAwaiter<T> atomic(AtomicOp aop, std::uint64_t addr, T operand, T compare = T{}, Loc loc = Loc::current()) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-    return set<T>(OpKind::Atomic, loc, [&](PendingOp& o) {
-      o.aop = op, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand), o.compare = to_bits(compare);
+    return op<T>(units::atomic, loc, [&](PendingOp& o) {
+      o.aop = aop, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand), o.compare = to_bits(compare);
+    });
+  }
+  // Non-returning atomic (a "reduction"): does not hold the wavefront.
+  template <class T>
+  OpAwaiter<void> atomic_nr(AtomicOp aop, std::uint64_t addr, T operand, Loc loc = Loc::current()) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+    return op(units::atomic_nr, loc, [&](PendingOp& o) {
+      o.aop = aop, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand);
     });
   }
   template <class T>
@@ -246,40 +303,54 @@ class Lane {
   OpAwaiter<T> atomic_max(std::uint64_t addr, T v, Loc loc = Loc::current()) {
     return atomic<T>(std::is_signed_v<T> ? AtomicOp::Max : AtomicOp::UMax, addr, v, T{}, loc);
   }
+  // Memory fences. Release: the wavefront waits until its earlier stores and
+  // non-returning atomics have completed. Acquire: later loads see what other
+  // CUs released (the L1s here are kept coherent by write-invalidation, so it
+  // costs an issue slot and orders nothing else; docs/compute-unit.md).
+  OpAwaiter<void> fence_release(Loc loc = Loc::current()) {
+    return op(units::fence_release, loc, [](PendingOp&) {});
+  }
+  OpAwaiter<void> fence_acquire(Loc loc = Loc::current()) {
+    return op(units::fence_acquire, loc, [](PendingOp&) {});
+  }
   // Workgroup barrier: every lane of every wavefront of the workgroup.
-  OpAwaiter<void> barrier(Loc loc = Loc::current()) { return set(OpKind::Barrier, loc, [](PendingOp&) {}); }
+  OpAwaiter<void> barrier(Loc loc = Loc::current()) { return op(units::barrier, loc, [](PendingOp&) {}); }
 
   // Wavefront intrinsics over the lanes that issue together (the active lanes).
   // ballot: bit i set when lane i's predicate holds.
   OpAwaiter<std::uint64_t> ballot(bool pred, Loc loc = Loc::current()) {
-    return set<std::uint64_t>(OpKind::Ballot, loc, [&](PendingOp& o) { o.value = pred; });
+    return op<std::uint64_t>(units::ballot, loc, [&](PendingOp& o) { o.value = pred; });
   }
   template <class T>
   OpAwaiter<T> prefix_sum_inclusive(T v, Loc loc = Loc::current()) {
-    return typed(OpKind::ScanInclusive, v, loc);
+    return typed(units::scan_inclusive, v, loc);
   }
   template <class T>
   OpAwaiter<T> prefix_sum_exclusive(T v, Loc loc = Loc::current()) {
-    return typed(OpKind::ScanExclusive, v, loc);
+    return typed(units::scan_exclusive, v, loc);
   }
   // The value of lane `from` (which must be active).
   template <class T>
   OpAwaiter<T> broadcast(T v, std::uint32_t from, Loc loc = Loc::current()) {
-    return set<T>(OpKind::Broadcast, loc, [&](PendingOp& o) {
-      o.type = val_type<T>(), o.value = to_bits(v), o.n = from;
-    });
+    return op<T>(units::broadcast, loc, [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v), o.n = from; });
+  }
+  // Lane shuffle: each lane gets the value of lane `from` (its own choice;
+  // that lane must be active).
+  template <class T>
+  OpAwaiter<T> shuffle(T v, std::uint32_t from, Loc loc = Loc::current()) {
+    return op<T>(units::shuffle, loc, [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v), o.n = from; });
   }
   template <class T>
   OpAwaiter<T> reduce_add(T v, Loc loc = Loc::current()) {
-    return typed(OpKind::ReduceAdd, v, loc);
+    return typed(units::reduce_add, v, loc);
   }
   template <class T>
   OpAwaiter<T> reduce_min(T v, Loc loc = Loc::current()) {
-    return typed(OpKind::ReduceMin, v, loc);
+    return typed(units::reduce_min, v, loc);
   }
   template <class T>
   OpAwaiter<T> reduce_max(T v, Loc loc = Loc::current()) {
-    return typed(OpKind::ReduceMax, v, loc);
+    return typed(units::reduce_max, v, loc);
   }
   // Leader election: the active-lane mask; the leader is its lowest set bit
   // (is_leader(mask)).
@@ -289,39 +360,45 @@ class Lane {
   // Local data store of the workgroup (byte offsets).
   template <class T>
   OpAwaiter<T> lds_load(std::uint32_t offset, Loc loc = Loc::current()) {
-    return set<T>(OpKind::LdsLoad, loc, [&](PendingOp& o) {
-      o.addr = offset, o.size = sizeof(T);
-    });
+    return op<T>(units::lds_load, loc, [&](PendingOp& o) { o.addr = offset, o.size = sizeof(T); });
   }
   template <class T>
   OpAwaiter<void> lds_store(std::uint32_t offset, T v, Loc loc = Loc::current()) {
-    return set(OpKind::LdsStore, loc, [&](PendingOp& o) {
-      o.addr = offset, o.size = sizeof(T), o.value = to_bits(v);
+    return op(units::lds_store, loc, [&](PendingOp& o) { o.addr = offset, o.size = sizeof(T), o.value = to_bits(v); });
+  }
+  // LDS atomics (lane order within the instruction); return the old value.
+  template <class T>
+  OpAwaiter<T> lds_atomic(AtomicOp aop, std::uint32_t offset, T operand, T compare = T{}, Loc loc = Loc::current()) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+    return op<T>(units::lds_atomic, loc, [&](PendingOp& o) {
+      o.aop = aop, o.addr = offset, o.size = sizeof(T), o.value = to_bits(operand), o.compare = to_bits(compare);
     });
   }
 
-  // Engine state (wavefront.cpp).
-  PendingOp op;
+  // Hardware identity and time: the CU and slot the wavefront runs in (a
+  // restored wavefront may run elsewhere), the CU clock in cycles.
+  OpAwaiter<std::uint32_t> cu_id(Loc loc = Loc::current()) { return op<std::uint32_t>(units::cu_id, loc, [](PendingOp&) {}); }
+  OpAwaiter<std::uint32_t> slot_id(Loc loc = Loc::current()) {
+    return op<std::uint32_t>(units::slot_id, loc, [](PendingOp&) {});
+  }
+  OpAwaiter<std::uint64_t> clock(Loc loc = Loc::current()) { return op<std::uint64_t>(units::clock, loc, [](PendingOp&) {}); }
+  // Timed sleep: the wavefront issues nothing for `cycles` CU cycles (its
+  // SIMD is free for others). GTaP's backoff.
+  OpAwaiter<void> sleep(std::uint64_t cycles, Loc loc = Loc::current()) {
+    return op(units::sleep, loc, [&](PendingOp& o) { o.n = cycles; });
+  }
+
+  // Engine state (wavefront.cpp). `pending` is the operation the lane waits at.
+  PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine
   bool done = false;
   bool at_barrier = false;
 
  private:
   friend class Wavefront;
-  template <class R = void, class F>
-  OpAwaiter<R> set(OpKind k, const Loc& loc, F&& fill) {
-    op.kind = k;
-    op.site = make_site(loc);
-    fill(op);
-    return OpAwaiter<R>{this};
-  }
   template <class T>
-  OpAwaiter<T> typed(OpKind k, T v, const Loc& loc) {
-    op.kind = k;
-    op.site = make_site(loc);
-    op.type = val_type<T>();
-    op.value = to_bits(v);
-    return OpAwaiter<T>{this};
+  OpAwaiter<T> typed(const OpUnit& u, T v, const Loc& loc) {
+    return op<T>(u, loc, [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v); });
   }
 
   std::uint32_t global_id_ = 0, local_id_ = 0, group_id_ = 0, lane_id_ = 0, wave_size_ = 0, group_size_ = 0,
@@ -335,7 +412,8 @@ void OpAwaiter<R>::await_suspend(std::coroutine_handle<> h) const noexcept {
 }
 template <class R>
 R OpAwaiter<R>::await_resume() const noexcept {
-  if constexpr (!std::is_void_v<R>) return from_bits<R>(lane->op.result);
+  if constexpr (is_async<R>::value) return R{from_bits<decltype(R::value)>(lane->pending.result), lane->pending.ready};
+  else if constexpr (!std::is_void_v<R>) return from_bits<R>(lane->pending.result);
 }
 
 namespace detail {

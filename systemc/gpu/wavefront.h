@@ -1,14 +1,22 @@
 // The wavefront engine: SIMT lockstep over per-lane coroutines.
 //
-// A wavefront holds one coroutine per lane. step() issues one wavefront
+// A wavefront holds one coroutine per lane. select() finds the next wavefront
 // instruction: among the lanes suspended at an operation it takes those at the
 // first operation site in program order (file, line, column: the "min-PC"
-// rule), executes that operation for them together, and resumes exactly those
-// lanes to their next operation. Lanes at other sites are divergent groups and
-// issue later; lanes meet again (reconverge) when they suspend at the same
-// site. Loop bodies and branch bodies sit at lower lines than the code after
-// them, so the lanes still inside go first and the others wait at the join,
-// which is where a hardware reconvergence stack would join them too.
+// rule); the CU issues that operation for them together through its unit
+// (gpu/op.h) and resumes exactly those lanes to their next operation. Lanes at
+// other sites are divergent groups and issue later; lanes meet again
+// (reconverge) when they suspend at the same site. Loop bodies and branch
+// bodies sit at lower lines than the code after them, so the lanes still
+// inside go first and the others wait at the join, which is where a hardware
+// reconvergence stack would join them too.
+//
+// States (docs/compute-unit.md): Ready (issues when its ready time and SIMD
+// allow; "waiting for memory" is Ready with a later ready time), Barrier,
+// Blocked (on a condition another module wakes), Parking / Parked (context
+// being written / slot freed, coroutines kept), Restoring (waiting for a
+// slot), Draining (finished, holding
+// its slot until its last store completes).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +29,12 @@
 
 namespace fg {
 
-class MemPort;
 struct KernelState;
+class Wavefront;
+class ComputeUnit;
+
+enum class WaveState : std::uint8_t { Ready, Barrier, Blocked, Parking, Parked, Restoring, Draining };
+const char* to_string(WaveState s);
 
 // One resident workgroup: its LDS and barrier state.
 struct Workgroup {
@@ -32,21 +44,7 @@ struct Workgroup {
   Tick end = 0;  // completion of the member that completed last
   std::vector<unsigned char> lds;
   std::vector<Wavefront*> members;
-};
-
-// What one issued instruction did, for the CU's timing and statistics.
-struct IssueResult {
-  OpKind kind = OpKind::Alu;
-  std::uint32_t active = 0;        // lanes that issued
-  std::uint64_t instructions = 1;  // wavefront instructions (alu(n) counts n)
-  bool divergent = false;          // other lanes were waiting at other sites
-  std::uint32_t mem_requests = 0;  // line requests (loads/stores) or lane atomics
-  Tick complete = 0;               // when the results are available (absolute)
-  Tick write_complete = 0;         // stores: when the write is acknowledged
-  bool blocked_at_barrier = false;
-  std::uint64_t lane_ops = 0;      // active lanes summed over the instructions
-  // alu(n) with different n per lane: (active lanes, instructions) levels.
-  const std::vector<std::pair<std::uint32_t, std::uint64_t>>* levels = nullptr;
+  bool lds_held = true;  // its LDS is allocated on its CU (a parked one-wavefront workgroup saves and frees it)
 };
 
 class Wavefront {
@@ -56,42 +54,46 @@ class Wavefront {
 
   // Resume every lane to its first operation.
   void start();
-  // Issue one instruction at `issue` (absolute, ps) through `port`; `cycle`
-  // is the CU clock period, `issue_cycles` the SIMD cycles per instruction.
-  IssueResult step(MemPort& port, Tick issue, Tick cycle, std::uint32_t issue_cycles, std::uint32_t lds_cycles,
-                   unsigned line_size);
+  // The lanes of the next instruction (0: every live lane waits at the
+  // barrier or is held); `divergent` when other lanes wait at other sites.
+  std::uint64_t select(bool& divergent) const;
+  // Resume the given lanes past their operation.
+  void resume(std::uint64_t mask);
+  // The given lanes wait at the workgroup barrier.
+  void arrive_at_barrier(std::uint64_t mask);
+  void release_barrier();
   bool finished() const { return live_ == 0; }
   bool waiting_at_barrier() const { return live_ > 0 && live_ == at_barrier_; }
-  void release_barrier();
   std::uint32_t width() const { return width_; }
-  Workgroup& workgroup() { return wg_; }
+  Workgroup& workgroup() { return *wg_; }
+  const Workgroup& workgroup() const { return *wg_; }
   std::uint32_t age() const { return age_; }
-  std::string describe() const;  // for deadlock diagnosis
+  std::vector<Lane>& lanes() { return lanes_; }
+  const Lane& lane(std::uint32_t i) const { return lanes_[i]; }
+  // Where the live lanes wait ("64 lanes load at vecadd.cpp:12"), for diagnosis.
+  std::string describe() const;
 
   // CU bookkeeping.
+  WaveState state = WaveState::Ready;
   Tick ready = 0;
   Tick writes_done = 0;  // completion of its latest store: the wavefront retires after it
   std::uint32_t slot = 0, simd = 0;
+  int cu = -1;
   Tick started = 0;
-  bool draining = false;  // finished; holds its slot until `ready` (its last store)
+  std::uint64_t held = 0;  // lanes held at a blocking or parking operation
+  std::string what;        // what it is blocked or parked on
+  std::uint64_t spill = 0;  // where its context is saved while parked
+  ComputeUnit* restore_to = nullptr;  // restore requested while still parking
+  Tick restore_at = 0;
 
  private:
-  void resume(Lane& l);
-  Tick do_load(MemPort& port, std::uint64_t mask, Tick issue, unsigned line, std::uint32_t& reqs);
-  Tick do_store(MemPort& port, std::uint64_t mask, Tick issue, unsigned line, std::uint32_t& reqs);
-  Tick do_atomic(MemPort& port, std::uint64_t mask, Tick issue, std::uint32_t& reqs);
-  void do_intrinsic(OpKind k, std::uint64_t mask);
-  void do_lds(OpKind k, std::uint64_t mask);
-  void alu_levels(std::uint64_t mask, IssueResult& r);
+  void resume_lane(Lane& l);
 
-  Workgroup& wg_;
+  Workgroup* wg_;
   std::uint32_t width_, age_;
   std::vector<Lane> lanes_;
   std::vector<Task<void>> tasks_;
   std::uint32_t live_ = 0, at_barrier_ = 0;
-  std::vector<unsigned char> line_buf_, be_buf_;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> levels_;
-  std::vector<std::uint64_t> ns_;
 };
 
 }  // namespace fg

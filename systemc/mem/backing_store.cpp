@@ -85,24 +85,8 @@ std::uint64_t BackingStore::atomic(std::uint64_t addr, AtomicOp op, unsigned siz
     throw SimFault(fmt::format("atomic of {} bytes at 0x{:x} is not naturally aligned", size, addr));
   std::uint64_t old = 0;
   read(addr, &old, size);
-  std::uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
-  auto sext = [&](std::uint64_t v) -> std::int64_t {
-    return size == 8 ? static_cast<std::int64_t>(v) : static_cast<std::int64_t>(static_cast<std::int32_t>(v));
-  };
-  std::uint64_t a = old & mask, b = operand & mask, nv = a;
-  switch (op) {
-    case AtomicOp::Add: nv = a + b; break;
-    case AtomicOp::Cas: nv = (a == (compare & mask)) ? b : a; break;
-    case AtomicOp::Exch: nv = b; break;
-    case AtomicOp::Min: nv = sext(b) < sext(a) ? b : a; break;
-    case AtomicOp::Max: nv = sext(b) > sext(a) ? b : a; break;
-    case AtomicOp::UMin: nv = std::min(a, b); break;
-    case AtomicOp::UMax: nv = std::max(a, b); break;
-    case AtomicOp::Or: nv = a | b; break;
-    case AtomicOp::And: nv = a & b; break;
-    case AtomicOp::None: break;
-  }
-  nv &= mask;
+  const std::uint64_t a = old & (size == 8 ? ~0ull : 0xffffffffull);
+  const std::uint64_t nv = atomic_apply(op, size, old, operand, compare);
   if (nv != a) write(addr, &nv, size);
   return a;
 }

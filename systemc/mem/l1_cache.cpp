@@ -46,6 +46,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       writes(StatGroup(stats_path), "writes", "write requests (write-through to L2)", ""),
       atomics(StatGroup(stats_path), "atomics", "atomic requests (forwarded to L2)", ""),
       invalidations(StatGroup(stats_path), "invalidations", "lines invalidated by other requesters' writes", ""),
+      bypass_reads(StatGroup(stats_path), "bypass_reads", "reads that bypass the L1 (served by the L2)", ""),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
                [this] { return reads.value() ? double(read_hits.value()) / double(reads.value()) : 0.0; }),
@@ -85,10 +86,19 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     to_l2->b_transport(p, delay);
     return;
   }
+  const bool bypass = ext && ext->bypass_l1;
   if (p.is_write()) {
     ++writes;
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, clock_.cycles(p_.occupancy));
-    if (CacheLine* l = tags_.find(line, line)) tags_.touch(l);
+    if (CacheLine* l = tags_.find(line, line))
+      if (!bypass) tags_.touch(l);  // a bypassing store does not count as a use of the L1 copy
+    delay = sc_core::sc_time::from_value(start - now);
+    to_l2->b_transport(p, delay);
+    return;
+  }
+  if (bypass) {  // served by the L2, not allocated (not counted in reads or the hit rate)
+    ++bypass_reads;
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read bypass", start, clock_.cycles(p_.occupancy));
     delay = sc_core::sc_time::from_value(start - now);
     to_l2->b_transport(p, delay);
     return;

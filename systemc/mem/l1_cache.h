@@ -55,7 +55,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   void invalidate(std::uint64_t line) override;
   const Params& params() const { return p_; }
 
-  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations;
+  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, bypass_reads;
   Average queue_delay;
   Formula hit_rate;
 

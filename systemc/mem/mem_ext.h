@@ -16,8 +16,33 @@ namespace fg {
 enum class AtomicOp : std::uint8_t { None, Add, Cas, Exch, Min, Max, UMin, UMax, Or, And };
 const char* to_string(AtomicOp op);
 
+// The new value of an atomic on `size` bytes (4 or 8) holding `old`.
+inline std::uint64_t atomic_apply(AtomicOp op, unsigned size, std::uint64_t old, std::uint64_t operand,
+                                  std::uint64_t compare) {
+  const std::uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
+  auto sext = [&](std::uint64_t v) -> std::int64_t {
+    return size == 8 ? static_cast<std::int64_t>(v) : static_cast<std::int64_t>(static_cast<std::int32_t>(v));
+  };
+  const std::uint64_t a = old & mask, b = operand & mask;
+  std::uint64_t nv = a;
+  switch (op) {
+    case AtomicOp::Add: nv = a + b; break;
+    case AtomicOp::Cas: nv = (a == (compare & mask)) ? b : a; break;
+    case AtomicOp::Exch: nv = b; break;
+    case AtomicOp::Min: nv = sext(b) < sext(a) ? b : a; break;
+    case AtomicOp::Max: nv = sext(b) > sext(a) ? b : a; break;
+    case AtomicOp::UMin: nv = a < b ? a : b; break;
+    case AtomicOp::UMax: nv = a > b ? a : b; break;
+    case AtomicOp::Or: nv = a | b; break;
+    case AtomicOp::And: nv = a & b; break;
+    case AtomicOp::None: break;
+  }
+  return nv & mask;
+}
+
 struct MemExt : tlm::tlm_extension<MemExt> {
   int requester = -1;
+  bool bypass_l1 = false;  // loads and stores served by the L2 (the L1 neither hits nor allocates)
   AtomicOp op = AtomicOp::None;
   std::uint8_t size = 4;  // atomic width in bytes: 4 or 8
   std::uint64_t operand = 0;

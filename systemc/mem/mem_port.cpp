@@ -30,8 +30,10 @@ sc_core::sc_time MemPort::transport(const sc_core::sc_time& issue) {
   return d;
 }
 
-sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue) {
+sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue,
+                               bool bypass_l1) {
   ext_.op = AtomicOp::None;
+  ext_.bypass_l1 = bypass_l1;
   p_.set_command(tlm::TLM_READ_COMMAND);
   p_.set_address(addr);
   p_.set_data_ptr(static_cast<unsigned char*>(dst));
@@ -43,8 +45,9 @@ sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, cons
 }
 
 sc_core::sc_time MemPort::write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
-                                const unsigned char* byte_enable) {
+                                const unsigned char* byte_enable, bool bypass_l1) {
   ext_.op = AtomicOp::None;
+  ext_.bypass_l1 = bypass_l1;
   p_.set_command(tlm::TLM_WRITE_COMMAND);
   p_.set_address(addr);
   p_.set_data_ptr(const_cast<unsigned char*>(static_cast<const unsigned char*>(src)));
@@ -58,6 +61,7 @@ sc_core::sc_time MemPort::write(std::uint64_t addr, const void* src, unsigned le
 sc_core::sc_time MemPort::atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
                                  std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue) {
   ext_.op = op;
+  ext_.bypass_l1 = false;
   ext_.size = static_cast<std::uint8_t>(size);
   ext_.operand = operand;
   ext_.compare = compare;

@@ -28,9 +28,11 @@ class MemPort : public sc_core::sc_module {
   // sc_time_stamp()) and returns its completion offset. Issue times of one
   // port never decrease (checked: a violation is an internal error). Reads and writes stay
   // within one cache line.
-  sc_core::sc_time read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue);
+  // bypass_l1: served by the L2; the L1 neither hits nor allocates.
+  sc_core::sc_time read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue,
+                        bool bypass_l1 = false);
   sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
-                         const unsigned char* byte_enable = nullptr);
+                         const unsigned char* byte_enable = nullptr, bool bypass_l1 = false);
   sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
                           std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue);
 

@@ -1,5 +1,7 @@
 #include "top/gpu_top.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpu/host.h"
@@ -31,18 +33,29 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
                                                  fmt::format("gpu.cu{}", i)));
     cus.push_back(cus_.back().get());
   }
-  dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus);
+  dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus, Dispatcher::Params::from(cfg), clock_);
 }
 
 void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }
 
 std::string GpuTop::diagnose() const {
-  std::string s;
-  for (const auto& cu : cus_) {
-    std::string d = cu->describe();
-    if (!d.empty()) s += (s.empty() ? "" : "; ") + d;
+  // One line per kind of state with counts, then the first few wavefronts.
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& cu : cus_)
+    for (auto& e : cu->wavefront_states()) all.push_back(std::move(e));
+  if (all.empty()) return "no wavefront is resident, blocked or parked";
+  std::vector<std::pair<std::string, int>> kinds;
+  for (const auto& [kind, d] : all) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) kinds.emplace_back(kind, 1);
+    else ++it->second;
   }
-  return s.empty() ? "no wavefront is resident" : "blocked: " + s;
+  std::string s = fmt::format("{} wavefronts:", all.size());
+  for (const auto& [kind, n] : kinds) s += fmt::format(" {} {};", n, kind);
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < all.size() && i < kShown; ++i) s += "\n  " + all[i].second;
+  if (all.size() > kShown) s += fmt::format("\n  ... and {} more", all.size() - kShown);
+  return s;
 }
 
 std::vector<std::string> GpuTop::summary_lines() const {

@@ -31,6 +31,18 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
   const auto now = sc_core::sc_time_stamp();
   j["sim"] = {{"time_ps", now.value()}, {"time_ns", double(now.value()) / 1000.0}};
   j["workload"] = {{"checks", r.host.checks()}, {"results", r.host.results()}};
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto& k : r.top.dispatcher().kernels_submitted())
+    kernels.push_back({{"id", k->id},
+                       {"name", k->launch.name},
+                       {"submitted_ns", tick_to_ns(k->submitted)},
+                       {"first_dispatch_ns", tick_to_ns(k->first_dispatch)},
+                       {"end_ns", tick_to_ns(k->end)},
+                       {"finished", k->finished},
+                       {"workgroups", k->num_groups},
+                       {"wavefronts", k->wavefronts},
+                       {"instructions", k->instructions}});
+  j["kernels"] = std::move(kernels);
   nlohmann::ordered_json values, descriptions;
   StatRegistry::global().dump(values, descriptions);
   j["stats"] = std::move(values);

@@ -75,7 +75,7 @@ Task<> long_alu(Lane& l) { co_await l.alu(10000); }
 TEST(Wakeup, ASleepingCuStartsAWorkgroupThatArrivesMeanwhile) {
   FG_REQUIRE_FRESH_KERNEL();
   double b_ns = 0;
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [&](Host& host) {
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.frontend.launch_latency=0"}), [&](Host& host) {
     // One wavefront keeps its SIMD for 40 us; the CU has nothing else to do.
     KernelState& a = host.dispatcher().submit({"a", 64, 64, 8, 0, [](Lane& l) { return long_alu(l); }});
     host.wait(sc_core::sc_time(1, sc_core::SC_US));

@@ -1,0 +1,186 @@
+// Device operations as units: the seam every mechanism plugs into.
+//
+// A device operation (load, alu, barrier, a channel enqueue, wlpull, offer_kill,
+// spawn) is one OpUnit: an object that says how the operation issues, what it
+// costs and what it counts. A unit is a namespace-scope object (it registers
+// itself when constructed, before any GPU is built); a device function makes
+// lanes wait at it with Lane::op(). Nothing else changes: no enum, no switch.
+//
+//   // A unit: one issue cycle, then every active lane gets its lane id + 1.
+//   class PlusOne final : public OpUnit {
+//    public:
+//     PlusOne() : OpUnit("plus_one") {}
+//     void issue(IssueContext& c) const override {
+//       c.for_each([](Lane& l) { l.pending.result = l.lane_id() + 1; });
+//     }
+//   };
+//   const PlusOne kPlusOne;
+//   // The device function kernels call (co_await plus_one(l)).
+//   OpAwaiter<std::uint32_t> plus_one(Lane& l, Lane::Loc loc = Lane::Loc::current()) {
+//     return l.op<std::uint32_t>(kPlusOne, loc, [](PendingOp&) {});
+//   }
+//
+// When a wavefront instruction issues, the engine gathers the lanes waiting at
+// the same site (SIMT), builds an IssueContext and calls the unit's issue().
+// The unit does the functional work (lanes' pending.result), sets the timing
+// (complete, instructions, outstanding) and chooses what happens to the lanes:
+// resume (default), wait at the workgroup barrier, block until another module
+// wakes the wavefront, or park the wavefront (free its slot, keep its state).
+// Per-CU state (statistics, queues) comes from make_state(); a unit reaches its
+// own with c.state<T>().
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "gpu/kernel.h"
+#include "sim/time.h"
+
+namespace fg {
+
+class ComputeUnit;
+class MemPort;
+class Wavefront;
+class IssueContext;
+
+// Per-CU state of a unit: its statistics (registered under the CU's stat
+// path), its queues.
+struct UnitState {
+  virtual ~UnitState() = default;
+};
+
+class OpUnit {
+ public:
+  explicit OpUnit(std::string name);
+  OpUnit(const OpUnit&) = delete;
+  OpUnit& operator=(const OpUnit&) = delete;
+  virtual ~OpUnit();
+  const std::string& name() const { return name_; }
+  std::uint32_t id() const { return id_; }
+
+  virtual void issue(IssueContext& c) const = 0;
+  // Called once per CU when the CU is built (units in name order, so the
+  // statistics' order does not depend on link order).
+  virtual std::unique_ptr<UnitState> make_state(const std::string& cu_stats_path) const {
+    (void)cu_stats_path;
+    return nullptr;
+  }
+
+ private:
+  std::string name_;
+  std::uint32_t id_;
+};
+
+// Every registered unit (by id) and by name.
+class OpRegistry {
+ public:
+  static OpRegistry& global();
+  std::uint32_t add(const OpUnit* u);
+  void remove(const OpUnit* u);
+  const std::vector<const OpUnit*>& by_id() const { return units_; }
+  std::vector<const OpUnit*> by_name() const;
+  const OpUnit* find(const std::string& name) const;
+
+ private:
+  std::vector<const OpUnit*> units_;
+};
+
+// The CU's timing constants, as a unit needs them.
+struct CuTiming {
+  Tick cycle = 1000;              // CU clock period (ps)
+  std::uint32_t issue_cycles = 4;  // cycles a wavefront instruction holds its SIMD (width / SIMD width)
+  std::uint32_t lds_cycles = 2;    // LDS access latency
+  unsigned line = 64;             // cache line (B)
+  std::uint32_t width = 64;       // wavefront width
+  Tick busy() const { return cycle * issue_cycles; }
+};
+
+// A blocked or parked wavefront, as the module that will wake or restore it
+// holds it. Valid until it is woken / restored.
+struct WaveHandle {
+  ComputeUnit* cu = nullptr;
+  Wavefront* wave = nullptr;
+  explicit operator bool() const { return wave != nullptr; }
+};
+
+// One issuing wavefront instruction.
+class IssueContext {
+ public:
+  enum class After : std::uint8_t { Resume, Barrier, Block, Park };
+
+  IssueContext(ComputeUnit& cu, Wavefront& w, std::vector<Lane>& lanes, std::uint64_t mask, Tick issue,
+               const CuTiming& timing, MemPort& port, UnitState* state)
+      : cu_(cu), wave_(w), lanes_(lanes), mask_(mask), issue_(issue), timing_(timing), port_(port), state_(state) {
+    complete = issue + timing.busy();
+  }
+
+  // The issuing lanes (active mask), in lane order.
+  std::uint64_t mask() const { return mask_; }
+  std::uint32_t active() const { return static_cast<std::uint32_t>(std::popcount(mask_)); }
+  Lane& lane(std::uint32_t i) { return lanes_[i]; }
+  Lane& first() { return lanes_[std::countr_zero(mask_)]; }
+  template <class F>
+  void for_each(F&& f) {
+    for (std::uint64_t m = mask_; m; m &= m - 1) f(lanes_[std::countr_zero(m)]);
+  }
+  std::vector<Lane>& lanes() { return lanes_; }
+
+  Tick issue() const { return issue_; }  // absolute (ps)
+  // Local time offset of `t` from SystemC time, for MemPort calls.
+  static sc_core::sc_time local(Tick t) {
+    return sc_core::sc_time::from_value(t - sc_core::sc_time_stamp().value());
+  }
+  const CuTiming& timing() const { return timing_; }
+  MemPort& port() { return port_; }
+  ComputeUnit& cu() { return cu_; }
+  Wavefront& wave() { return wave_; }
+  template <class S>
+  S& state() {
+    return *static_cast<S*>(state_);
+  }
+
+  // ---- what the unit decides (defaults: one issue, results after it) ----
+  Tick complete;                   // when the wavefront may issue its next instruction (absolute)
+  std::uint64_t instructions = 1;  // issue slots used (alu(n): n)
+  bool uses_simd = true;           // holds its SIMD for instructions x issue cycles
+  Tick outstanding = 0;            // completion of effects that do not hold the wavefront (stores)
+  std::uint32_t mem_requests = 0;  // memory requests sent
+  // Utilization levels when lanes are active for different numbers of issue
+  // slots: (active lanes, slots). Empty: all active for `instructions`.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> levels;
+
+  // The lanes wait at the workgroup barrier until every wavefront arrives.
+  void wait_at_barrier() { after_ = After::Barrier; }
+  // The lanes stay suspended at this operation and the wavefront is blocked
+  // until ComputeUnit::wake(). `what` names the condition for diagnostics.
+  WaveHandle block(std::string what);
+  // The wavefront is parked: its context (the kernel's context size) is
+  // written to `spill` through the CU's memory port, then its slot and
+  // registers are freed. ComputeUnit::restore() brings it back; the lanes then
+  // resume past this operation.
+  WaveHandle park(std::uint64_t spill, std::string what);
+
+  After after() const { return after_; }
+  const std::string& what() const { return what_; }
+  std::uint64_t spill() const { return spill_; }
+
+ private:
+  ComputeUnit& cu_;
+  Wavefront& wave_;
+  std::vector<Lane>& lanes_;
+  std::uint64_t mask_;
+  Tick issue_;
+  const CuTiming& timing_;
+  MemPort& port_;
+  UnitState* state_;
+  After after_ = After::Resume;
+  std::string what_;
+  std::uint64_t spill_ = 0;
+};
+
+}  // namespace fg

@@ -1,0 +1,495 @@
+// The built-in device operations as units (gpu/op.h): memory, compute,
+// wavefront intrinsics, LDS, barrier, fences, identity and time.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpu/compute_unit.h"
+#include "gpu/op.h"
+#include "gpu/wavefront.h"
+#include "mem/mem_port.h"
+#include "sim/error.h"
+#include "sim/stats.h"
+
+namespace fg {
+
+// ---- registry and context ----
+
+OpRegistry& OpRegistry::global() {
+  static OpRegistry r;
+  return r;
+}
+
+std::uint32_t OpRegistry::add(const OpUnit* u) {
+  if (find(u->name())) throw std::logic_error("device operation '" + u->name() + "' registered twice");
+  units_.push_back(u);
+  return static_cast<std::uint32_t>(units_.size() - 1);
+}
+
+void OpRegistry::remove(const OpUnit* u) {
+  auto it = std::find(units_.begin(), units_.end(), u);
+  if (it != units_.end()) *it = nullptr;  // ids stay stable
+}
+
+std::vector<const OpUnit*> OpRegistry::by_name() const {
+  std::vector<const OpUnit*> v;
+  for (const OpUnit* u : units_)
+    if (u) v.push_back(u);
+  std::sort(v.begin(), v.end(), [](const OpUnit* a, const OpUnit* b) { return a->name() < b->name(); });
+  return v;
+}
+
+const OpUnit* OpRegistry::find(const std::string& name) const {
+  for (const OpUnit* u : units_)
+    if (u && u->name() == name) return u;
+  return nullptr;
+}
+
+OpUnit::OpUnit(std::string name) : name_(std::move(name)), id_(OpRegistry::global().add(this)) {}
+OpUnit::~OpUnit() { OpRegistry::global().remove(this); }
+
+WaveHandle IssueContext::block(std::string what) {
+  after_ = After::Block;
+  what_ = std::move(what);
+  return WaveHandle{&cu_, &wave_};
+}
+
+WaveHandle IssueContext::park(std::uint64_t spill, std::string what) {
+  after_ = After::Park;
+  what_ = std::move(what);
+  spill_ = spill;
+  return WaveHandle{&cu_, &wave_};
+}
+
+namespace {
+
+// ---- compute ----
+
+// alu(n): n instructions. Lanes at one alu site with different n form a
+// divergent loop: max(n) issue slots, slot k has the lanes with n >= k active.
+class AluUnit final : public OpUnit {
+ public:
+  AluUnit() : OpUnit("alu") {}
+  void issue(IssueContext& c) const override {
+    auto n_of = [](const Lane& l) { return std::max<std::uint64_t>(1, l.pending.n); };
+    const std::uint64_t n0 = n_of(c.first());
+    bool same = true;
+    c.for_each([&](Lane& l) { same = same && n_of(l) == n0; });
+    if (same) {
+      c.instructions = n0;
+    } else {
+      std::vector<std::uint64_t> ns;
+      c.for_each([&](Lane& l) { ns.push_back(n_of(l)); });
+      std::sort(ns.begin(), ns.end());
+      std::uint64_t done = 0;
+      for (std::size_t i = 0; i < ns.size(); ++i) {
+        if (ns[i] == done) continue;
+        c.levels.emplace_back(static_cast<std::uint32_t>(ns.size() - i), ns[i] - done);
+        done = ns[i];
+      }
+      c.instructions = done;
+    }
+    c.complete = c.issue() + c.timing().busy() * c.instructions;
+  }
+};
+const AluUnit kAlu;
+
+// ---- global memory ----
+
+// The lane's byte offset in its cache line; an access may not cross the line.
+std::uint64_t line_offset(const Lane& l, unsigned line, const char* what) {
+  const std::uint64_t off = l.pending.addr % line;
+  if (off + l.pending.size > line)
+    throw SimFault(fmt::format("{} of {} bytes at 0x{:x} ({}) crosses a cache line", what, l.pending.size,
+                               l.pending.addr, site_name(l.pending.site)));
+  return off;
+}
+
+Tick now_ps() { return sc_core::sc_time_stamp().value(); }
+
+struct LoadStats : UnitState {
+  LoadStats(const std::string& path)
+      : loads(StatGroup(path), "loads", "wavefront load instructions", ""),
+        reqs_per_load(StatGroup(path), "reqs_per_load", "line requests per wavefront load (Reqs/Load)", "") {}
+  Counter loads;
+  Average reqs_per_load;
+};
+
+// Coalesced load: one request per distinct line, lanes served from it in lane
+// order. Returns when the last line arrives.
+Tick coalesced_load(IssueContext& c, LoadStats& st, std::vector<unsigned char>& buf) {
+  const unsigned line = c.timing().line;
+  buf.resize(line);
+  const sc_core::sc_time local = IssueContext::local(c.issue());
+  Tick done = c.issue();
+  std::uint64_t todo = c.mask();
+  while (todo) {
+    const Lane& lead = c.lane(std::countr_zero(todo));
+    const std::uint64_t ln = lead.pending.addr / line;
+    const sc_core::sc_time t = c.port().read(ln * line, buf.data(), line, local, lead.pending.bypass_l1);
+    done = std::max<Tick>(done, now_ps() + t.value());
+    ++c.mem_requests;
+    for (std::uint64_t m = todo; m; m &= m - 1) {
+      Lane& l = c.lane(std::countr_zero(m));
+      if (l.pending.addr / line != ln) continue;
+      const std::uint64_t off = line_offset(l, line, "load");
+      l.pending.result = 0;
+      std::memcpy(&l.pending.result, buf.data() + off, l.pending.size);
+      todo &= ~(1ull << l.lane_id());
+    }
+  }
+  ++st.loads;
+  st.reqs_per_load.sample(c.mem_requests);
+  return done;
+}
+
+class LoadUnit final : public OpUnit {
+ public:
+  LoadUnit() : OpUnit("load") {}
+  void issue(IssueContext& c) const override {
+    c.complete = std::max(c.complete, coalesced_load(c, c.state<LoadStats>(), buf_));
+  }
+  std::unique_ptr<UnitState> make_state(const std::string& path) const override {
+    return std::make_unique<LoadStats>(path);
+  }
+
+ private:
+  mutable std::vector<unsigned char> buf_;
+};
+const LoadUnit kLoad;
+
+// Non-blocking load: the wavefront goes on after the issue; each lane's value
+// carries its arrival time for wait().
+class LoadAsyncUnit final : public OpUnit {
+ public:
+  LoadAsyncUnit() : OpUnit("load_async") {}
+  void issue(IssueContext& c) const override {
+    // Counted with the blocking loads (the load unit's statistics).
+    auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
+    const Tick done = coalesced_load(c, st, buf_);
+    c.for_each([&](Lane& l) { l.pending.ready = done; });
+  }
+
+ private:
+  mutable std::vector<unsigned char> buf_;
+};
+
+class WaitUnit final : public OpUnit {
+ public:
+  WaitUnit() : OpUnit("wait") {}
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    Tick ready = c.issue();
+    c.for_each([&](Lane& l) {
+      ready = std::max<Tick>(ready, l.pending.ready);
+      l.pending.result = l.pending.value;
+    });
+    c.complete = std::max(c.complete, ready);
+  }
+};
+const WaitUnit kWait;
+
+struct StoreStats : UnitState {
+  StoreStats(const std::string& path) : stores(StatGroup(path), "stores", "wavefront store instructions", "") {}
+  Counter stores;
+};
+
+// Coalesced store: one write per distinct line with byte enables; does not
+// hold the wavefront (outstanding until acknowledged).
+class StoreUnit final : public OpUnit {
+ public:
+  StoreUnit() : OpUnit("store") {}
+  void issue(IssueContext& c) const override {
+    const unsigned line = c.timing().line;
+    line_buf_.assign(line, 0);
+    be_buf_.assign(line, 0);
+    const sc_core::sc_time local = IssueContext::local(c.issue());
+    Tick done = c.issue();
+    std::uint64_t todo = c.mask();
+    while (todo) {
+      const Lane& lead = c.lane(std::countr_zero(todo));
+      const std::uint64_t ln = lead.pending.addr / line;
+      std::fill(be_buf_.begin(), be_buf_.end(), 0);
+      for (std::uint64_t m = todo; m; m &= m - 1) {
+        Lane& l = c.lane(std::countr_zero(m));
+        if (l.pending.addr / line != ln) continue;
+        const std::uint64_t off = line_offset(l, line, "store");
+        std::memcpy(line_buf_.data() + off, &l.pending.value, l.pending.size);  // later lanes win, as on GPUs
+        std::fill_n(be_buf_.begin() + static_cast<std::ptrdiff_t>(off), l.pending.size, 0xff);
+        todo &= ~(1ull << l.lane_id());
+      }
+      const sc_core::sc_time t =
+          c.port().write(ln * line, line_buf_.data(), line, local, be_buf_.data(), lead.pending.bypass_l1);
+      done = std::max<Tick>(done, now_ps() + t.value());
+      ++c.mem_requests;
+    }
+    c.outstanding = done;
+    ++c.state<StoreStats>().stores;
+  }
+  std::unique_ptr<UnitState> make_state(const std::string& path) const override {
+    return std::make_unique<StoreStats>(path);
+  }
+
+ private:
+  mutable std::vector<unsigned char> line_buf_, be_buf_;
+};
+const StoreUnit kStore;
+
+struct AtomicStats : UnitState {
+  AtomicStats(const std::string& path) : atomics(StatGroup(path), "atomics", "wavefront atomic instructions", "") {}
+  Counter atomics;
+};
+
+// Lane atomics in lane order; returning ones hold the wavefront until the
+// last result, non-returning ones (atomic_nr) only delay its retirement.
+Tick lane_atomics(IssueContext& c) {
+  const sc_core::sc_time local = IssueContext::local(c.issue());
+  Tick done = c.issue();
+  c.for_each([&](Lane& l) {
+    std::uint64_t old = 0;
+    const sc_core::sc_time t =
+        c.port().atomic(l.pending.addr, l.pending.aop, l.pending.size, l.pending.value, l.pending.compare, old, local);
+    l.pending.result = old;
+    done = std::max<Tick>(done, now_ps() + t.value());
+    ++c.mem_requests;
+  });
+  return done;
+}
+
+class AtomicUnit final : public OpUnit {
+ public:
+  AtomicUnit() : OpUnit("atomic") {}
+  void issue(IssueContext& c) const override {
+    c.complete = std::max(c.complete, lane_atomics(c));
+    ++c.state<AtomicStats>().atomics;
+  }
+  std::unique_ptr<UnitState> make_state(const std::string& path) const override {
+    return std::make_unique<AtomicStats>(path);
+  }
+};
+const AtomicUnit kAtomic;
+
+struct AtomicNrStats : UnitState {
+  AtomicNrStats(const std::string& path)
+      : atomics(StatGroup(path), "atomics_nr", "wavefront non-returning atomic instructions", "") {}
+  Counter atomics;
+};
+
+class AtomicNrUnit final : public OpUnit {
+ public:
+  AtomicNrUnit() : OpUnit("atomic_nr") {}
+  void issue(IssueContext& c) const override {
+    c.outstanding = lane_atomics(c);
+    ++c.state<AtomicNrStats>().atomics;
+  }
+  std::unique_ptr<UnitState> make_state(const std::string& path) const override {
+    return std::make_unique<AtomicNrStats>(path);
+  }
+};
+const AtomicNrUnit kAtomicNr;
+
+class FenceReleaseUnit final : public OpUnit {
+ public:
+  FenceReleaseUnit() : OpUnit("fence_release") {}
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    c.complete = std::max(c.complete, c.wave().writes_done);
+  }
+};
+const FenceReleaseUnit kFenceRelease;
+
+class FenceAcquireUnit final : public OpUnit {
+ public:
+  FenceAcquireUnit() : OpUnit("fence_acquire") {}
+  void issue(IssueContext& c) const override { c.uses_simd = false; }
+};
+const FenceAcquireUnit kFenceAcquire;
+
+// ---- workgroup barrier ----
+
+class BarrierUnit final : public OpUnit {
+ public:
+  BarrierUnit() : OpUnit("barrier") {}
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    c.wait_at_barrier();
+  }
+};
+const BarrierUnit kBarrier;
+
+// ---- wavefront intrinsics ----
+
+template <class T>
+void scan_reduce(IssueContext& c, bool exclusive, bool inclusive, int reduce /*0 add 1 min 2 max*/, bool broadcast) {
+  T acc{};
+  bool first = true;
+  c.for_each([&](Lane& l) {
+    const T v = from_bits<T>(l.pending.value);
+    if (exclusive) l.pending.result = to_bits(acc);
+    if (reduce == 1) acc = first ? v : std::min(acc, v);
+    else if (reduce == 2) acc = first ? v : std::max(acc, v);
+    else acc = static_cast<T>(acc + v);
+    first = false;
+    if (inclusive) l.pending.result = to_bits(acc);
+  });
+  if (broadcast) c.for_each([&](Lane& l) { l.pending.result = to_bits(acc); });
+}
+
+class ScanReduceUnit final : public OpUnit {
+ public:
+  enum Kind { ScanInclusive, ScanExclusive, ReduceAdd, ReduceMin, ReduceMax };
+  ScanReduceUnit(const char* name, Kind k) : OpUnit(name), k_(k) {}
+  void issue(IssueContext& c) const override {
+    const bool excl = k_ == ScanExclusive, incl = k_ == ScanInclusive, red = !excl && !incl;
+    const int r = k_ == ReduceMin ? 1 : k_ == ReduceMax ? 2 : 0;
+    switch (c.first().pending.type) {
+      case ValType::I32: scan_reduce<std::int32_t>(c, excl, incl, r, red); break;
+      case ValType::U32: scan_reduce<std::uint32_t>(c, excl, incl, r, red); break;
+      case ValType::I64: scan_reduce<std::int64_t>(c, excl, incl, r, red); break;
+      case ValType::U64: scan_reduce<std::uint64_t>(c, excl, incl, r, red); break;
+      case ValType::F32: scan_reduce<float>(c, excl, incl, r, red); break;
+      case ValType::F64: scan_reduce<double>(c, excl, incl, r, red); break;
+    }
+  }
+
+ private:
+  Kind k_;
+};
+const ScanReduceUnit kScanIncl("scan", ScanReduceUnit::ScanInclusive);
+const ScanReduceUnit kScanExcl("scan_excl", ScanReduceUnit::ScanExclusive);
+const ScanReduceUnit kReduceAdd("reduce_add", ScanReduceUnit::ReduceAdd);
+const ScanReduceUnit kReduceMin("reduce_min", ScanReduceUnit::ReduceMin);
+const ScanReduceUnit kReduceMax("reduce_max", ScanReduceUnit::ReduceMax);
+
+class BallotUnit final : public OpUnit {
+ public:
+  BallotUnit() : OpUnit("ballot") {}
+  void issue(IssueContext& c) const override {
+    std::uint64_t bits = 0;
+    c.for_each([&](Lane& l) {
+      if (l.pending.value) bits |= 1ull << l.lane_id();
+    });
+    c.for_each([&](Lane& l) { l.pending.result = bits; });
+  }
+};
+const BallotUnit kBallot;
+
+// broadcast: every lane reads lane `from` (the first lane's choice); shuffle:
+// each lane reads the lane it names. The source lane must be active.
+class PermuteUnit final : public OpUnit {
+ public:
+  PermuteUnit(const char* name, bool per_lane) : OpUnit(name), per_lane_(per_lane) {}
+  void issue(IssueContext& c) const override {
+    const std::uint64_t from0 = c.first().pending.n;
+    c.for_each([&](Lane& l) {
+      const std::uint64_t from = per_lane_ ? l.pending.n : from0;
+      if (from >= c.timing().width || !(c.mask() >> from & 1))
+        throw SimFault(fmt::format("{} from lane {} which is not active ({})", name(), from,
+                                   site_name(l.pending.site)));
+      l.pending.n = from;
+    });
+    // Read every source before writing any result (results alias nothing, but
+    // keep the order obvious).
+    std::vector<std::uint64_t> v;
+    c.for_each([&](Lane& l) { v.push_back(c.lane(static_cast<std::uint32_t>(l.pending.n)).pending.value); });
+    std::size_t i = 0;
+    c.for_each([&](Lane& l) { l.pending.result = v[i++]; });
+  }
+
+ private:
+  bool per_lane_;
+};
+const PermuteUnit kBroadcast("broadcast", false);
+const PermuteUnit kShuffle("shuffle", true);
+
+// ---- LDS ----
+
+void check_lds(const Lane& l, const Workgroup& wg) {
+  if (l.pending.addr + l.pending.size > wg.lds.size())
+    throw SimFault(fmt::format("LDS access at byte {} beyond the workgroup's {} bytes ({})", l.pending.addr,
+                               wg.lds.size(), site_name(l.pending.site)));
+}
+
+class LdsUnit final : public OpUnit {
+ public:
+  enum Kind { Load, Store, Atomic };
+  LdsUnit(const char* name, Kind k) : OpUnit(name), k_(k) {}
+  void issue(IssueContext& c) const override {
+    Workgroup& wg = c.wave().workgroup();
+    c.for_each([&](Lane& l) {
+      check_lds(l, wg);
+      unsigned char* p = wg.lds.data() + l.pending.addr;
+      if (k_ == Load) {
+        l.pending.result = 0;
+        std::memcpy(&l.pending.result, p, l.pending.size);
+      } else if (k_ == Store) {
+        std::memcpy(p, &l.pending.value, l.pending.size);
+      } else {
+        if (l.pending.addr % l.pending.size)
+          throw SimFault(fmt::format("LDS atomic at byte {} is not naturally aligned ({})", l.pending.addr,
+                                     site_name(l.pending.site)));
+        std::uint64_t old = 0;
+        std::memcpy(&old, p, l.pending.size);
+        const std::uint64_t nv = atomic_apply(l.pending.aop, l.pending.size, old, l.pending.value, l.pending.compare);
+        std::memcpy(p, &nv, l.pending.size);
+        l.pending.result = old;
+      }
+    });
+    c.complete = c.issue() + c.timing().busy() + c.timing().cycle * c.timing().lds_cycles;
+  }
+
+ private:
+  Kind k_;
+};
+const LdsUnit kLdsLoad("lds_load", LdsUnit::Load);
+const LdsUnit kLdsStore("lds_store", LdsUnit::Store);
+const LdsUnit kLdsAtomic("lds_atomic", LdsUnit::Atomic);
+
+// ---- identity, time ----
+
+class HwRegUnit final : public OpUnit {
+ public:
+  enum Kind { Cu, Slot, Clock };
+  HwRegUnit(const char* name, Kind k) : OpUnit(name), k_(k) {}
+  void issue(IssueContext& c) const override {
+    const std::uint64_t v = k_ == Cu     ? static_cast<std::uint64_t>(c.cu().index())
+                            : k_ == Slot ? c.wave().slot
+                                         : c.issue() / c.timing().cycle;
+    c.for_each([&](Lane& l) { l.pending.result = v; });
+  }
+
+ private:
+  Kind k_;
+};
+const HwRegUnit kCuId("cu_id", HwRegUnit::Cu);
+const HwRegUnit kSlotId("slot_id", HwRegUnit::Slot);
+const HwRegUnit kClock("clock", HwRegUnit::Clock);
+
+class SleepUnit final : public OpUnit {
+ public:
+  SleepUnit() : OpUnit("sleep") {}
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    std::uint64_t n = 0;
+    c.for_each([&](Lane& l) { n = std::max<std::uint64_t>(n, l.pending.n); });
+    c.complete = std::max(c.complete, c.issue() + c.timing().cycle * n);
+  }
+};
+const SleepUnit kSleep;
+
+const LoadAsyncUnit kLoadAsync;
+
+}  // namespace
+
+namespace units {
+const OpUnit &alu = kAlu, &load = kLoad, &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic,
+             &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot, &scan_inclusive = kScanIncl,
+             &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd,
+             &reduce_min = kReduceMin, &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore,
+             &lds_atomic = kLdsAtomic, &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire,
+             &cu_id = kCuId, &slot_id = kSlotId, &clock = kClock, &sleep = kSleep;
+}
+
+}  // namespace fg
