@@ -486,8 +486,8 @@ void ComputeUnit::run() {
     std::uint32_t issued = 0;
     for (;;) {
       if (!wakes_.empty()) process_wakes(t);
+      if (draining_) reap(t);  // before restores: a restore may be waiting for the slot this frees
       if (!restores_.empty()) process_restores(t);
-      if (draining_) reap(t);
       Wavefront* w = pick(t);
       if (!w) {
         // Nothing can issue at t: the next time something can (a wavefront
@@ -509,7 +509,10 @@ void ComputeUnit::run() {
         }
         // Sleep, but wake for anything that arrives meanwhile (a workgroup, a
         // wake-up, a restore): every wait is followed by a fresh look at the slots.
-        if (t > now()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
+        if (t > now()) {  // catch SystemC up with the local time first, then look again
+          sc_core::wait(sc_core::sc_time::from_value(t - now()));
+          continue;
+        }
         if (next == kNever) sc_core::wait(wake_);
         else if (next > now()) sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
         t = std::max(t, now());

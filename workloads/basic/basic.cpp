@@ -24,8 +24,11 @@ const Param<std::uint64_t> kVecN{"vecadd.n", 65536, "", "vector length", {{1}, {
 Task<> vecadd_kernel(Lane& l, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint32_t n) {
   const std::uint32_t i = l.global_id();
   if (i < n) {
-    const float x = co_await l.load<float>(a + 4ull * i);
-    const float y = co_await l.load<float>(b + 4ull * i);
+    // Both loads in flight at once (memory-level parallelism), then wait.
+    const Async<float> pa = co_await l.load_async<float>(a + 4ull * i);
+    const Async<float> pb = co_await l.load_async<float>(b + 4ull * i);
+    const float x = co_await l.wait(pa);
+    const float y = co_await l.wait(pb);
     co_await l.alu(1);
     co_await l.store<float>(c + 4ull * i, x + y);
   }
