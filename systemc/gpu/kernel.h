@@ -47,6 +47,10 @@ struct Site {
 };
 Site make_site(const std::source_location& loc);
 std::string site_name(const Site& s);
+// Whether two locations are the same operation site: one pointer compare in
+// the common case (each call site has its own location object), the
+// file/line/column otherwise.
+bool same_site(const std::source_location& a, const std::source_location& b);
 
 class OpUnit;  // gpu/op.h: a device operation
 
@@ -86,16 +90,17 @@ T from_bits(std::uint64_t b) {
 // The operation a suspended lane waits at: its unit, its operands, and the
 // result the unit writes back.
 struct PendingOp {
+  std::source_location loc;  // the operation site (first: the engine reads it for every lane)
   const OpUnit* unit = nullptr;
   ValType type = ValType::U32;
   AtomicOp aop = AtomicOp::None;
   std::uint8_t size = 4;
   bool bypass_l1 = false;  // loads and stores that go straight to the L2
-  Site site;
   std::uint64_t addr = 0, value = 0, compare = 0, n = 0;
   std::uint64_t result = 0;
   std::uint64_t ready = 0;  // async loads: when the value arrives (absolute ps)
   void* data = nullptr;     // unit-specific operand
+  Site site() const { return make_site(loc); }
 };
 
 // The value of a non-blocking load: usable once waited for (Lane::wait).
@@ -226,7 +231,7 @@ class Lane {
   template <class R = void, class F>
   OpAwaiter<R> op(const OpUnit& u, const Loc& loc, F&& fill) {
     pending.unit = &u;
-    pending.site = make_site(loc);
+    pending.loc = loc;
     pending.bypass_l1 = false;
     fill(pending);
     return OpAwaiter<R>{this};
@@ -388,11 +393,13 @@ class Lane {
     return op(units::sleep, loc, [&](PendingOp& o) { o.n = cycles; });
   }
 
-  // Engine state (wavefront.cpp). `pending` is the operation the lane waits at.
-  PendingOp pending;
-  std::coroutine_handle<> current;  // innermost suspended device coroutine
+  // Engine state (wavefront.cpp). `pending` is the operation the lane waits
+  // at. The flags come first so that the engine's per-lane scan (flags and
+  // site) touches one cache line.
   bool done = false;
   bool at_barrier = false;
+  PendingOp pending;
+  std::coroutine_handle<> current;  // innermost suspended device coroutine
 
  private:
   friend class Wavefront;

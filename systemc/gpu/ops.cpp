@@ -103,7 +103,7 @@ std::uint64_t line_offset(const Lane& l, unsigned line, const char* what) {
   const std::uint64_t off = l.pending.addr % line;
   if (off + l.pending.size > line)
     throw SimFault(fmt::format("{} of {} bytes at 0x{:x} ({}) crosses a cache line", what, l.pending.size,
-                               l.pending.addr, site_name(l.pending.site)));
+                               l.pending.addr, site_name(l.pending.site())));
   return off;
 }
 
@@ -387,7 +387,7 @@ class PermuteUnit final : public OpUnit {
       const std::uint64_t from = per_lane_ ? l.pending.n : from0;
       if (from >= c.timing().width || !(c.mask() >> from & 1))
         throw SimFault(fmt::format("{} from lane {} which is not active ({})", name(), from,
-                                   site_name(l.pending.site)));
+                                   site_name(l.pending.site())));
       l.pending.n = from;
     });
     // Read every source before writing any result (results alias nothing, but
@@ -409,7 +409,7 @@ const PermuteUnit kShuffle("shuffle", true);
 void check_lds(const Lane& l, const Workgroup& wg) {
   if (l.pending.addr + l.pending.size > wg.lds.size())
     throw SimFault(fmt::format("LDS access at byte {} beyond the workgroup's {} bytes ({})", l.pending.addr,
-                               wg.lds.size(), site_name(l.pending.site)));
+                               wg.lds.size(), site_name(l.pending.site())));
 }
 
 class LdsUnit final : public OpUnit {
@@ -429,7 +429,7 @@ class LdsUnit final : public OpUnit {
       } else {
         if (l.pending.addr % l.pending.size)
           throw SimFault(fmt::format("LDS atomic at byte {} is not naturally aligned ({})", l.pending.addr,
-                                     site_name(l.pending.site)));
+                                     site_name(l.pending.site())));
         std::uint64_t old = 0;
         std::memcpy(&old, p, l.pending.size);
         const std::uint64_t nv = atomic_apply(l.pending.aop, l.pending.size, old, l.pending.value, l.pending.compare);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -34,6 +35,12 @@ Site make_site(const std::source_location& loc) {
     last_id = static_cast<std::uint32_t>(it - files.begin());
   }
   return Site{last_id, loc.line(), loc.column()};
+}
+
+bool same_site(const std::source_location& a, const std::source_location& b) {
+  static_assert(sizeof(std::source_location) == sizeof(void*), "source_location is one pointer (libstdc++)");
+  if (std::bit_cast<const void*>(a) == std::bit_cast<const void*>(b)) return true;
+  return a.line() == b.line() && a.column() == b.column() && std::strcmp(a.file_name(), b.file_name()) == 0;
 }
 
 std::string site_name(const Site& s) {
@@ -98,21 +105,31 @@ void Wavefront::start() {
 }
 
 std::uint64_t Wavefront::select(bool& divergent) const {
-  const Site* best = nullptr;
+  // One pass. The best site only moves to earlier sites, so a lane at the
+  // final best site is never seen before the lane that made it the best.
+  const Lane* best = nullptr;
+  Site best_site{};
+  bool have_site = false;  // best_site computed (only once lanes diverge)
+  std::uint64_t mask = 0;
   divergent = false;
   for (const Lane& l : lanes_) {
     if (l.done || l.at_barrier) continue;
-    if (!best) best = &l.pending.site;
-    else if (l.pending.site != *best) {
+    if (!best) {
+      best = &l;
+      mask = 1ull << l.lane_id_;
+    } else if (same_site(l.pending.loc, best->pending.loc)) {
+      mask |= 1ull << l.lane_id_;
+    } else {
       divergent = true;
-      if (l.pending.site < *best) best = &l.pending.site;
+      if (!have_site) best_site = best->pending.site(), have_site = true;
+      const Site s = l.pending.site();
+      if (s < best_site) {
+        best = &l;
+        best_site = s;
+        mask = 1ull << l.lane_id_;
+      }
     }
   }
-  if (!best) return 0;
-  const Site site = *best;
-  std::uint64_t mask = 0;
-  for (const Lane& l : lanes_)
-    if (!l.done && !l.at_barrier && l.pending.site == site) mask |= 1ull << l.lane_id_;
   return mask;
 }
 
@@ -140,7 +157,7 @@ std::string Wavefront::describe() const {
   std::map<std::string, int> where;
   for (const Lane& l : lanes_)
     if (!l.done)
-      where[fmt::format("{} at {}", l.pending.unit ? l.pending.unit->name() : "?", site_name(l.pending.site))]++;
+      where[fmt::format("{} at {}", l.pending.unit ? l.pending.unit->name() : "?", site_name(l.pending.site()))]++;
   std::string s;
   for (const auto& [w, n] : where) s += fmt::format("{}{} lanes {}", s.empty() ? "" : ", ", n, w);
   return s;
