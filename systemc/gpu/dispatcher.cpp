@@ -113,6 +113,19 @@ void Dispatcher::resources_freed(Tick t) {
   freed_.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
 }
 
+std::string Dispatcher::describe_queue() const {
+  std::string s;
+  const Tick now = sc_core::sc_time_stamp().value();
+  for (const KernelState* k : queue_) {
+    if (k->next_group >= k->num_groups) continue;
+    s += fmt::format("{}kernel '{}': {} of {} workgroups not dispatched{}", s.empty() ? "" : "; ", k->launch.name,
+                     k->num_groups - k->next_group, k->num_groups,
+                     k->visible > now ? fmt::format(" (launch latency until {} ns)", tick_to_ns(k->visible))
+                                      : " (waiting for room on a CU)");
+  }
+  return s;
+}
+
 bool Dispatcher::place_one(KernelState& k) {
   const Tick now = sc_core::sc_time_stamp().value();
   for (std::size_t i = 0; i < cus_.size(); ++i) {

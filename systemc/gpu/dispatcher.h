@@ -92,6 +92,8 @@ class Dispatcher : public sc_core::sc_module {
   void resources_freed(Tick t);
   const std::vector<std::unique_ptr<KernelState>>& kernels_submitted() const { return all_; }
   const Params& params() const { return p_; }
+  // Kernels with workgroups still to dispatch, for diagnosis (empty if none).
+  std::string describe_queue() const;
 
   Counter kernels, workgroups;
 

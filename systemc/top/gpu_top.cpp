@@ -43,7 +43,8 @@ std::string GpuTop::diagnose() const {
   std::vector<std::pair<std::string, std::string>> all;
   for (const auto& cu : cus_)
     for (auto& e : cu->wavefront_states()) all.push_back(std::move(e));
-  if (all.empty()) return "no wavefront is resident, blocked or parked";
+  const std::string queued = dispatcher_->describe_queue();
+  if (all.empty()) return "no wavefront is resident, blocked or parked" + (queued.empty() ? "" : "; " + queued);
   std::vector<std::pair<std::string, int>> kinds;
   for (const auto& [kind, d] : all) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
@@ -55,6 +56,7 @@ std::string GpuTop::diagnose() const {
   constexpr std::size_t kShown = 4;
   for (std::size_t i = 0; i < all.size() && i < kShown; ++i) s += "\n  " + all[i].second;
   if (all.size() > kShown) s += fmt::format("\n  ... and {} more", all.size() - kShown);
+  if (!queued.empty()) s += "\n  " + queued;
   return s;
 }
 

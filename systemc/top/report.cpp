@@ -81,7 +81,13 @@ void print_summary(std::ostream& os, const RunReport& r) {
   const double ns = double(sc_core::sc_time_stamp().value()) / 1000.0;
   os << fmt::format("== fgsim {} ({}{} CUs) ==\n", r.spec.workload,
                     r.spec.preset.empty() ? "" : "preset " + r.spec.preset + ", ", r.top.cus());
-  os << fmt::format("  {:<22}{}\n", "status", r.status == "ok" ? "ok" : r.status + ": " + r.message);
+  // The diagnosis's detail lines are printed once, on standard error; the
+  // summary keeps its first line.
+  const std::string first_line = r.message.substr(0, r.message.find('\n'));
+  os << fmt::format("  {:<22}{}\n", "status",
+                    r.status == "ok" ? "ok"
+                                     : r.status + ": " + first_line +
+                                           (first_line.size() < r.message.size() ? " (details on standard error)" : ""));
   os << fmt::format("  {:<22}{}\n", "simulated time", sim_time(ns));
   os << fmt::format("  {:<22}{} passed\n", "result checks", r.host.checks().size());
   for (const auto& [k, v] : r.host.results().items())

@@ -98,6 +98,21 @@ TEST(Cli, WatchdogIsASimulatedFaultWithExitCode3) {
   EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
 }
 
+TEST(Cli, WatchdogDiagnosisIsSummarisedAndPrintedOnce) {
+  // 40 resident wavefronts, 24 workgroups queued: one line of counts, four
+  // examples, the rest counted, the queue; the summary repeats the first line only.
+  auto r = run_fgsim("run divergent --preset orr2014 --set gpu.cus=1 --set sim.max_time=5100");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("40 wavefronts: 40 ready;"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("... and 36 more"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("54 of 64 workgroups not dispatched"), std::string::npos) << r.err;
+  const std::string both = r.out + r.err;
+  std::size_t n = 0;
+  for (std::size_t p = both.find("slot0 (divergent"); p != std::string::npos; p = both.find("slot0 (divergent", p + 1)) ++n;
+  EXPECT_EQ(n, 1u) << both;
+  EXPECT_NE(r.out.find("(details on standard error)"), std::string::npos) << r.out;
+}
+
 nlohmann::json stats_without_host(const std::string& args, const std::string& tag) {
   auto path = (test::scratch_dir() / (tag + ".json")).string();
   auto r = run_fgsim(args + " --quiet --stats " + path);
