@@ -188,6 +188,56 @@ TEST(Diagnosis, ManyBlockedWavefrontsAreSummarisedByKind) {
   EXPECT_EQ(std::count(d.begin(), d.end(), '\n'), 5) << d;  // 4 examples + the "more" line
 }
 
+// ---- the example unit of docs/compute-unit.md, as written there ----
+
+struct BumpStats : fg::UnitState {
+  explicit BumpStats(const std::string& cu) : bumps(fg::StatGroup(cu), "bumps", "bump instructions", "") {}
+  fg::Counter bumps;
+};
+class BumpUnit final : public fg::OpUnit {
+ public:
+  BumpUnit() : OpUnit("bump") {}
+  void issue(fg::IssueContext& c) const override {
+    std::uint64_t old = 0;
+    const auto t = c.port().atomic(c.first().pending.addr, fg::AtomicOp::Add, 8, c.active(), 0, old,
+                                   fg::IssueContext::local(c.issue()));
+    std::uint64_t i = 0;
+    c.for_each([&](fg::Lane& l) { l.pending.result = old + i++; });  // each lane its own ticket
+    c.complete = std::max<fg::Tick>(c.complete, sc_core::sc_time_stamp().value() + t.value());
+    ++c.state<BumpStats>().bumps;
+  }
+  std::unique_ptr<fg::UnitState> make_state(const std::string& cu) const override {
+    return std::make_unique<BumpStats>(cu);
+  }
+};
+const BumpUnit kBump;
+
+fg::OpAwaiter<std::uint64_t> bump(fg::Lane& l, std::uint64_t addr, fg::Lane::Loc loc = fg::Lane::Loc::current()) {
+  return l.op<std::uint64_t>(kBump, loc, [&](fg::PendingOp& o) { o.addr = addr; });
+}
+
+Task<> bump_kernel(Lane& l, std::uint64_t counter, std::uint64_t out) {
+  const std::uint64_t ticket = co_await bump(l, counter);
+  co_await l.store<std::uint64_t>(out + 8ull * l.global_id(), ticket);
+}
+
+TEST(UnitSeam, TheDocumentedExampleUnitWorks) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> tickets;
+  std::uint64_t counter = 0;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=2"}), [&](Host& host) {
+    const std::uint64_t c = host.upload(std::vector<std::uint64_t>{0}), out = host.alloc(8 * 256);
+    host.run_kernel({"bump", 256, 64, 8, 0, [=](Lane& l) { return bump_kernel(l, c, out); }});
+    tickets = host.download<std::uint64_t>(out, 256);
+    counter = host.download<std::uint64_t>(c, 1)[0];
+  });
+  h.run();
+  EXPECT_EQ(counter, 256u);
+  std::sort(tickets.begin(), tickets.end());
+  for (std::uint64_t i = 0; i < 256; ++i) EXPECT_EQ(tickets[i], i);
+  EXPECT_EQ(h.stat("gpu.cu0.bumps") + h.stat("gpu.cu1.bumps"), 4.0);  // one per wavefront
+}
+
 // ---- device operations ----
 
 double stat(const std::string& n) { return StatRegistry::global().find(n)->scalar(); }
