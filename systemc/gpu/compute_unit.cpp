@@ -32,6 +32,10 @@ const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width", 1, "instructions",
                                        "wavefront instructions issued per cycle (to different wavefronts)",
                                        {{1}, {16}}};
 const Param<std::uint64_t> kLdsLatency{"gpu.cu.lds_latency", 2, "cycles", "LDS access latency", {{0}, {1000}}};
+// docs/memory.md, "Synchronisation order": measured host cost and accuracy.
+const Param<bool> kSyncOrder{"sim.sync_order", true, "",
+                             "synchronising operations (atomics, fences, acquire/release) take effect in "
+                             "simulated-time order: the CU syncs with SystemC before issuing one"};
 const Param<std::string> kPolicy{"gpu.cu.issue_policy", "rr", std::vector<std::string>{"rr", "gto"},
                                  "wavefront issue policy: round-robin or greedy-then-oldest"};
 // GPGPU-Sim's Fermi config allows 8 CTAs per SM (-gpgpu_shader_cta 8, the
@@ -57,6 +61,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
+  p.sync_order = kSyncOrder.get(cfg);
   if (p.wavefront_width % p.simd_width)
     throw UserError(fmt::format("gpu.cu.wavefront_width: {} is not a multiple of gpu.cu.simd_width ({})",
                                 p.wavefront_width, p.simd_width));
@@ -74,6 +79,8 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       wavefronts(StatGroup(stats_path), "wavefronts", "wavefronts completed", ""),
       workgroups(StatGroup(stats_path), "workgroups", "workgroups completed", ""),
       blocks(StatGroup(stats_path), "blocks", "wavefronts blocked by a device operation until woken", ""),
+      order_syncs(StatGroup(stats_path), "order_syncs",
+                  "SystemC syncs before synchronising operations (sim.sync_order)", ""),
       parks(StatGroup(stats_path), "parks", "wavefronts parked (context saved, slot freed)", ""),
       restores(StatGroup(stats_path), "restores", "parked wavefronts restored into a slot of this CU", ""),
       park_bytes(StatGroup(stats_path), "park_bytes", "context bytes written by parks", "B"),
@@ -436,6 +443,13 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
   }
   std::vector<Lane>& lanes = w->lanes();
   const OpUnit& unit = *lanes[std::countr_zero(mask)].pending.unit;
+  if (p_.sync_order && unit.synchronising() && t > sc_core::sc_time_stamp().value()) {
+    // Take effect in simulated-time order: every synchronising operation of
+    // every initiator runs at SystemC time = its own time.
+    ++order_syncs;
+    sc_core::wait(sc_core::sc_time::from_value(t - sc_core::sc_time_stamp().value()));
+  }
+  if (p_.sync_order && unit.synchronising()) order_ties();
   IssueContext c(*this, *w, lanes, mask, t, timing_, port_, unit_state(unit));
   unit.issue(c);
 
@@ -472,6 +486,18 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
       break;
   }
   after_issue(w, t);
+}
+
+// Synchronising operations of several CUs at the same picosecond take effect
+// in CU-index order (a fixed-priority arbiter), not in SystemC's process order,
+// which depends on history and so on the quantum: CU i goes in the i-th delta
+// cycle after the first synchronising operation of that time.
+void ComputeUnit::order_ties() {
+  static Tick tie_time = ~Tick{0};
+  static std::uint64_t tie_delta = 0;
+  const Tick now = sc_core::sc_time_stamp().value();
+  if (now != tie_time) tie_time = now, tie_delta = sc_core::sc_delta_count();
+  while (sc_core::sc_delta_count() - tie_delta < static_cast<std::uint64_t>(index_)) sc_core::wait(sc_core::SC_ZERO_TIME);
 }
 
 void ComputeUnit::run() {

@@ -51,6 +51,7 @@ class ComputeUnit : public sc_core::sc_module {
     std::uint64_t registers = 65536, lds_bytes = 65536;
     std::uint32_t issue_width = 1, lds_latency = 2;
     bool greedy_then_oldest = false;
+    bool sync_order = true;
     unsigned line = 64;
     static Params from(const Config& cfg);
   };
@@ -84,7 +85,7 @@ class ComputeUnit : public sc_core::sc_module {
   // Context bytes saved when a wavefront of `k` is parked.
   std::uint64_t context_bytes(const KernelState& k, const Workgroup& wg) const;
 
-  Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, parks,
+  Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, order_syncs, parks,
       restores, park_bytes, restore_bytes;
   Average park_ns, restore_ns;
   Distribution simd_utilization;
@@ -103,6 +104,7 @@ class ComputeUnit : public sc_core::sc_module {
   };
 
   void run();
+  void order_ties();
   Wavefront* pick(Tick t);
   void issue(Wavefront* w, Tick t, std::uint32_t cpi);
   void after_issue(Wavefront* w, Tick t);

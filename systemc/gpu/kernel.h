@@ -56,7 +56,7 @@ class OpUnit;  // gpu/op.h: a device operation
 
 // The built-in device operations (gpu/ops.cpp).
 namespace units {
-extern const OpUnit &alu, &load, &load_async, &wait, &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive,
+extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive,
     &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic,
     &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep;
 }
@@ -244,6 +244,18 @@ class Lane {
   template <class T>
   OpAwaiter<T> load(std::uint64_t addr, Loc loc = Loc::current()) {
     return op<T>(units::load, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T); });
+  }
+  // Acquire load / release store: the accesses of synchronisation through
+  // memory (a flag one wavefront publishes and another polls). They take
+  // effect in simulated-time order (docs/memory.md); plain loads and stores
+  // polling each other are a data race and are ordered only within a quantum.
+  template <class T>
+  OpAwaiter<T> load_acquire(std::uint64_t addr, Loc loc = Loc::current()) {
+    return op<T>(units::load_acquire, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T); });
+  }
+  template <class T>
+  OpAwaiter<void> store_release(std::uint64_t addr, T v, Loc loc = Loc::current()) {
+    return op(units::store_release, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.value = to_bits(v); });
   }
   // Load that bypasses the L1 (GTaP Sec. 4.5: runtime metadata read at the L2).
   template <class T>

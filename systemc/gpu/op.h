@@ -56,12 +56,18 @@ struct UnitState {
 
 class OpUnit {
  public:
-  explicit OpUnit(std::string name);
+  // Synchronising operations (atomics, fences, acquire loads, release stores)
+  // take effect in simulated-time order: with sim.sync_order on, the CU
+  // brings SystemC time up to its local time before it issues one
+  // (docs/memory.md, "Synchronisation order").
+  enum class Order : std::uint8_t { Relaxed, Synchronising };
+  explicit OpUnit(std::string name, Order order = Order::Relaxed);
   OpUnit(const OpUnit&) = delete;
   OpUnit& operator=(const OpUnit&) = delete;
   virtual ~OpUnit();
   const std::string& name() const { return name_; }
   std::uint32_t id() const { return id_; }
+  bool synchronising() const { return order_ == Order::Synchronising; }
 
   virtual void issue(IssueContext& c) const = 0;
   // Called once per CU when the CU is built (units in name order, so the
@@ -74,6 +80,7 @@ class OpUnit {
  private:
   std::string name_;
   std::uint32_t id_;
+  Order order_;
 };
 
 // Every registered unit (by id) and by name.

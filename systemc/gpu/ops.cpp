@@ -47,7 +47,8 @@ const OpUnit* OpRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-OpUnit::OpUnit(std::string name) : name_(std::move(name)), id_(OpRegistry::global().add(this)) {}
+OpUnit::OpUnit(std::string name, Order order)
+    : name_(std::move(name)), id_(OpRegistry::global().add(this)), order_(order) {}
 OpUnit::~OpUnit() { OpRegistry::global().remove(this); }
 
 WaveHandle IssueContext::block(std::string what) {
@@ -160,6 +161,21 @@ class LoadUnit final : public OpUnit {
 };
 const LoadUnit kLoad;
 
+// Acquire load: a load that synchronises (polling a flag another wavefront
+// releases); counted with the loads.
+class LoadAcquireUnit final : public OpUnit {
+ public:
+  LoadAcquireUnit() : OpUnit("load_acquire", Order::Synchronising) {}
+  void issue(IssueContext& c) const override {
+    auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
+    c.complete = std::max(c.complete, coalesced_load(c, st, buf_));
+  }
+
+ private:
+  mutable std::vector<unsigned char> buf_;
+};
+const LoadAcquireUnit kLoadAcquire;
+
 // Non-blocking load: the wavefront goes on after the issue; each lane's value
 // carries its arrival time for wait().
 class LoadAsyncUnit final : public OpUnit {
@@ -200,7 +216,7 @@ struct StoreStats : UnitState {
 // hold the wavefront (outstanding until acknowledged).
 class StoreUnit final : public OpUnit {
  public:
-  StoreUnit() : OpUnit("store") {}
+  explicit StoreUnit(const char* name = "store", Order order = Order::Relaxed) : OpUnit(name, order) {}
   void issue(IssueContext& c) const override {
     const unsigned line = c.timing().line;
     line_buf_.assign(line, 0);
@@ -226,16 +242,20 @@ class StoreUnit final : public OpUnit {
       ++c.mem_requests;
     }
     c.outstanding = done;
-    ++c.state<StoreStats>().stores;
+    ++stats(c).stores;
   }
   std::unique_ptr<UnitState> make_state(const std::string& path) const override {
-    return std::make_unique<StoreStats>(path);
+    return synchronising() ? nullptr : std::make_unique<StoreStats>(path);
   }
 
  private:
+  StoreStats& stats(IssueContext& c) const;
   mutable std::vector<unsigned char> line_buf_, be_buf_;
 };
 const StoreUnit kStore;
+// Release store: a store that synchronises (publishing a flag); counted with the stores.
+const StoreUnit kStoreRelease("store_release", OpUnit::Order::Synchronising);
+StoreStats& StoreUnit::stats(IssueContext& c) const { return static_cast<StoreStats&>(*c.cu().unit_state(kStore)); }
 
 struct AtomicStats : UnitState {
   AtomicStats(const std::string& path) : atomics(StatGroup(path), "atomics", "wavefront atomic instructions", "") {}
@@ -260,7 +280,7 @@ Tick lane_atomics(IssueContext& c) {
 
 class AtomicUnit final : public OpUnit {
  public:
-  AtomicUnit() : OpUnit("atomic") {}
+  AtomicUnit() : OpUnit("atomic", Order::Synchronising) {}
   void issue(IssueContext& c) const override {
     c.complete = std::max(c.complete, lane_atomics(c));
     ++c.state<AtomicStats>().atomics;
@@ -279,7 +299,7 @@ struct AtomicNrStats : UnitState {
 
 class AtomicNrUnit final : public OpUnit {
  public:
-  AtomicNrUnit() : OpUnit("atomic_nr") {}
+  AtomicNrUnit() : OpUnit("atomic_nr", Order::Synchronising) {}
   void issue(IssueContext& c) const override {
     c.outstanding = lane_atomics(c);
     ++c.state<AtomicNrStats>().atomics;
@@ -292,7 +312,7 @@ const AtomicNrUnit kAtomicNr;
 
 class FenceReleaseUnit final : public OpUnit {
  public:
-  FenceReleaseUnit() : OpUnit("fence_release") {}
+  FenceReleaseUnit() : OpUnit("fence_release", Order::Synchronising) {}
   void issue(IssueContext& c) const override {
     c.uses_simd = false;
     c.complete = std::max(c.complete, c.wave().writes_done);
@@ -302,7 +322,7 @@ const FenceReleaseUnit kFenceRelease;
 
 class FenceAcquireUnit final : public OpUnit {
  public:
-  FenceAcquireUnit() : OpUnit("fence_acquire") {}
+  FenceAcquireUnit() : OpUnit("fence_acquire", Order::Synchronising) {}
   void issue(IssueContext& c) const override { c.uses_simd = false; }
 };
 const FenceAcquireUnit kFenceAcquire;
@@ -484,7 +504,7 @@ const LoadAsyncUnit kLoadAsync;
 }  // namespace
 
 namespace units {
-const OpUnit &alu = kAlu, &load = kLoad, &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic,
+const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic,
              &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot, &scan_inclusive = kScanIncl,
              &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd,
              &reduce_min = kReduceMin, &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore,
