@@ -22,7 +22,13 @@ const Param<std::uint64_t> kHit{"gpu.l2.hit_latency", 16, "cycles", "L2 hit late
 const Param<std::uint64_t> kOcc{"gpu.l2.occupancy", 1, "cycles", "cycles one access holds an L2 bank port",
                                 {{0}, {64}}};
 const Param<std::uint64_t> kAtomic{"gpu.l2.atomic_latency", 4, "cycles",
-                                   "cycles one read-modify-write holds a bank's atomic unit", {{1}, {1000}}};
+                                   "latency of one read-modify-write in a bank's atomic unit; atomics to one line "
+                                   "are serialised by it (each needs the previous result)",
+                                   {{1}, {1000}}};
+// Assumed (neither paper gives it): the unit accepts one atomic per cycle
+// (pipelined across lines), as the L2 bank's port does.
+const Param<std::uint64_t> kAtomicInterval{"gpu.l2.atomic_interval", 1, "cycles",
+                                           "initiation interval of a bank's pipelined atomic unit", {{1}, {1000}}};
 const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
 }  // namespace
 
@@ -37,6 +43,7 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
   p.atomic_latency = static_cast<unsigned>(kAtomic.get(cfg));
+  p.atomic_interval = static_cast<unsigned>(kAtomicInterval.get(cfg));
   p.clock_mhz = kClock.get(cfg);
   std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
   if (p.size % per_bank)
@@ -171,7 +178,24 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   if (ext && ext->op != AtomicOp::None) {
     ++b.atomics;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
-    Tick au = b.atomic_unit.reserve(ready, clock_.cycles(p_.atomic_latency), now);
+    // The unit starts one atomic per interval (pipelined); an atomic starts
+    // only after the previous one to the same line completed.
+    const Tick ii = clock_.cycles(p_.atomic_interval), lat = clock_.cycles(p_.atomic_latency);
+    Resource& same_line = b.atomic_lines[line];
+    Tick au = ready;
+    for (;;) {
+      const Tick u = b.atomic_unit.earliest(au, ii, now);
+      const Tick s = same_line.earliest(u, lat, now);
+      au = s;
+      if (s == u) break;  // both free from au
+    }
+    b.atomic_unit.commit(au, ii);
+    same_line.commit(au, lat);
+    if (b.atomic_lines.size() > 4096)  // forget lines with nothing pending (no effect on timing)
+      for (auto it = b.atomic_lines.begin(); it != b.atomic_lines.end();) {
+        it->second.earliest(now, 1, now);  // drops finished intervals
+        it = it->second.idle() ? b.atomic_lines.erase(it) : std::next(it);
+      }
     b.atomic_queue_delay.sample(tick_to_ns(au - ready));
     done = au + clock_.cycles(p_.atomic_latency);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, clock_.cycles(p_.atomic_latency));

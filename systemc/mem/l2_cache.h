@@ -5,7 +5,8 @@
 // across banks (bank = line mod banks). Each bank has a port reservation
 // calendar (one access per `occupancy` cycles), hit latency `hit_latency`
 // cycles of the L2 clock, and an atomic unit whose calendar serializes the
-// read-modify-writes of the bank (`atomic_latency` cycles each). Write-back,
+// read-modify-writes of the bank (pipelined: one starts every `atomic_interval` cycles,
+// each takes `atomic_latency`, and atomics to one line are serialised). Write-back,
 // write-allocate (a partial-line write miss fetches the line; a full-line one
 // does not). Misses go to DRAM after the tag check; dirty victims are written
 // back through DRAM's calendar off the requester's path. Inclusive of the
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -44,7 +46,7 @@ class L2Cache : public sc_core::sc_module {
     unsigned banks = 16;
     unsigned hit_latency = 16;
     unsigned occupancy = 1;
-    unsigned atomic_latency = 4;
+    unsigned atomic_latency = 4, atomic_interval = 1;
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -62,6 +64,7 @@ class L2Cache : public sc_core::sc_module {
     Bank(const StatGroup& g, std::uint64_t lines, unsigned ways);
     TagArray tags;
     Resource port, atomic_unit;
+    std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
     Counter reads, hits, misses, writes, atomics, writebacks, invalidations_sent;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;

@@ -24,13 +24,15 @@ class Resource {
   // possible; `now` is the global simulated time (nothing arrives before it).
   Tick reserve(Tick arrival, Tick occupancy, Tick now) {
     if (occupancy == 0) return arrival;
-    busy_ticks_ += occupancy;
+    const Tick t = earliest(arrival, occupancy, now);
+    commit(t, occupancy);
+    return t;
+  }
+  // The start reserve() would give, without reserving (drops intervals that
+  // ended before `now`).
+  Tick earliest(Tick arrival, Tick occupancy, Tick now) {
     while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
-    if (busy_.empty() || arrival >= busy_.rbegin()->second) {  // in-order arrival: append
-      if (!busy_.empty() && busy_.rbegin()->second == arrival) std::prev(busy_.end())->second = arrival + occupancy;
-      else busy_.emplace_hint(busy_.end(), arrival, arrival + occupancy);
-      return arrival;
-    }
+    if (occupancy == 0 || busy_.empty() || arrival >= busy_.rbegin()->second) return arrival;
     auto it = busy_.upper_bound(arrival);
     Tick t = arrival;
     if (it != busy_.begin()) {
@@ -41,9 +43,15 @@ class Resource {
       if (it->second > t) t = it->second;
       ++it;
     }
-    insert(t, t + occupancy);
     return t;
   }
+  // Reserve [start, start + occupancy), which must be free.
+  void commit(Tick start, Tick occupancy) {
+    if (occupancy == 0) return;
+    busy_ticks_ += occupancy;
+    insert(start, start + occupancy);
+  }
+  bool idle() const { return busy_.empty(); }
   Tick busy_ticks() const { return busy_ticks_; }
 
  private:
