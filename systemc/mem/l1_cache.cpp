@@ -45,7 +45,12 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
                        "read misses on a line another requester's write or atomic invalidated", ""),
       writes(StatGroup(stats_path), "writes", "write requests (write-through to L2)", ""),
       atomics(StatGroup(stats_path), "atomics", "atomic requests (forwarded to L2)", ""),
-      invalidations(StatGroup(stats_path), "invalidations", "lines invalidated by other requesters' writes", ""),
+      invalidations(StatGroup(stats_path), "invalidations",
+                    "lines invalidated by other requesters' writes and atomics (coherence)", ""),
+      self_invalidations(StatGroup(stats_path), "self_invalidations",
+                         "lines invalidated by this CU's own atomics (executed at the L2)", ""),
+      back_invalidations(StatGroup(stats_path), "back_invalidations",
+                         "lines invalidated because the L2 evicted them (inclusion)", ""),
       bypass_reads(StatGroup(stats_path), "bypass_reads", "reads that bypass the L1 (served by the L2)", ""),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
@@ -59,11 +64,14 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
   if (Trace::get().on()) trace_track_ = Trace::get().track("memory", stats_path);
 }
 
-void L1Cache::invalidate(std::uint64_t line) {
+void L1Cache::invalidate(std::uint64_t line, InvalidateReason why) {
   if (CacheLine* l = tags_.find(line, line)) {
     l->valid = false;
-    l->invalidated = true;
-    ++invalidations;
+    // Only another requester's write makes the next read a coherence miss.
+    l->invalidated = why == InvalidateReason::OtherWrite;
+    if (why == InvalidateReason::OtherWrite) ++invalidations;
+    else if (why == InvalidateReason::OwnAtomic) ++self_invalidations;
+    else ++back_invalidations;
   }
 }
 

@@ -27,11 +27,18 @@ namespace fg {
 
 class BackingStore;
 
+// Why the L2 directory invalidates an L1 copy.
+enum class InvalidateReason : std::uint8_t {
+  OtherWrite,   // another requester's write or atomic (coherence)
+  OwnAtomic,    // this requester's own atomic, executed at the L2
+  L2Eviction,   // the L2 evicted the line (inclusion)
+};
+
 // Implemented by caches the L2 directory keeps coherent.
 class CoherentCache {
  public:
   virtual ~CoherentCache() = default;
-  virtual void invalidate(std::uint64_t line) = 0;
+  virtual void invalidate(std::uint64_t line, InvalidateReason why) = 0;
 };
 
 class L1Cache : public sc_core::sc_module, public CoherentCache {
@@ -52,10 +59,11 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, BackingStore& store,
           const std::string& stats_path);
 
-  void invalidate(std::uint64_t line) override;
+  void invalidate(std::uint64_t line, InvalidateReason why) override;
   const Params& params() const { return p_; }
 
-  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, bypass_reads;
+  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
+      back_invalidations, bypass_reads;
   Average queue_delay;
   Formula hit_rate;
 

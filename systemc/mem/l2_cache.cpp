@@ -55,6 +55,7 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
 L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways)
     : tags(lines, ways),
       reads(g, "reads", "read requests (L1 fills)", ""),
+      read_hits(g, "read_hits", "reads that found the line", ""),
       hits(g, "hits", "reads, writes and atomics that found the line", ""),
       misses(g, "misses", "reads, writes and atomics that missed", ""),
       writes(g, "writes", "write requests", ""),
@@ -90,9 +91,14 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
                       for (auto& b : banks_) s += double(b->atomics.value());
                       return s;
                     }),
-      hit_rate(StatGroup(stats_path), "hit_rate", "hits / (hits + misses)", "", [this] {
+      hit_rate(StatGroup(stats_path), "hit_rate", "hits / (hits + misses), reads, writes and atomics", "", [this] {
         double h = hits_total.scalar(), m = misses_total.scalar();
         return h + m > 0 ? h / (h + m) : 0.0;
+      }),
+      read_hit_rate(StatGroup(stats_path), "read_hit_rate", "read hits / reads (L1 fills only)", "", [this] {
+        double h = 0, r = 0;
+        for (auto& b : banks_) h += double(b->read_hits.value()), r += double(b->reads.value());
+        return r > 0 ? h / r : 0.0;
       }) {
   target.register_b_transport(this, &L2Cache::b_transport);
   target.register_transport_dbg(this, &L2Cache::transport_dbg);
@@ -121,14 +127,16 @@ Tick L2Cache::dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tic
   return now + d.value();
 }
 
-void L2Cache::invalidate_sharers(CacheLine* l, int keep) {
+void L2Cache::invalidate_sharers(CacheLine* l, int keep, int requester) {
   std::uint64_t m = l->sharers;
   if (keep >= 0) m &= ~(1ull << keep);
   while (m) {
     int s = std::countr_zero(m);
     m &= m - 1;
     if (static_cast<std::size_t>(s) < l1s_.size() && l1s_[s]) {
-      l1s_[s]->invalidate(l->line);
+      l1s_[s]->invalidate(l->line, requester < 0    ? InvalidateReason::L2Eviction
+                                   : s == requester ? InvalidateReason::OwnAtomic
+                                                    : InvalidateReason::OtherWrite);
       ++banks_[l->line % p_.banks]->invalidations_sent;
     }
   }
@@ -146,7 +154,7 @@ CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t ke
   ++b.misses;
   CacheLine* v = b.tags.victim(key);
   if (v->valid) {
-    invalidate_sharers(v, -1);
+    invalidate_sharers(v, -1, -1);
     if (v->dirty) {
       ++b.writebacks;
       dram_access(tlm::TLM_WRITE_COMMAND, v->line, tag_done, now);
@@ -202,7 +210,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
     std::memcpy(p.get_data_ptr(), &old, ext->size);
     l->dirty = true;
-    invalidate_sharers(l, -1);
+    invalidate_sharers(l, -1, requester);
   } else if (p.is_write()) {
     ++b.writes;
     // A write that covers the whole line needs no fetch (byte enables all set, or none given).
@@ -214,10 +222,12 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
     l->dirty = true;
-    invalidate_sharers(l, requester);
+    invalidate_sharers(l, requester, requester);
   } else {
     ++b.reads;
+    const std::uint64_t hits_before = b.hits.value();
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
+    if (b.hits.value() != hits_before) ++b.read_hits;
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.read(addr, p.get_data_ptr(), p.get_data_length());

@@ -65,7 +65,7 @@ class L2Cache : public sc_core::sc_module {
     TagArray tags;
     Resource port, atomic_unit;
     std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
-    Counter reads, hits, misses, writes, atomics, writebacks, invalidations_sent;
+    Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };
@@ -76,7 +76,9 @@ class L2Cache : public sc_core::sc_module {
   // Makes the line present; returns when its data is available.
   CacheLine* lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,
                             Tick& ready);
-  void invalidate_sharers(CacheLine* l, int keep);
+  // Invalidate the L1 copies of l except `keep`'s; `requester` (or -1 for an
+  // eviction) says why, for the L1s' statistics.
+  void invalidate_sharers(CacheLine* l, int keep, int requester);
   Tick dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tick now);
 
   Params p_;
@@ -88,7 +90,7 @@ class L2Cache : public sc_core::sc_module {
   std::vector<unsigned char> dram_buf_;
 
  public:
-  Formula hits_total, misses_total, atomics_total, hit_rate;
+  Formula hits_total, misses_total, atomics_total, hit_rate, read_hit_rate;
 };
 
 }  // namespace fg

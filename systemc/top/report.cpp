@@ -98,8 +98,9 @@ void print_summary(std::ostream& os, const RunReport& r) {
   for (const auto& line : r.top.summary_lines()) os << "  " << line << "\n";
 
   const double l1r = sum("gpu.cu", ".l1.reads"), l1h = sum("gpu.cu", ".l1.hits");
-  const double l2h = stat("gpu.l2.hits"), l2m = stat("gpu.l2.misses");
-  os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16}\n", "memory", "reads", "writes", "hit rate",
+  const double l2r = sum("gpu.l2.bank", ".reads"), l2rh = sum("gpu.l2.bank", ".read_hits");
+  // Hit rate: reads only (atomics and writes are not in it).
+  os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16}\n", "memory", "reads", "writes", "read hits",
                     "atomics", "invalidates", "avg queue (ns)");
   auto avg = [&](const std::string& pre, const std::string& suf) { return reg.mean_matching(pre, suf); };
   os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L1 (all)", si(l1r),
@@ -107,7 +108,7 @@ void print_summary(std::ostream& os, const RunReport& r) {
                     si(sum("gpu.cu", ".l1.atomics")), si(sum("gpu.cu", ".l1.invalidations")),
                     avg("gpu.cu", ".l1.queue_delay"));
   os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L2", si(sum("gpu.l2.bank", ".reads")),
-                    si(sum("gpu.l2.bank", ".writes")), l2h + l2m > 0 ? 100.0 * l2h / (l2h + l2m) : 0.0,
+                    si(sum("gpu.l2.bank", ".writes")), l2r > 0 ? 100.0 * l2rh / l2r : 0.0,
                     si(stat("gpu.l2.atomics")), si(sum("gpu.l2.bank", ".invalidations_sent")),
                     avg("gpu.l2.bank", ".queue_delay"));
   os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16.2f}\n", "DRAM", si(stat("gpu.dram.reads")),

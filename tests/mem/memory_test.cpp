@@ -186,7 +186,7 @@ TEST(Atomics, EveryOperationIsExactIn32And64Bit) {
   }
 }
 
-TEST(Atomics, AtomicInvalidatesEveryL1Copy) {
+TEST(Atomics, AtomicInvalidatesEveryL1CopyButCountsOnlyOthersAsCoherence) {
   FG_REQUIRE_FRESH_KERNEL();
   MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
   const std::uint64_t a = h.mem().allocate(256);
@@ -197,13 +197,30 @@ TEST(Atomics, AtomicInvalidatesEveryL1Copy) {
            qk.sync();
            std::uint64_t old;
            p.atomic(a + 4, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time());
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+           qk.sync();
+           p.read(a, &v, 4, qk.get_local_time());  // misses: its own atomic invalidated the copy
          },
          [&](MemPort& p, Qk& qk) {
            std::uint32_t v;
            p.read(a, &v, 4, qk.get_local_time());
+           qk.inc(sc_core::sc_time(2, sc_core::SC_US));
+           qk.sync();
+           p.read(a, &v, 4, qk.get_local_time());  // coherence miss: CU 0's atomic invalidated it
          }});
-  EXPECT_EQ(h.mem().l1(0).invalidations.value(), 1u);
-  EXPECT_EQ(h.mem().l1(1).invalidations.value(), 1u);
+  const auto &l0 = h.mem().l1(0), &l1 = h.mem().l1(1);
+  EXPECT_EQ(l0.invalidations.value(), 0u);
+  EXPECT_EQ(l0.self_invalidations.value(), 1u);
+  EXPECT_EQ(l0.read_misses.value(), 2u);
+  EXPECT_EQ(l0.coherence_misses.value(), 0u);
+  EXPECT_EQ(l1.invalidations.value(), 1u);
+  EXPECT_EQ(l1.self_invalidations.value(), 0u);
+  EXPECT_EQ(l1.coherence_misses.value(), 1u);
+  // L2: 3 of 4 reads hit (the first fills the line); the atomic is not in
+  // the read hit rate.
+  const auto* rh = StatRegistry::global().find("gpu.l2.read_hit_rate");
+  ASSERT_NE(rh, nullptr);
+  EXPECT_DOUBLE_EQ(rh->scalar(), 0.75);
 }
 
 // k CUs CAS-increment one counter; each CAS uses the value the previous one
