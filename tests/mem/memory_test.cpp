@@ -23,7 +23,8 @@ double cfg_u(const Config& c, const char* k) { return double(std::get<std::uint6
 struct Expected {
   double l1_hit, l2_hit, dram_miss;
   explicit Expected(const Config& c) {
-    double cu_ns = 1000.0 / cfg_d(c, "gpu.clock"), l2_ns = 1000.0 / cfg_d(c, "gpu.l2.clock");
+    // Clock periods are whole picoseconds (700 MHz: 1429 ps), as in fg::Clock.
+    double cu_ns = std::round(1e6 / cfg_d(c, "gpu.clock")) / 1000.0, l2_ns = std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0;
     l1_hit = cfg_u(c, "gpu.l1.hit_latency") * cu_ns;
     l2_hit = l1_hit + cfg_u(c, "gpu.l2.hit_latency") * l2_ns;
     double transfer = cfg_u(c, "gpu.line") * cfg_u(c, "gpu.dram.channels") / cfg_d(c, "gpu.dram.bandwidth");
@@ -52,7 +53,6 @@ TEST_P(Latency, L1HitL2HitAndMissEqualTheConfiguredLatencies) {
            std::uint32_t v;
            other_cu = ns(p.read(a + 8, &v, 4, qk.get_local_time()) - qk.get_local_time());
          }});
-  // Clock periods are whole picoseconds, so 700 MHz rounds to 1.429 ns.
   EXPECT_NEAR(hit, e.l1_hit, 0.01);
   EXPECT_NEAR(other_cu, e.l2_hit, 0.05);
   EXPECT_NEAR(miss, e.dram_miss, 0.05);
