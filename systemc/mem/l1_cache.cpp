@@ -16,6 +16,11 @@ const Param<std::uint64_t> kWays{"gpu.l1.ways", 16, "", "L1 associativity", {{1}
 const Param<std::uint64_t> kHit{"gpu.l1.hit_latency", 4, "cycles", "L1 hit latency (CU clock)", {{1}, {1000}}};
 const Param<std::uint64_t> kOcc{"gpu.l1.occupancy", 1, "cycles",
                                 "cycles one line access holds the L1 port (1 = one line per cycle)", {{0}, {64}}};
+// GPGPU-Sim's GTX 480 L1 has 32 MSHRs (-gpgpu_cache:dl1 ...,A:32:8,...); the
+// channel paper does not give a number, so the default is unlimited.
+const Param<std::uint64_t> kMshrs{"gpu.l1.mshrs", 0, "",
+                                  "MSHRs: read misses in flight per L1 (0 = unlimited; GPGPU-Sim Fermi: 32)",
+                                  {{0}, {4096}}};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;  // memory_system.cpp
@@ -27,6 +32,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.ways = static_cast<unsigned>(kWays.get(cfg));
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
+  p.mshrs = static_cast<unsigned>(kMshrs.get(cfg));
   if (p.size % (std::uint64_t{p.line} * p.ways))
     throw UserError(fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line,
                                 p.ways));
@@ -52,13 +58,18 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       back_invalidations(StatGroup(stats_path), "back_invalidations",
                          "lines invalidated because the L2 evicted them (inclusion)", ""),
       bypass_reads(StatGroup(stats_path), "bypass_reads", "reads that bypass the L1 (served by the L2)", ""),
+      mshr_merges(StatGroup(stats_path), "mshr_merges",
+                  "reads of a line whose fill was in flight (merged into its MSHR; not hits)", ""),
+      mshr_stalls(StatGroup(stats_path), "mshr_stalls", "read misses that waited for a free MSHR", ""),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
+      mshr_stall(StatGroup(stats_path), "mshr_stall", "time read misses waited for a free MSHR", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
                [this] { return reads.value() ? double(read_hits.value()) / double(reads.value()) : 0.0; }),
       p_(p),
       clock_(clock),
       store_(store),
-      tags_(p.size / p.line, p.ways) {
+      tags_(p.size / p.line, p.ways),
+      mshr_(p.mshrs) {
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
   if (Trace::get().on()) trace_track_ = Trace::get().track("memory", stats_path);
@@ -114,7 +125,8 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   ++reads;
   Tick done;
   if (CacheLine* l = tags_.find(line, line)) {
-    ++read_hits;
+    if (l->ready > start) ++mshr_merges;  // its fill is still in flight
+    else ++read_hits;
     tags_.touch(l);
     done = std::max(start, l->ready) + clock_.cycles(p_.hit_latency);
     store_.read(addr, p.get_data_ptr(), p.get_data_length());
@@ -124,9 +136,15 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     ++read_misses;
     if (tags_.was_invalidated(line, line)) ++coherence_misses;
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
-    delay = sc_core::sc_time::from_value(start + clock_.cycles(p_.hit_latency) - now);
+    // The miss needs an MSHR from its tag check until its fill completes.
+    const Tick tag_done = start + clock_.cycles(p_.hit_latency);
+    const Tick go = mshr_.earliest(tag_done, now);
+    if (go > tag_done) ++mshr_stalls;
+    mshr_stall.sample(tick_to_ns(go - tag_done));
+    delay = sc_core::sc_time::from_value(go - now);
     to_l2->b_transport(p, delay);
     done = now + delay.value();
+    mshr_.hold(go, done);
     CacheLine* v = tags_.victim(line);
     *v = CacheLine{};
     v->line = line;

@@ -49,6 +49,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned ways = 16;
     unsigned hit_latency = 4;
     unsigned occupancy = 1;
+    unsigned mshrs = 0;  // outstanding read misses (0 = unlimited)
     static Params from(const Config& cfg);
   };
 
@@ -63,8 +64,8 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   const Params& params() const { return p_; }
 
   Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
-      back_invalidations, bypass_reads;
-  Average queue_delay;
+      back_invalidations, bypass_reads, mshr_merges, mshr_stalls;
+  Average queue_delay, mshr_stall;
   Formula hit_rate;
 
  private:
@@ -76,6 +77,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   BackingStore& store_;
   TagArray tags_;
   Resource port_;
+  Slots mshr_;
   int trace_track_ = -1;
 };
 

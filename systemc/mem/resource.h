@@ -13,6 +13,8 @@
 
 #include <iterator>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -79,6 +81,36 @@ class Resource {
 
   std::map<Tick, Tick> busy_;  // disjoint [start, end), touching ones merged
   Tick busy_ticks_ = 0;
+};
+
+// k identical servers (MSHR entries): a request takes one from its start
+// until its completion, which is known only after it started. earliest()
+// gives the first time >= arrival at which fewer than k are held.
+class Slots {
+ public:
+  explicit Slots(unsigned k = 0) : k_(k) {}
+  bool unlimited() const { return k_ == 0; }
+  Tick earliest(Tick arrival, Tick now) {
+    std::erase_if(held_, [&](const auto& h) { return h.second <= now; });
+    if (unlimited()) return arrival;
+    auto busy_at = [&](Tick t) {
+      unsigned n = 0;
+      for (const auto& [s, e] : held_) n += s <= t && t < e;
+      return n;
+    };
+    if (busy_at(arrival) < k_) return arrival;
+    Tick best = ~Tick{0};
+    for (const auto& [s, e] : held_)
+      if (e > arrival && e < best && busy_at(e) < k_) best = e;
+    return best;
+  }
+  void hold(Tick start, Tick end) {
+    if (!unlimited()) held_.emplace_back(start, end);
+  }
+
+ private:
+  unsigned k_;
+  std::vector<std::pair<Tick, Tick>> held_;
 };
 
 }  // namespace fg

@@ -144,6 +144,52 @@ INSTANTIATE_TEST_SUITE_P(Orr2014, AtomicUnit,
                          ::testing::Values(std::make_tuple(false, 1u, 15.0), std::make_tuple(false, 4u, 60.0),
                                            std::make_tuple(true, 1u, 60.0), std::make_tuple(true, 4u, 60.0)));
 
+// 64 read misses to 64 different lines issued together: with k MSHRs they go
+// to the L2 k at a time.
+double miss_burst(unsigned mshrs, double& stalled) {
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.l1.mshrs=" + std::to_string(mshrs)}));
+  const std::uint64_t base = h.mem().allocate(64 * 64);
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    for (unsigned k = 0; k < 64; ++k) p.read(base + 64 * k, &v, 4, qk.get_local_time());
+  }});
+  stalled = double(h.mem().l1(0).mshr_stalls.value());
+  return h.mem().l1(0).mshr_stall.mean();
+}
+
+TEST(Mshrs, ReadMissesBeyondTheMshrsWaitForOne) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double stalled = 0;
+  const double mean_wait = miss_burst(8, stalled);
+  // 64 misses, 8 at a time: 56 wait, for 1..7 DRAM round trips.
+  EXPECT_EQ(stalled, 56.0);
+  EXPECT_GT(mean_wait, 50.0);
+}
+
+TEST(Mshrs, UnlimitedMshrsNeverStall) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double stalled = 0;
+  EXPECT_EQ(miss_burst(0, stalled), 0.0);
+  EXPECT_EQ(stalled, 0.0);
+}
+
+TEST(Mshrs, AReadOfALineInFlightIsAMergeNotAHit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
+  const std::uint64_t a = h.mem().allocate(64);
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    p.read(a, &v, 4, qk.get_local_time());  // miss
+    p.read(a + 4, &v, 4, qk.get_local_time());  // same line, fill in flight
+    qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+    p.read(a + 8, &v, 4, qk.get_local_time());  // hit
+  }});
+  const auto& l1 = h.mem().l1(0);
+  EXPECT_EQ(l1.read_misses.value(), 1u);
+  EXPECT_EQ(l1.mshr_merges.value(), 1u);
+  EXPECT_EQ(l1.read_hits.value(), 1u);
+}
+
 TEST(Atomics, EveryOperationIsExactIn32And64Bit) {
   FG_REQUIRE_FRESH_KERNEL();
   MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
