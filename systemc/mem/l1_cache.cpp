@@ -1,5 +1,7 @@
 #include "mem/l1_cache.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "mem/backing_store.h"
@@ -33,6 +35,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
   p.mshrs = static_cast<unsigned>(kMshrs.get(cfg));
+  p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
   if (p.size % (std::uint64_t{p.line} * p.ways))
     throw UserError(fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line,
                                 p.ways));
@@ -61,6 +64,11 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       mshr_merges(StatGroup(stats_path), "mshr_merges",
                   "reads of a line whose fill was in flight (merged into its MSHR; not hits)", ""),
       mshr_stalls(StatGroup(stats_path), "mshr_stalls", "read misses that waited for a free MSHR", ""),
+      local_writes(StatGroup(stats_path), "local_writes", "moesi: writes done in the L1 (line held M or E)", ""),
+      local_atomics(StatGroup(stats_path), "local_atomics", "moesi: atomics done in the L1 (line held M or E)", ""),
+      upgrades(StatGroup(stats_path), "upgrades", "moesi: writes and atomics to a line held S or O (GetM)", ""),
+      misses_for_ownership(StatGroup(stats_path), "misses_for_ownership",
+                           "moesi: writes and atomics to a line not held (read for ownership)", ""),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
       mshr_stall(StatGroup(stats_path), "mshr_stall", "time read misses waited for a free MSHR", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
@@ -70,6 +78,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       store_(store),
       tags_(p.size / p.line, p.ways),
       mshr_(p.mshrs) {
+  dir_req_.set_extension(&dir_ext_);
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
   if (Trace::get().on()) trace_track_ = Trace::get().track("memory", stats_path);
@@ -86,6 +95,139 @@ void L1Cache::invalidate(std::uint64_t line, InvalidateReason why) {
   }
 }
 
+bool L1Cache::downgrade(std::uint64_t line) {
+  CacheLine* l = tags_.find(line, line);
+  if (!l) return false;
+  const auto st = static_cast<MoesiState>(l->state);
+  if (st == MoesiState::M || st == MoesiState::O) {
+    l->state = static_cast<std::uint8_t>(MoesiState::O);
+    return true;
+  }
+  l->state = static_cast<std::uint8_t>(MoesiState::S);
+  return false;
+}
+
+bool L1Cache::holds(std::uint64_t line) { return tags_.find(line, line) != nullptr; }
+
+Tick L1Cache::to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_payload* data, bool& exclusive) {
+  const Tick now = sc_core::sc_time_stamp().value();
+  tlm::tlm_generic_payload& q = data ? *data : dir_req_;
+  MemExt* ext = data ? data->get_extension<MemExt>() : &dir_ext_;
+  MemExt saved;
+  if (data) saved = *ext;
+  ext->coh = c;
+  ext->exclusive = false;
+  if (!data) {
+    dir_buf_.resize(p_.line);
+    q.set_command(tlm::TLM_READ_COMMAND);
+    q.set_address(line * p_.line);
+    q.set_data_ptr(dir_buf_.data());
+    q.set_data_length(p_.line);
+    q.set_streaming_width(p_.line);
+    q.set_byte_enable_ptr(nullptr);
+    q.set_byte_enable_length(0);
+  }
+  q.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = sc_core::sc_time::from_value(at - now);
+  to_l2->b_transport(q, d);
+  exclusive = ext->exclusive;
+  if (data) {
+    const int req = ext->requester;
+    *ext = saved;
+    ext->requester = req;
+  }
+  return now + d.value();
+}
+
+void L1Cache::evict(CacheLine* v, Tick at) {
+  if (!v->valid) return;
+  const auto st = static_cast<MoesiState>(v->state);
+  dir_ext_.dirty = st == MoesiState::M || st == MoesiState::O;
+  bool ex = false;
+  to_directory(Coh::Put, v->line, at, nullptr, ex);  // write-back off the requester's path
+  dir_ext_.dirty = false;
+}
+
+// mem.coherence = moesi: a write-back L1. Reads hit in any valid state; a
+// read miss gets the line from the directory (E when no other L1 has it, S
+// otherwise; from the owner L1 when one holds it M, O or E). Writes and atomics
+// need M: from E at once, from S or O by an upgrade, from I by a read for
+// ownership; they then run here.
+void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start) {
+  const auto* ext = p.get_extension<MemExt>();
+  const Tick now = sc_core::sc_time_stamp().value();
+  const std::uint64_t addr = p.get_address(), line = addr / p_.line;
+  const Tick tag_done = start + clock_.cycles(p_.hit_latency);
+  const bool atomic = ext && ext->op != AtomicOp::None;
+  CacheLine* l = tags_.find(line, line);
+  Tick done = tag_done;
+  if (!atomic && p.is_read()) {
+    ++reads;
+    if (l) {
+      if (l->ready > start) ++mshr_merges;
+      else ++read_hits;
+      tags_.touch(l);
+      done = std::max(tag_done, l->ready);
+    } else {
+      ++read_misses;
+      if (tags_.was_invalidated(line, line)) ++coherence_misses;
+      const Tick go = mshr_.earliest(tag_done, now);
+      if (go > tag_done) ++mshr_stalls;
+      mshr_stall.sample(tick_to_ns(go - tag_done));
+      bool ex = false;
+      done = to_directory(Coh::GetS, line, go, nullptr, ex);
+      mshr_.hold(go, done);
+      CacheLine* v = tags_.victim(line);
+      evict(v, tag_done);
+      *v = CacheLine{};
+      v->line = line;
+      v->valid = true;
+      v->ready = done;
+      v->state = static_cast<std::uint8_t>(ex ? MoesiState::E : MoesiState::S);
+      tags_.touch(v);
+    }
+    store_.read(addr, p.get_data_ptr(), p.get_data_length());
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    delay = sc_core::sc_time::from_value(done - now);
+    return;
+  }
+  // Write or atomic: needs M.
+  if (atomic) ++atomics;
+  else ++writes;
+  const auto st = l ? static_cast<MoesiState>(l->state) : MoesiState::I;
+  if (st == MoesiState::M || st == MoesiState::E) {
+    if (atomic) ++local_atomics;
+    else ++local_writes;
+    done = std::max(tag_done, l->ready);
+    l->state = static_cast<std::uint8_t>(MoesiState::M);
+    tags_.touch(l);
+  } else {
+    if (l) ++upgrades;
+    else ++misses_for_ownership;
+    bool ex = false;
+    done = to_directory(Coh::GetM, line, tag_done, &p, ex);
+    if (!l) {
+      l = tags_.victim(line);
+      evict(l, tag_done);
+      *l = CacheLine{};
+      l->line = line;
+      l->valid = true;
+    }
+    l->ready = done;
+    l->state = static_cast<std::uint8_t>(MoesiState::M);
+    tags_.touch(l);
+  }
+  if (atomic) {
+    done += clock_.cycles(1);  // the read-modify-write in the L1
+    const std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
+    std::memcpy(p.get_data_ptr(), &old, ext->size);
+  } else {
+    store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
+  }
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  delay = sc_core::sc_time::from_value(done - now);
+}
+
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   const std::uint64_t addr = p.get_address();
@@ -97,6 +239,10 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   const Tick arrival = now + delay.value();
   const Tick start = port_.reserve(arrival, clock_.cycles(p_.occupancy), now);
   queue_delay.sample(tick_to_ns(start - arrival));
+  if (p_.moesi) {
+    moesi_access(p, delay, start);
+    return;
+  }
 
   if (ext && ext->op != AtomicOp::None) {
     ++atomics;

@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "mem/mem_ext.h"
 #include "mem/resource.h"
 #include "mem/tag_array.h"
 #include "sim/config.h"
@@ -39,6 +40,11 @@ class CoherentCache {
  public:
   virtual ~CoherentCache() = default;
   virtual void invalidate(std::uint64_t line, InvalidateReason why) = 0;
+  // moesi: another L1 reads the line this one owns: M -> O, E -> S. Returns
+  // whether it still owns it (O).
+  virtual bool downgrade(std::uint64_t line) = 0;
+  // moesi: whether it holds the line (any state but I).
+  virtual bool holds(std::uint64_t line) = 0;
 };
 
 class L1Cache : public sc_core::sc_module, public CoherentCache {
@@ -50,6 +56,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned hit_latency = 4;
     unsigned occupancy = 1;
     unsigned mshrs = 0;  // outstanding read misses (0 = unlimited)
+    bool moesi = false;  // write-back, kept coherent by the L2's MOESI directory
     static Params from(const Config& cfg);
   };
 
@@ -60,16 +67,24 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, BackingStore& store,
           const std::string& stats_path);
 
+  ~L1Cache() override { dir_req_.clear_extension(&dir_ext_); }
+  void set_requester(int id) { dir_ext_.requester = id; }
   void invalidate(std::uint64_t line, InvalidateReason why) override;
+  bool downgrade(std::uint64_t line) override;
+  bool holds(std::uint64_t line) override;
   const Params& params() const { return p_; }
 
   Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
-      back_invalidations, bypass_reads, mshr_merges, mshr_stalls;
+      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades, misses_for_ownership;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  void moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start);
+  // Sends a request of kind `c` for `line` to the directory at `at`; returns its completion.
+  Tick to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_payload* data, bool& exclusive);
+  void evict(CacheLine* v, Tick at);
   unsigned transport_dbg(tlm::tlm_generic_payload& p);
 
   Params p_;
@@ -78,6 +93,9 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   TagArray tags_;
   Resource port_;
   Slots mshr_;
+  tlm::tlm_generic_payload dir_req_;
+  MemExt dir_ext_;
+  std::vector<unsigned char> dir_buf_;
   int trace_track_ = -1;
 };
 

@@ -29,6 +29,15 @@ const Param<std::uint64_t> kAtomic{"gpu.l2.atomic_latency", 4, "cycles",
 // (pipelined across lines), as the L2 bank's port does.
 const Param<std::uint64_t> kAtomicInterval{"gpu.l2.atomic_interval", 1, "cycles",
                                            "initiation interval of a bank's pipelined atomic unit", {{1}, {1000}}};
+// Channel paper Table 2 gives the MOESI directory but not its hop latency: we
+// take half the L2 hit latency (a hit is a request hop plus a response hop).
+const Param<std::uint64_t> kForward{"gpu.l2.forward_latency", 8, "cycles",
+                                    "moesi: one hop between the directory and an L1 (forward, invalidation, "
+                                    "acknowledgement, cache-to-cache data)",
+                                    {{0}, {10000}}};
+const Param<std::string> kCoherence{"mem.coherence", "gpu", std::vector<std::string>{"gpu", "moesi"},
+                                    "gpu: write-through L1s, atomics at the L2 (GPGPU-Sim Fermi); moesi: write-back "
+                                    "L1s kept coherent by a MOESI directory with read-for-ownership (channel paper)"};
 const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
 }  // namespace
 
@@ -44,6 +53,8 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
   p.atomic_latency = static_cast<unsigned>(kAtomic.get(cfg));
   p.atomic_interval = static_cast<unsigned>(kAtomicInterval.get(cfg));
+  p.forward_latency = static_cast<unsigned>(kForward.get(cfg));
+  p.moesi = kCoherence.get(cfg) == "moesi";
   p.clock_mhz = kClock.get(cfg);
   std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
   if (p.size % per_bank)
@@ -62,6 +73,9 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways)
       atomics(g, "atomics", "atomic operations executed", ""),
       writebacks(g, "writebacks", "dirty lines written back to DRAM", ""),
       invalidations_sent(g, "invalidations_sent", "invalidations sent to L1 sharers (incl. back-invalidations)", ""),
+      c2c_transfers(g, "c2c_transfers", "moesi: reads served by the owner L1 (cache-to-cache)", ""),
+      ownership_transfers(g, "ownership_transfers", "moesi: GetM that took the line from another L1's ownership", ""),
+      puts(g, "puts", "moesi: L1 evictions reported (write-backs when dirty)", ""),
       queue_delay(g, "queue_delay", "time requests waited for the bank port", "ns"),
       atomic_queue_delay(g, "atomic_queue_delay", "time atomics waited for the atomic unit", "ns") {}
 
@@ -169,6 +183,86 @@ CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t ke
   return v;
 }
 
+// moesi directory. The L2 keeps each line's sharers and its owner (the L1
+// holding it M, O or E). One transaction per line at a time: it holds the
+// line's directory entry from its start until it completes, so contended
+// lines migrate between L1s one request after another.
+void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::uint64_t line, std::uint64_t key,
+                        Tick tag_done, Tick now, sc_core::sc_time& delay) {
+  const int r = ext.requester;
+  const std::uint64_t me = r >= 0 ? 1ull << r : 0;
+  const Tick hop = clock_.cycles(p_.forward_latency);
+  if (ext.coh == Coh::Put) {
+    ++b.puts;
+    if (CacheLine* l = b.tags.find(line, key)) {
+      if (l->owner == r) l->owner = -1;
+      l->sharers &= ~me;
+      if (ext.dirty) l->dirty = true;
+    }
+    delay = sc_core::sc_time::from_value(tag_done - now);
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  // A write covering the whole line needs no data (GetM without fetch).
+  bool full = false;
+  if (ext.coh == Coh::GetM && p.is_write() && ext.op == AtomicOp::None && p.get_data_length() == p_.line) {
+    full = true;
+    if (p.get_byte_enable_ptr())
+      for (unsigned i = 0; i < p.get_byte_enable_length(); ++i) full = full && p.get_byte_enable_ptr()[i] != 0;
+  }
+  Tick ready = 0;
+  const std::uint64_t hits_before = b.hits.value();
+  CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready);
+  const bool l2_hit = b.hits.value() != hits_before;
+  if (l->owner >= 0 && (l->owner == r || !l1s_[l->owner] || !l1s_[l->owner]->holds(line))) l->owner = -1;
+  Tick dur = 0;
+  if (ext.coh == Coh::GetS) {
+    ++b.reads;
+    if (l->owner >= 0) {  // cache-to-cache: directory -> owner -> requester
+      ++b.c2c_transfers;
+      dur = 2 * hop;
+      const int o = l->owner;
+      l->sharers |= 1ull << o;
+      if (!l1s_[o]->downgrade(line)) l->owner = -1;  // E -> S: nobody owns it now
+      ext.exclusive = false;
+    } else {
+      if (l2_hit) ++b.read_hits;
+      ext.exclusive = (l->sharers & ~me) == 0;
+      if (ext.exclusive) l->owner = r;
+    }
+    l->sharers |= me;
+  } else {  // GetM
+    if (ext.op != AtomicOp::None) ++b.atomics;
+    else ++b.writes;
+    if (l->owner >= 0) {  // the owner supplies the line and gives it up
+      ++b.ownership_transfers;
+      dur = 2 * hop;
+    }
+    const std::uint64_t others = l->sharers & ~me;
+    if (others) dur = std::max(dur, 2 * hop);  // invalidations and their acknowledgements
+    for (std::uint64_t m = others | (l->owner >= 0 ? 1ull << l->owner : 0); m; m &= m - 1) {
+      const int s = std::countr_zero(m);
+      if (static_cast<std::size_t>(s) < l1s_.size() && l1s_[s]) {
+        l1s_[s]->invalidate(line, InvalidateReason::OtherWrite);
+        ++b.invalidations_sent;
+      }
+    }
+    l->owner = r;
+    l->sharers = me;
+  }
+  // One transaction per line at a time.
+  Resource& entry = b.dir_lines[line];
+  const Tick t0 = entry.earliest(ready, std::max<Tick>(dur, 1), now);
+  entry.commit(t0, std::max<Tick>(dur, 1));
+  if (b.dir_lines.size() > 4096)
+    for (auto it = b.dir_lines.begin(); it != b.dir_lines.end();) {
+      it->second.earliest(now, 1, now);
+      it = it->second.idle() ? b.dir_lines.erase(it) : std::next(it);
+    }
+  delay = sc_core::sc_time::from_value(t0 + dur - now);
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
 void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   const int requester = ext ? ext->requester : -1;
@@ -183,6 +277,10 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
   Tick ready = 0, done = 0;
 
+  if (ext && ext->coh != Coh::None) {
+    directory(b, p, *const_cast<MemExt*>(ext), line, key, tag_done, now, delay);
+    return;
+  }
   if (ext && ext->op != AtomicOp::None) {
     ++b.atomics;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);

@@ -27,6 +27,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "mem/mem_ext.h"
 #include "mem/resource.h"
 #include "mem/tag_array.h"
 #include "sim/config.h"
@@ -47,6 +48,8 @@ class L2Cache : public sc_core::sc_module {
     unsigned hit_latency = 16;
     unsigned occupancy = 1;
     unsigned atomic_latency = 4, atomic_interval = 1;
+    unsigned forward_latency = 8;  // moesi: one hop between the directory and an L1
+    bool moesi = false;
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -65,13 +68,17 @@ class L2Cache : public sc_core::sc_module {
     TagArray tags;
     Resource port, atomic_unit;
     std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
-    Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent;
+    std::unordered_map<std::uint64_t, Resource> dir_lines;     // moesi: per line, one transaction at a time
+    Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
+        ownership_transfers, puts;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  void directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::uint64_t line, std::uint64_t key,
+                 Tick tag_done, Tick now, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
   // Makes the line present; returns when its data is available.
   CacheLine* lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,

@@ -40,8 +40,15 @@ inline std::uint64_t atomic_apply(AtomicOp op, unsigned size, std::uint64_t old,
   return nv & mask;
 }
 
+// MOESI requests from an L1 to the L2 directory (mem.coherence = moesi).
+enum class Coh : std::uint8_t { None, GetS, GetM, Put };
+enum class MoesiState : std::uint8_t { I, S, E, O, M };
+
 struct MemExt : tlm::tlm_extension<MemExt> {
   int requester = -1;
+  Coh coh = Coh::None;
+  bool exclusive = false;  // response to GetS: granted E (no other copy)
+  bool dirty = false;      // Put: the evicted line was M or O
   bool bypass_l1 = false;  // loads and stores served by the L2 (the L1 neither hits nor allocates)
   AtomicOp op = AtomicOp::None;
   std::uint8_t size = 4;  // atomic width in bytes: 4 or 8

@@ -24,6 +24,7 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, cons
     const auto& s = l1s[i];
     l1s_.push_back(std::make_unique<L1Cache>(s.module_name.c_str(), s.params, s.clock, store_, s.stats_path));
     l1s_.back()->to_l2.bind(l2_->target);
+    l1s_.back()->set_requester(static_cast<int>(i));
     l2_->attach_l1(static_cast<int>(i), l1s_.back().get());
   }
   host_.bind(l2_->target);

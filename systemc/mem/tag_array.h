@@ -16,6 +16,8 @@ struct CacheLine {
   std::uint64_t lru = 0;      // last-use stamp
   Tick ready = 0;             // fill completes at this time
   std::uint64_t sharers = 0;  // L2 only: L1s holding a copy (bit = requester id)
+  int owner = -1;             // L2 only, moesi: the L1 holding it M, O or E
+  std::uint8_t state = 0;     // L1 only, moesi: MoesiState
   bool valid = false;
   bool dirty = false;
   bool invalidated = false;   // tag kept after a coherence invalidation

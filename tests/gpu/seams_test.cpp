@@ -332,7 +332,8 @@ Task<> bypass_twice(Lane& l, std::uint64_t a, std::uint64_t out) {
 TEST(Ops, BypassLoadsAreServedByTheL2AndNotAllocated) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> got;
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [&](Host& host) {
+  // Under moesi the L1s are coherent and bypassing requests go through them.
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu"}), [&](Host& host) {
     const std::uint64_t a = host.upload(std::vector<std::uint32_t>(64, 21)), out = host.alloc(256);
     host.run_kernel({"bypass", 16, 16, 8, 0, [=](Lane& l) { return bypass_twice(l, a, out); }});
     got = host.download<std::uint32_t>(out, 16);

@@ -3,6 +3,7 @@
 // Every case elaborates its own GPU: ctest runs each in its own process.
 #include <cstring>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fg_test.h"
@@ -36,7 +37,8 @@ class Latency : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Latency, L1HitL2HitAndMissEqualTheConfiguredLatencies) {
   FG_REQUIRE_FRESH_KERNEL();
-  Config cfg = test::make_config(GetParam(), {"gpu.cus=2"});
+  // The gpu protocol's path (under moesi the other CU's read is a cache-to-cache transfer: MoesiTest).
+  Config cfg = test::make_config(GetParam(), {"gpu.cus=2", "mem.coherence=gpu"});
   Expected e(cfg);
   MemHarness h(cfg);
   const std::uint64_t a = h.mem().allocate(4096);
@@ -112,7 +114,8 @@ TEST(Port, AnInitiatorWhoseTimeGoesBackwardsIsAnInternalError) {
 // 16 atomics issued together by one agent, to 16 lines of one L2 bank or to
 // one line: completion time of the last (ns after the first's).
 double atomic_spread(bool same_line, unsigned interval) {
-  MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.l2.atomic_interval=" + std::to_string(interval)}));
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu",  // atomics at the L2
+                                             "gpu.l2.atomic_interval=" + std::to_string(interval)}));
   const std::uint64_t base = h.mem().allocate(16 * 16 * 64 * 2);
   std::vector<double> done;
   h.run({[&](MemPort& p, Qk& qk) {
@@ -234,7 +237,7 @@ TEST(Atomics, EveryOperationIsExactIn32And64Bit) {
 
 TEST(Atomics, AtomicInvalidatesEveryL1CopyButCountsOnlyOthersAsCoherence) {
   FG_REQUIRE_FRESH_KERNEL();
-  MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=2", "mem.coherence=gpu"}));  // atomics at the L2
   const std::uint64_t a = h.mem().allocate(256);
   h.run({[&](MemPort& p, Qk& qk) {
            std::uint32_t v;
@@ -271,8 +274,9 @@ TEST(Atomics, AtomicInvalidatesEveryL1CopyButCountsOnlyOthersAsCoherence) {
 
 // k CUs CAS-increment one counter; each CAS uses the value the previous one
 // returned (a lock-free counter). Successes serialize on the line.
-double cas_makespan(int k, int iters, std::uint32_t& final_value) {
-  MemHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(k)}));  // default quantum
+double cas_makespan(int k, int iters, std::uint32_t& final_value, const std::string& coherence = "gpu",
+                    std::uint64_t* transfers = nullptr, std::uint64_t* local_atomics = nullptr) {
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(k), "mem.coherence=" + coherence}));
   const std::uint64_t a = h.mem().allocate(256);
   std::vector<MemHarness::Agent> agents;
   for (int c = 0; c < k; ++c)
@@ -288,6 +292,12 @@ double cas_makespan(int k, int iters, std::uint32_t& final_value) {
     });
   h.run(agents);
   h.mem().copy_out(&final_value, a, 4);
+  if (transfers) {
+    *transfers = 0;
+    for (int b = 0; b < 16; ++b)
+      *transfers += static_cast<std::uint64_t>(StatRegistry::global().find(fmt::format("gpu.l2.bank{}.ownership_transfers", b))->scalar());
+  }
+  if (local_atomics) *local_atomics = h.mem().l1(0).local_atomics.value();
   return h.makespan_ns();
 }
 
@@ -363,6 +373,90 @@ TEST(Bandwidth, BelowSaturationStreamsDoNotSlowEachOther) {
   EXPECT_GT(t4, one);
   EXPECT_LT(t4, 1.15 * one);
 }
+
+}  // namespace
+}  // namespace fg
+
+namespace fg {
+namespace {
+
+// ---- moesi (orr2014: Sec. 7, Table 2) ----
+
+double stat_sum(const std::string& prefix, const std::string& suffix) {
+  return StatRegistry::global().sum_matching(prefix, suffix);
+}
+
+TEST(Moesi, AReadOfALineAnotherL1OwnsIsACacheToCacheTransfer) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
+  const std::uint64_t a = h.mem().allocate(256);
+  double c2c = 0, l2 = 0;
+  std::uint32_t seen = 0;
+  h.run({[&](MemPort& p, Qk& qk) {  // CU 0 writes: read for ownership, then M
+           std::uint32_t v = 7;
+           p.write(a, &v, 4, qk.get_local_time());
+         },
+         [&](MemPort& p, Qk& qk) {
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+           qk.sync();
+           c2c = ns(p.read(a, &seen, 4, qk.get_local_time()) - qk.get_local_time());  // from CU 0's L1
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+           qk.sync();
+           l2 = ns(p.read(a + 64, &seen, 4, qk.get_local_time()) - qk.get_local_time());  // another line: L2 / DRAM
+         }});
+  EXPECT_EQ(stat_sum("gpu.l2.bank", ".c2c_transfers"), 1.0);
+  // L1 tag (4) + directory (16) + forward to the owner and its data back (2 x 8 cycles).
+  EXPECT_NEAR(c2c, 4 + 16 + 16, 0.01);
+  EXPECT_GT(l2, c2c);  // the other line came from DRAM
+}
+
+TEST(Moesi, ProducerConsumerOnTwoCusCostsOneCacheToCacheTransferPerHandOff) {
+  const auto path = (test::scratch_dir() / "pp.json").string();
+  const auto r = test::run_fgsim("run pingpong --preset orr2014 --quiet --set gpu.cus=2 --set pingpong.rounds=50 "
+                                 "--stats " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(test::slurp(path));
+  double c2c = 0, own = 0;
+  for (const auto& [k, v] : j["stats"].items()) {
+    if (k.ends_with(".c2c_transfers")) c2c += v.get<double>();
+    if (k.ends_with(".ownership_transfers")) own += v.get<double>();
+  }
+  EXPECT_EQ(c2c, 100.0);  // each of the 100 hand-offs: the consumer's read finds the producer's M/O line
+  EXPECT_GE(own, 99.0);   // each producer write takes the line back
+  EXPECT_LE(own, 101.0);
+}
+
+TEST(Moesi, RepeatedAtomicsByOneCuHitInItsL1) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::uint32_t final_value = 0;
+  std::uint64_t transfers = 0, local = 0;
+  const double t = cas_makespan(1, 200, final_value, "moesi", &transfers, &local);
+  EXPECT_EQ(final_value, 200u);
+  EXPECT_EQ(local, 199u);  // all but the first
+  EXPECT_EQ(transfers, 0u);
+  // 199 L1 atomics (4-cycle tag + 1-cycle RMW) after one read for ownership:
+  // far below 200 L2 round trips (4000 ns under the gpu protocol).
+  EXPECT_LT(t, 1200.0);
+}
+
+class MoesiCas : public ::testing::TestWithParam<int> {};
+
+TEST_P(MoesiCas, ContendedCasMakesTheLineMigrateAndEachCasCostsMore) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const int k = GetParam(), iters = 100;
+  std::uint32_t final_value = 0;
+  std::uint64_t transfers = 0;
+  const double t = cas_makespan(k, iters, final_value, "moesi", &transfers);
+  EXPECT_EQ(final_value, std::uint32_t(k * iters));
+  // Per successful CAS, the time grows with k (the line migrates between
+  // L1s, two hops per move, one transaction per line at a time) ...
+  const double per_cas = t / (k * iters);
+  EXPECT_GT(per_cas, 10.0) << "k=" << k;
+  // ... and most successes needed the line from another L1.
+  EXPECT_GT(double(transfers), 0.5 * k * iters) << "k=" << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cus, MoesiCas, ::testing::Values(2, 4, 8));
 
 }  // namespace
 }  // namespace fg
