@@ -61,13 +61,17 @@ class OpUnit {
   // brings SystemC time up to its local time before it issues one
   // (docs/memory.md, "Synchronisation order").
   enum class Order : std::uint8_t { Relaxed, Synchronising };
-  explicit OpUnit(std::string name, Order order = Order::Relaxed);
+  // `memory`: the operation accesses global memory (with sim.order_memory on,
+  // it is ordered like a synchronising one: under moesi every access can
+  // change directory state).
+  explicit OpUnit(std::string name, Order order = Order::Relaxed, bool memory = false);
   OpUnit(const OpUnit&) = delete;
   OpUnit& operator=(const OpUnit&) = delete;
   virtual ~OpUnit();
   const std::string& name() const { return name_; }
   std::uint32_t id() const { return id_; }
   bool synchronising() const { return order_ == Order::Synchronising; }
+  bool memory() const { return memory_; }
 
   virtual void issue(IssueContext& c) const = 0;
   // Called once per CU when the CU is built (units in name order, so the
@@ -81,6 +85,7 @@ class OpUnit {
   std::string name_;
   std::uint32_t id_;
   Order order_;
+  bool memory_;
 };
 
 // Every registered unit (by id) and by name.

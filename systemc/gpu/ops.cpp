@@ -47,8 +47,8 @@ const OpUnit* OpRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-OpUnit::OpUnit(std::string name, Order order)
-    : name_(std::move(name)), id_(OpRegistry::global().add(this)), order_(order) {}
+OpUnit::OpUnit(std::string name, Order order, bool memory)
+    : name_(std::move(name)), id_(OpRegistry::global().add(this)), order_(order), memory_(memory) {}
 OpUnit::~OpUnit() { OpRegistry::global().remove(this); }
 
 WaveHandle IssueContext::block(std::string what) {
@@ -148,7 +148,7 @@ Tick coalesced_load(IssueContext& c, LoadStats& st, std::vector<unsigned char>& 
 
 class LoadUnit final : public OpUnit {
  public:
-  LoadUnit() : OpUnit("load") {}
+  LoadUnit() : OpUnit("load", Order::Relaxed, true) {}
   void issue(IssueContext& c) const override {
     c.complete = std::max(c.complete, coalesced_load(c, c.state<LoadStats>(), buf_));
   }
@@ -165,7 +165,7 @@ const LoadUnit kLoad;
 // releases); counted with the loads.
 class LoadAcquireUnit final : public OpUnit {
  public:
-  LoadAcquireUnit() : OpUnit("load_acquire", Order::Synchronising) {}
+  LoadAcquireUnit() : OpUnit("load_acquire", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
     auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
     c.complete = std::max(c.complete, coalesced_load(c, st, buf_));
@@ -180,7 +180,7 @@ const LoadAcquireUnit kLoadAcquire;
 // carries its arrival time for wait().
 class LoadAsyncUnit final : public OpUnit {
  public:
-  LoadAsyncUnit() : OpUnit("load_async") {}
+  LoadAsyncUnit() : OpUnit("load_async", Order::Relaxed, true) {}
   void issue(IssueContext& c) const override {
     // Counted with the blocking loads (the load unit's statistics).
     auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
@@ -216,7 +216,7 @@ struct StoreStats : UnitState {
 // hold the wavefront (outstanding until acknowledged).
 class StoreUnit final : public OpUnit {
  public:
-  explicit StoreUnit(const char* name = "store", Order order = Order::Relaxed) : OpUnit(name, order) {}
+  explicit StoreUnit(const char* name = "store", Order order = Order::Relaxed) : OpUnit(name, order, true) {}
   void issue(IssueContext& c) const override {
     const unsigned line = c.timing().line;
     line_buf_.assign(line, 0);
@@ -280,7 +280,7 @@ Tick lane_atomics(IssueContext& c) {
 
 class AtomicUnit final : public OpUnit {
  public:
-  AtomicUnit() : OpUnit("atomic", Order::Synchronising) {}
+  AtomicUnit() : OpUnit("atomic", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
     c.complete = std::max(c.complete, lane_atomics(c));
     ++c.state<AtomicStats>().atomics;
@@ -299,7 +299,7 @@ struct AtomicNrStats : UnitState {
 
 class AtomicNrUnit final : public OpUnit {
  public:
-  AtomicNrUnit() : OpUnit("atomic_nr", Order::Synchronising) {}
+  AtomicNrUnit() : OpUnit("atomic_nr", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
     c.outstanding = lane_atomics(c);
     ++c.state<AtomicNrStats>().atomics;
