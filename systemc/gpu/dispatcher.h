@@ -57,7 +57,6 @@ struct KernelState {
   std::uint32_t num_groups = 0, next_group = 0, groups_done = 0;
   Tick submitted = 0;  // when the agent submitted it
   Tick visible = 0;    // submitted + launch latency
-  Tick start = 0;      // = submitted (durations include the launch cost)
   Tick first_dispatch = 0, end = 0;
   std::uint64_t wavefronts = 0, instructions = 0;
   std::function<void(std::uint32_t group, Tick t)> on_workgroup_done;

@@ -50,7 +50,7 @@ namespace fg {
 sc_core::sc_time Host::run_kernel(const KernelLaunch& k) {
   KernelState& st = dispatcher().submit(k);  // at this agent's time (the host syncs before it submits)
   while (!st.finished) sc_core::wait(st.done);
-  return sc_core::sc_time::from_value(st.end - st.start);
+  return sc_core::sc_time::from_value(st.end - st.submitted);  // launch latency included
 }
 
 }  // namespace fg

@@ -146,51 +146,32 @@ Tick coalesced_load(IssueContext& c, LoadStats& st, std::vector<unsigned char>& 
   return done;
 }
 
+// Loads: blocking (`load`, which owns the load statistics), acquire
+// (synchronising) and async (the wavefront goes on; each lane's value carries
+// its arrival time for wait()). All count with the loads.
 class LoadUnit final : public OpUnit {
  public:
-  LoadUnit() : OpUnit("load", Order::Relaxed, true) {}
-  void issue(IssueContext& c) const override {
-    c.complete = std::max(c.complete, coalesced_load(c, c.state<LoadStats>(), buf_));
-  }
+  enum Kind { Blocking, Acquire, Async };
+  LoadUnit(const char* name, Kind k)
+      : OpUnit(name, k == Acquire ? Order::Synchronising : Order::Relaxed, true), k_(k) {}
+  void issue(IssueContext& c) const override;
   std::unique_ptr<UnitState> make_state(const std::string& path) const override {
-    return std::make_unique<LoadStats>(path);
+    return k_ == Blocking ? std::make_unique<LoadStats>(path) : nullptr;
   }
 
  private:
+  Kind k_;
   mutable std::vector<unsigned char> buf_;
 };
-const LoadUnit kLoad;
+const LoadUnit kLoad("load", LoadUnit::Blocking);
+const LoadUnit kLoadAcquire("load_acquire", LoadUnit::Acquire);
+const LoadUnit kLoadAsync("load_async", LoadUnit::Async);
 
-// Acquire load: a load that synchronises (polling a flag another wavefront
-// releases); counted with the loads.
-class LoadAcquireUnit final : public OpUnit {
- public:
-  LoadAcquireUnit() : OpUnit("load_acquire", Order::Synchronising, true) {}
-  void issue(IssueContext& c) const override {
-    auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
-    c.complete = std::max(c.complete, coalesced_load(c, st, buf_));
-  }
-
- private:
-  mutable std::vector<unsigned char> buf_;
-};
-const LoadAcquireUnit kLoadAcquire;
-
-// Non-blocking load: the wavefront goes on after the issue; each lane's value
-// carries its arrival time for wait().
-class LoadAsyncUnit final : public OpUnit {
- public:
-  LoadAsyncUnit() : OpUnit("load_async", Order::Relaxed, true) {}
-  void issue(IssueContext& c) const override {
-    // Counted with the blocking loads (the load unit's statistics).
-    auto& st = static_cast<LoadStats&>(*c.cu().unit_state(kLoad));
-    const Tick done = coalesced_load(c, st, buf_);
-    c.for_each([&](Lane& l) { l.pending.ready = done; });
-  }
-
- private:
-  mutable std::vector<unsigned char> buf_;
-};
+void LoadUnit::issue(IssueContext& c) const {
+  const Tick done = coalesced_load(c, static_cast<LoadStats&>(*c.cu().unit_state(kLoad)), buf_);
+  if (k_ == Async) c.for_each([&](Lane& l) { l.pending.ready = done; });
+  else c.complete = std::max(c.complete, done);
+}
 
 class WaitUnit final : public OpUnit {
  public:
@@ -498,8 +479,6 @@ class SleepUnit final : public OpUnit {
   }
 };
 const SleepUnit kSleep;
-
-const LoadAsyncUnit kLoadAsync;
 
 }  // namespace
 

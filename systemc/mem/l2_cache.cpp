@@ -157,9 +157,19 @@ void L2Cache::invalidate_sharers(CacheLine* l, int keep, int requester) {
   l->sharers &= keep >= 0 ? (1ull << keep) : 0;
 }
 
+bool L2Cache::covers_line(const tlm::tlm_generic_payload& p) const {
+  // A write that covers the whole line needs no fetch (byte enables all set, or none given).
+  bool full = p.is_write() && p.get_data_length() == p_.line;
+  if (full && p.get_byte_enable_ptr())
+    for (unsigned i = 0; i < p.get_byte_enable_length(); ++i) full = full && p.get_byte_enable_ptr()[i] != 0;
+  return full;
+}
+
 CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch,
-                                   Tick now, Tick& ready) {
+                                   Tick now, Tick& ready, bool* hit) {
+  if (hit) *hit = false;
   if (CacheLine* l = b.tags.find(line, key)) {
+    if (hit) *hit = true;
     ++b.hits;
     b.tags.touch(l);
     ready = std::max(tag_done, l->ready);
@@ -183,6 +193,18 @@ CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t ke
   return v;
 }
 
+namespace {
+// Per-line calendars: forget lines with nothing pending once there are many
+// (no effect on timing).
+void prune(std::unordered_map<std::uint64_t, Resource>& lines, Tick now) {
+  if (lines.size() <= 4096) return;
+  for (auto it = lines.begin(); it != lines.end();) {
+    it->second.earliest(now, 1, now);  // drops finished intervals
+    it = it->second.idle() ? lines.erase(it) : std::next(it);
+  }
+}
+}  // namespace
+
 // moesi directory. The L2 keeps each line's sharers and its owner (the L1
 // holding it M, O or E). One transaction per line at a time: it holds the
 // line's directory entry from its start until it completes, so contended
@@ -204,16 +226,10 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
     return;
   }
   // A write covering the whole line needs no data (GetM without fetch).
-  bool full = false;
-  if (ext.coh == Coh::GetM && p.is_write() && ext.op == AtomicOp::None && p.get_data_length() == p_.line) {
-    full = true;
-    if (p.get_byte_enable_ptr())
-      for (unsigned i = 0; i < p.get_byte_enable_length(); ++i) full = full && p.get_byte_enable_ptr()[i] != 0;
-  }
+  const bool full = ext.coh == Coh::GetM && ext.op == AtomicOp::None && covers_line(p);
   Tick ready = 0;
-  const std::uint64_t hits_before = b.hits.value();
-  CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready);
-  const bool l2_hit = b.hits.value() != hits_before;
+  bool l2_hit = false;
+  CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready, &l2_hit);
   if (l->owner >= 0 && (l->owner == r || !l1s_[l->owner] || !l1s_[l->owner]->holds(line))) l->owner = -1;
   Tick dur = 0;
   if (ext.coh == Coh::GetS) {
@@ -254,11 +270,7 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
   Resource& entry = b.dir_lines[line];
   const Tick t0 = entry.earliest(ready, std::max<Tick>(dur, 1), now);
   entry.commit(t0, std::max<Tick>(dur, 1));
-  if (b.dir_lines.size() > 4096)
-    for (auto it = b.dir_lines.begin(); it != b.dir_lines.end();) {
-      it->second.earliest(now, 1, now);
-      it = it->second.idle() ? b.dir_lines.erase(it) : std::next(it);
-    }
+  prune(b.dir_lines, now);
   delay = sc_core::sc_time::from_value(t0 + dur - now);
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -297,11 +309,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     }
     b.atomic_unit.commit(au, ii);
     same_line.commit(au, lat);
-    if (b.atomic_lines.size() > 4096)  // forget lines with nothing pending (no effect on timing)
-      for (auto it = b.atomic_lines.begin(); it != b.atomic_lines.end();) {
-        it->second.earliest(now, 1, now);  // drops finished intervals
-        it = it->second.idle() ? b.atomic_lines.erase(it) : std::next(it);
-      }
+    prune(b.atomic_lines, now);
     b.atomic_queue_delay.sample(tick_to_ns(au - ready));
     done = au + clock_.cycles(p_.atomic_latency);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, clock_.cycles(p_.atomic_latency));
@@ -311,11 +319,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     invalidate_sharers(l, -1, requester);
   } else if (p.is_write()) {
     ++b.writes;
-    // A write that covers the whole line needs no fetch (byte enables all set, or none given).
-    bool full = p.get_data_length() == p_.line;
-    if (full && p.get_byte_enable_ptr())
-      for (unsigned i = 0; i < p.get_byte_enable_length(); ++i) full = full && p.get_byte_enable_ptr()[i] != 0;
-    CacheLine* l = lookup_or_fill(b, line, key, tag_done, !full, now, ready);
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, !covers_line(p), now, ready);
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
@@ -323,9 +327,9 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     invalidate_sharers(l, requester, requester);
   } else {
     ++b.reads;
-    const std::uint64_t hits_before = b.hits.value();
-    CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
-    if (b.hits.value() != hits_before) ++b.read_hits;
+    bool hit = false;
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready, &hit);
+    if (hit) ++b.read_hits;
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.read(addr, p.get_data_ptr(), p.get_data_length());

@@ -81,8 +81,11 @@ class L2Cache : public sc_core::sc_module {
                  Tick tag_done, Tick now, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
   // Makes the line present; returns when its data is available.
+  // `hit` (optional) tells whether the line was present.
   CacheLine* lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,
-                            Tick& ready);
+                            Tick& ready, bool* hit = nullptr);
+  // Whether a write payload covers its whole line (no fetch needed).
+  bool covers_line(const tlm::tlm_generic_payload& p) const;
   // Invalidate the L1 copies of l except `keep`'s; `requester` (or -1 for an
   // eviction) says why, for the L1s' statistics.
   void invalidate_sharers(CacheLine* l, int keep, int requester);

@@ -185,6 +185,28 @@ TEST(Parking, AOneWavefrontWorkgroupCanBeRestoredOnAnotherCu) {
   EXPECT_GT(r.t[0], r.t[64]);
 }
 
+TEST(Parking, AWavefrontOfALargerWorkgroupCannotBeRestoredOnAnotherCu) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // Workgroups of 2 wavefronts: group 0 parks on cu0, group 1 (on cu1) asks
+  // to restore it on cu1; its LDS and barrier stay on cu0, so that is a fault.
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=2", "gpu.frontend.launch_latency=0"}), [](Host& host) {
+    g_gate = Gate{};
+    g_gate.spill = host.alloc(65536);
+    const std::uint64_t out = host.alloc(32 * 256);
+    host.run_kernel({"gate", 256, 128, 8, 0, [=](Lane& l) { return gate_kernel(l, out, true); }});
+  });
+  try {
+    h.run();
+    FAIL() << "expected a SimFault";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("can only be restored on"), std::string::npos) << e.what();
+  }
+}
+
+TEST(UnitSeam, TwoUnitsWithOneNameAreRejected) {
+  EXPECT_THROW(GateOpenUnit{}, std::logic_error);  // "test_gate_open" exists (kGateOpen)
+}
+
 TEST(Blocking, BlockedWithNoFreeSlotIsADeadlockThatNamesTheCondition) {
   FG_REQUIRE_FRESH_KERNEL();
   // Left alive: the host thread is still suspended at exit.

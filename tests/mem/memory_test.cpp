@@ -439,6 +439,49 @@ TEST(Moesi, RepeatedAtomicsByOneCuHitInItsL1) {
   EXPECT_LT(t, 1200.0);
 }
 
+TEST(Moesi, AnEvictedModifiedLineIsReportedToTheDirectory) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // orr2014 L1: 16 KiB, 16 ways, 64 B lines = 16 sets; lines 1 KiB apart share a set.
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
+  const std::uint64_t a = h.mem().allocate(64 * 1024);
+  h.run({[&](MemPort& p, Qk& qk) {
+           std::uint32_t v = 1;
+           p.write(a, &v, 4, qk.get_local_time());  // M
+           for (unsigned k = 1; k <= 16; ++k) p.read(a + 1024 * k, &v, 4, qk.get_local_time());  // evicts it
+         },
+         [&](MemPort& p, Qk& qk) {
+           qk.inc(sc_core::sc_time(5, sc_core::SC_US));
+           qk.sync();
+           std::uint32_t v = 0;
+           p.read(a, &v, 4, qk.get_local_time());
+           EXPECT_EQ(v, 1u);
+         }});
+  EXPECT_EQ(stat_sum("gpu.l2.bank", ".puts"), 1.0);         // the write-back of the M line
+  EXPECT_EQ(stat_sum("gpu.l2.bank", ".c2c_transfers"), 0.0);  // CU 1 gets it from the L2
+}
+
+TEST(Moesi, TheDirectoryHandlesOneTransactionPerLineAtATime) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // CU 2 owns the line; CUs 0 and 1 ask for ownership at the same instant.
+  // Each transfer takes two hops (16 ns); the second waits for the first.
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=3"}));
+  const std::uint64_t a = h.mem().allocate(256);
+  double done[2] = {0, 0};
+  auto contender = [&](int i) {
+    return [&, i](MemPort& p, Qk& qk) {
+      qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+      qk.sync();
+      std::uint64_t old = 0;
+      done[i] = ns(p.atomic(a, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time()));
+    };
+  };
+  h.run({contender(0), contender(1), [&](MemPort& p, Qk& qk) {
+           std::uint32_t v = 0;
+           p.write(a, &v, 4, qk.get_local_time());
+         }});
+  EXPECT_GE(std::abs(done[0] - done[1]), 16.0) << done[0] << " " << done[1];
+}
+
 class MoesiCas : public ::testing::TestWithParam<int> {};
 
 TEST_P(MoesiCas, ContendedCasMakesTheLineMigrateAndEachCasCostsMore) {
