@@ -3,7 +3,10 @@
 // Timing contract: loosely timed; b_transport never waits. Lines interleave
 // across channels; each channel is a reservation calendar in which a line
 // transfer occupies line_bytes / (bandwidth / channels). A request completes at
-// transfer start + transfer time + latency. DRAM is a timing target only; data
+// transfer start + transfer time + latency. Each channel's request queue
+// holds `queue` requests (accepted, waiting for the channel); a request that
+// finds it full is accepted only when an entry frees, and the requester learns
+// that time from MemExt::accepted (back-pressure). DRAM is a timing target only; data
 // lives in the BackingStore (see docs/memory.md). Row buffers, banks and
 // refresh are not modelled.
 #pragma once
@@ -29,6 +32,7 @@ class Dram : public sc_core::sc_module {
     double bandwidth_gbps = 20;
     unsigned channels = 1;
     unsigned line = 64;
+    unsigned queue = 16;  // requests waiting per channel (0 = unlimited)
     static Params from(const Config& cfg);
   };
 
@@ -38,8 +42,8 @@ class Dram : public sc_core::sc_module {
   const Params& params() const { return p_; }
   Tick transfer_time() const { return transfer_; }
 
-  Counter reads, writes, bytes;
-  Average queue_delay;
+  Counter reads, writes, bytes, queue_full;
+  Average queue_delay, queue_full_stall;
   Formula bandwidth, utilization;
 
  private:
@@ -48,6 +52,7 @@ class Dram : public sc_core::sc_module {
   Params p_;
   Tick latency_, transfer_;
   std::vector<Resource> channels_;
+  std::vector<Slots> queues_;  // per channel: requests accepted and waiting for the channel
   std::vector<int> trace_tracks_;
 };
 

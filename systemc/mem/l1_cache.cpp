@@ -69,6 +69,9 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       upgrades(StatGroup(stats_path), "upgrades", "moesi: writes and atomics to a line held S or O (GetM)", ""),
       misses_for_ownership(StatGroup(stats_path), "misses_for_ownership",
                            "moesi: writes and atomics to a line not held (read for ownership)", ""),
+      stalls(StatGroup(stats_path), "stalls",
+             "requests that waited because the L1 was blocked (no free MSHR, or a full L2 queue)", ""),
+      stall_cycles(StatGroup(stats_path), "stall_cycles", "cycles requests waited because the L1 was blocked", "cycles"),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
       mshr_stall(StatGroup(stats_path), "mshr_stall", "time read misses waited for a free MSHR", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
@@ -129,7 +132,9 @@ Tick L1Cache::to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_
   }
   q.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time d = sc_core::sc_time::from_value(at - now);
+  ext->accepted = 0;
   to_l2->b_transport(q, d);
+  if (ext->accepted > at) block_until(ext->accepted);
   exclusive = ext->exclusive;
   if (data) {
     const int req = ext->requester;
@@ -174,6 +179,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
       const Tick go = mshr_.earliest(tag_done, now);
       if (go > tag_done) ++mshr_stalls;
       mshr_stall.sample(tick_to_ns(go - tag_done));
+      if (go > tag_done) block_until(go);
       bool ex = false;
       done = to_directory(Coh::GetS, line, go, nullptr, ex);
       mshr_.hold(go, done);
@@ -228,6 +234,14 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
   delay = sc_core::sc_time::from_value(done - now);
 }
 
+void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  auto* ext = p.get_extension<MemExt>();
+  const Tick sent = sc_core::sc_time_stamp().value() + delay.value();
+  if (ext) ext->accepted = 0;
+  to_l2->b_transport(p, delay);
+  if (ext && ext->accepted > sent) block_until(ext->accepted);
+}
+
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   const std::uint64_t addr = p.get_address();
@@ -236,7 +250,12 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
                                        p.get_data_length()));
   const Tick now = sc_core::sc_time_stamp().value();
-  const Tick arrival = now + delay.value();
+  Tick arrival = now + delay.value();
+  if (blocked_until_ > arrival) {
+    ++stalls;
+    stall_cycles += clock_.to_cycles(blocked_until_ - arrival);
+    arrival = blocked_until_;
+  }
   const Tick start = port_.reserve(arrival, clock_.cycles(p_.occupancy), now);
   queue_delay.sample(tick_to_ns(start - arrival));
   if (p_.moesi) {
@@ -248,7 +267,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     ++atomics;
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "atomic", start, clock_.cycles(p_.occupancy));
     delay = sc_core::sc_time::from_value(start - now);
-    to_l2->b_transport(p, delay);
+    forward(p, delay);
     return;
   }
   const bool bypass = ext && ext->bypass_l1;
@@ -258,14 +277,14 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     if (CacheLine* l = tags_.find(line, line))
       if (!bypass) tags_.touch(l);  // a bypassing store does not count as a use of the L1 copy
     delay = sc_core::sc_time::from_value(start - now);
-    to_l2->b_transport(p, delay);
+    forward(p, delay);
     return;
   }
   if (bypass) {  // served by the L2, not allocated (not counted in reads or the hit rate)
     ++bypass_reads;
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "read bypass", start, clock_.cycles(p_.occupancy));
     delay = sc_core::sc_time::from_value(start - now);
-    to_l2->b_transport(p, delay);
+    forward(p, delay);
     return;
   }
   ++reads;
@@ -287,8 +306,9 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     const Tick go = mshr_.earliest(tag_done, now);
     if (go > tag_done) ++mshr_stalls;
     mshr_stall.sample(tick_to_ns(go - tag_done));
+    if (go > tag_done) block_until(go);
     delay = sc_core::sc_time::from_value(go - now);
-    to_l2->b_transport(p, delay);
+    forward(p, delay);
     done = now + delay.value();
     mshr_.hold(go, done);
     CacheLine* v = tags_.victim(line);

@@ -8,6 +8,10 @@
 // atomics bypass the L1 and execute at the L2. The L2 directory calls
 // invalidate() when another requester writes a line this cache holds.
 // Requests must not cross a cache line (initiators coalesce by line).
+// Back-pressure: a miss that finds every MSHR busy, or a request the L2 takes
+// into its full queue only later, blocks the L1 until then: requests behind it
+// (hits included) wait, as when GPGPU-Sim's load/store unit stalls on a
+// reservation failure; counted in stalls / stall_cycles.
 #pragma once
 
 #include <cstdint>
@@ -75,7 +79,8 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   const Params& params() const { return p_; }
 
   Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
-      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades, misses_for_ownership;
+      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades, misses_for_ownership,
+      stalls, stall_cycles;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
 
@@ -85,6 +90,10 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // Sends a request of kind `c` for `line` to the directory at `at`; returns its completion.
   Tick to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_payload* data, bool& exclusive);
   void evict(CacheLine* v, Tick at);
+  // Sends `p` to the L2 (delay: when it leaves); the L1 is blocked until the
+  // L2 accepted it.
+  void forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  void block_until(Tick t) { blocked_until_ = std::max(blocked_until_, t); }
   unsigned transport_dbg(tlm::tlm_generic_payload& p);
 
   Params p_;
@@ -93,6 +102,9 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   TagArray tags_;
   Resource port_;
   Slots mshr_;
+  // Back-pressure: no request enters the L1 before this (an earlier miss
+  // waited for an MSHR, or an L2 queue was full).
+  Tick blocked_until_ = 0;
   tlm::tlm_generic_payload dir_req_;
   MemExt dir_ext_;
   std::vector<unsigned char> dir_buf_;

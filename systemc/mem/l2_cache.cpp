@@ -38,6 +38,12 @@ const Param<std::uint64_t> kForward{"gpu.l2.forward_latency", 8, "cycles",
 const Param<std::string> kCoherence{"mem.coherence", "gpu", std::vector<std::string>{"gpu", "moesi"},
                                     "gpu: write-through L1s, atomics at the L2 (GPGPU-Sim Fermi); moesi: write-back "
                                     "L1s kept coherent by a MOESI directory with read-for-ownership (channel paper)"};
+// GPGPU-Sim 3.x GTX 480 config: -gpgpu_dram_partition_queues 8:8:8:8 (the
+// interconnect-to-L2 queue of a memory sub-partition holds 8 requests). The
+// channel paper gives no queue depth; we use the same value.
+const Param<std::uint64_t> kQueue{"gpu.l2.queue", 8, "",
+                                  "requests waiting per L2 bank; a full queue stalls the L1s (0 = unlimited)",
+                                  {{0}, {1u << 20}}};
 const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
 }  // namespace
 
@@ -54,6 +60,7 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.atomic_latency = static_cast<unsigned>(kAtomic.get(cfg));
   p.atomic_interval = static_cast<unsigned>(kAtomicInterval.get(cfg));
   p.forward_latency = static_cast<unsigned>(kForward.get(cfg));
+  p.queue = static_cast<unsigned>(kQueue.get(cfg));
   p.moesi = kCoherence.get(cfg) == "moesi";
   p.clock_mhz = kClock.get(cfg);
   std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
@@ -63,8 +70,9 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   return p;
 }
 
-L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways)
+L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsigned queue_entries)
     : tags(lines, ways),
+      queue(queue_entries),
       reads(g, "reads", "read requests (L1 fills)", ""),
       read_hits(g, "read_hits", "reads that found the line", ""),
       hits(g, "hits", "reads, writes and atomics that found the line", ""),
@@ -76,6 +84,9 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways)
       c2c_transfers(g, "c2c_transfers", "moesi: reads served by the owner L1 (cache-to-cache)", ""),
       ownership_transfers(g, "ownership_transfers", "moesi: GetM that took the line from another L1's ownership", ""),
       puts(g, "puts", "moesi: L1 evictions reported (write-backs when dirty)", ""),
+      queue_full(g, "queue_full", "requests that found the bank's queue full (their L1 stalled)", ""),
+      dram_stall_cycles(g, "dram_stall_cycles",
+                        "cycles requests held their queue entry waiting for room in a DRAM queue", "cycles"),
       queue_delay(g, "queue_delay", "time requests waited for the bank port", "ns"),
       atomic_queue_delay(g, "atomic_queue_delay", "time atomics waited for the atomic unit", "ns") {}
 
@@ -118,9 +129,11 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
   target.register_transport_dbg(this, &L2Cache::transport_dbg);
   std::uint64_t lines_per_bank = p.size / p.line / p.banks;
   for (unsigned i = 0; i < p.banks; ++i) {
-    banks_.push_back(std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways));
+    banks_.push_back(std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways,
+                                            p.queue));
     if (Trace::get().on()) banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
   }
+  dram_req_.set_extension(&dram_ext_);
   dram_req_.set_data_ptr(dram_buf_.data());
   dram_req_.set_data_length(p.line);
   dram_req_.set_streaming_width(p.line);
@@ -137,7 +150,9 @@ Tick L2Cache::dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tic
   dram_req_.set_address(line * p_.line);
   dram_req_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time d = sc_core::sc_time::from_value(at - now);
+  dram_ext_.accepted = 0;
   to_dram->b_transport(dram_req_, d);
+  if (dram_ext_.accepted > at) dram_stall_ += dram_ext_.accepted - at;
   return now + d.value();
 }
 
@@ -276,22 +291,36 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
 }
 
 void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-  const auto* ext = p.get_extension<MemExt>();
+  auto* ext = p.get_extension<MemExt>();
+  const std::uint64_t line = p.get_address() / p_.line;
+  Bank& b = *banks_[line % p_.banks];
+  const Tick now = sc_core::sc_time_stamp().value();
+  const Tick arrival = now + delay.value();
+  // Back-pressure: the request enters the bank's queue when it has room.
+  const Tick accept = b.queue.earliest(arrival, now);
+  if (accept > arrival) ++b.queue_full;
+  const Tick start = b.port.reserve(accept, clock_.cycles(p_.occupancy), now);
+  b.queue_delay.sample(tick_to_ns(start - arrival));
+  dram_stall_ = 0;
+  const Tick leave = access(b, p, ext, start, now, delay);
+  // A miss that waits for room in a DRAM queue keeps its entry meanwhile.
+  b.dram_stall_cycles += clock_.to_cycles(dram_stall_);
+  b.queue.hold(accept, std::max(leave, start + dram_stall_));
+  if (ext) ext->accepted = accept;
+}
+
+Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick start, Tick now,
+                     sc_core::sc_time& delay) {
   const int requester = ext ? ext->requester : -1;
   const std::uint64_t addr = p.get_address();
   const std::uint64_t line = addr / p_.line;
-  Bank& b = *banks_[line % p_.banks];
   const std::uint64_t key = line / p_.banks;
-  const Tick now = sc_core::sc_time_stamp().value();
-  const Tick arrival = now + delay.value();
-  const Tick start = b.port.reserve(arrival, clock_.cycles(p_.occupancy), now);
-  b.queue_delay.sample(tick_to_ns(start - arrival));
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
-  Tick ready = 0, done = 0;
+  Tick ready = 0, done = 0, leave = start;
 
   if (ext && ext->coh != Coh::None) {
-    directory(b, p, *const_cast<MemExt*>(ext), line, key, tag_done, now, delay);
-    return;
+    directory(b, p, *ext, line, key, tag_done, now, delay);
+    return leave;
   }
   if (ext && ext->op != AtomicOp::None) {
     ++b.atomics;
@@ -311,8 +340,11 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     same_line.commit(au, lat);
     prune(b.atomic_lines, now);
     b.atomic_queue_delay.sample(tick_to_ns(au - ready));
-    done = au + clock_.cycles(p_.atomic_latency);
-    if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, clock_.cycles(p_.atomic_latency));
+    // Waiting beyond the bank's pipeline (for a fill or for the atomic unit)
+    // keeps the request in the bank's queue.
+    leave = start + (au - tag_done);
+    done = au + lat;
+    if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, lat);
     std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
     std::memcpy(p.get_data_ptr(), &old, ext->size);
     l->dirty = true;
@@ -337,6 +369,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   }
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   delay = sc_core::sc_time::from_value(done - now);
+  return leave;
 }
 
 unsigned L2Cache::transport_dbg(int, tlm::tlm_generic_payload& p) {

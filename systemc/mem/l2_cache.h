@@ -6,7 +6,12 @@
 // calendar (one access per `occupancy` cycles), hit latency `hit_latency`
 // cycles of the L2 clock, and an atomic unit whose calendar serializes the
 // read-modify-writes of the bank (pipelined: one starts every `atomic_interval` cycles,
-// each takes `atomic_latency`, and atomics to one line are serialised). Write-back,
+// each takes `atomic_latency`, and atomics to one line are serialised). Each
+// bank's request queue holds `queue` requests: a request stays in it until the
+// port takes it, an atomic until the atomic unit starts it, a miss until DRAM
+// accepted its fill (and write-back); a request that finds the queue full is
+// accepted when an entry frees and the requester learns that time from
+// MemExt::accepted (back-pressure). Write-back,
 // write-allocate (a partial-line write miss fetches the line; a full-line one
 // does not). Misses go to DRAM after the tag check; dirty victims are written
 // back through DRAM's calendar off the requester's path. Inclusive of the
@@ -49,6 +54,7 @@ class L2Cache : public sc_core::sc_module {
     unsigned occupancy = 1;
     unsigned atomic_latency = 4, atomic_interval = 1;
     unsigned forward_latency = 8;  // moesi: one hop between the directory and an L1
+    unsigned queue = 8;            // requests waiting per bank (0 = unlimited)
     bool moesi = false;
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
@@ -58,25 +64,31 @@ class L2Cache : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<L2Cache> to_dram;
 
   L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& store, const std::string& stats_path);
+  ~L2Cache() override { dram_req_.clear_extension(&dram_ext_); }
 
   // The L1 of requester `id` (its MemExt::requester) joins the directory.
   void attach_l1(int id, CoherentCache* l1);
   const Params& params() const { return p_; }
 
   struct Bank {
-    Bank(const StatGroup& g, std::uint64_t lines, unsigned ways);
+    Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsigned queue);
     TagArray tags;
     Resource port, atomic_unit;
+    Slots queue;  // requests accepted and not yet taken by the bank (or, on a miss, by DRAM)
     std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
     std::unordered_map<std::uint64_t, Resource> dir_lines;     // moesi: per line, one transaction at a time
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
-        ownership_transfers, puts;
+        ownership_transfers, puts, queue_full, dram_stall_cycles;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  // The bank's work on a request the port took at `start`; returns when the
+  // request leaves the bank's queue (later than `start` while DRAM or the
+  // atomic unit cannot take it).
+  Tick access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick start, Tick now, sc_core::sc_time& delay);
   void directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::uint64_t line, std::uint64_t key,
                  Tick tag_done, Tick now, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
@@ -90,6 +102,7 @@ class L2Cache : public sc_core::sc_module {
   // eviction) says why, for the L1s' statistics.
   void invalidate_sharers(CacheLine* l, int keep, int requester);
   Tick dram_access(tlm::tlm_command cmd, std::uint64_t line, Tick at, Tick now);
+  Tick dram_stall_ = 0;  // time the request in progress waited for room in DRAM queues
 
   Params p_;
   Clock clock_;
@@ -97,6 +110,7 @@ class L2Cache : public sc_core::sc_module {
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;
   tlm::tlm_generic_payload dram_req_;
+  MemExt dram_ext_;
   std::vector<unsigned char> dram_buf_;
 
  public:

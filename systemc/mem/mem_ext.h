@@ -54,6 +54,10 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   std::uint8_t size = 4;  // atomic width in bytes: 4 or 8
   std::uint64_t operand = 0;
   std::uint64_t compare = 0;  // CAS only
+  // Set by the target: when the request entered its bounded queue (absolute
+  // ps). Later than the arrival when the queue was full: the initiator is
+  // blocked until then (back-pressure). 0 = not reported.
+  std::uint64_t accepted = 0;
 
   tlm::tlm_extension_base* clone() const override { return new MemExt(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const MemExt&>(other); }

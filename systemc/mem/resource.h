@@ -83,9 +83,10 @@ class Resource {
   Tick busy_ticks_ = 0;
 };
 
-// k identical servers (MSHR entries): a request takes one from its start
-// until its completion, which is known only after it started. earliest()
-// gives the first time >= arrival at which fewer than k are held.
+// k identical servers (MSHR entries, the entries of a bounded request queue):
+// a request takes one from its start until it leaves, which is known only
+// after it started. earliest() gives the first time >= arrival at which fewer
+// than k are held. k = 0: unlimited.
 class Slots {
  public:
   explicit Slots(unsigned k = 0) : k_(k) {}
@@ -105,7 +106,7 @@ class Slots {
     return best;
   }
   void hold(Tick start, Tick end) {
-    if (!unlimited()) held_.emplace_back(start, end);
+    if (!unlimited() && end > start) held_.emplace_back(start, end);
   }
 
  private:

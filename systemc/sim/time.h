@@ -24,6 +24,8 @@ class Clock {
   explicit Clock(double mhz) : mhz_(mhz), period_(static_cast<Tick>(std::llround(1.0e6 / mhz))) {}
   Tick period() const { return period_; }
   Tick cycles(std::uint64_t n) const { return period_ * n; }
+  // Whole cycles covering t (rounded up).
+  std::uint64_t to_cycles(Tick t) const { return (t + period_ - 1) / period_; }
   double mhz() const { return mhz_; }
 
  private:

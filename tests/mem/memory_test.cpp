@@ -148,32 +148,155 @@ INSTANTIATE_TEST_SUITE_P(Orr2014, AtomicUnit,
                                            std::make_tuple(true, 1u, 60.0), std::make_tuple(true, 4u, 60.0)));
 
 // 64 read misses to 64 different lines issued together: with k MSHRs they go
-// to the L2 k at a time.
-double miss_burst(unsigned mshrs, double& stalled) {
+// to the L2 k at a time. Returns the time the last fill arrived (ns after the
+// issue); `waited` counts misses that waited for an MSHR themselves or behind
+// one that did (the L1 is blocked meanwhile).
+double miss_burst(unsigned mshrs, double& waited) {
   MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.l1.mshrs=" + std::to_string(mshrs)}));
+  const std::uint64_t base = h.mem().allocate(64 * 64);
+  double last = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    for (unsigned k = 0; k < 64; ++k)
+      last = std::max(last, ns(p.read(base + 64 * k, &v, 4, qk.get_local_time()) - qk.get_local_time()));
+  }});
+  const auto& l1 = h.mem().l1(0);
+  waited = double(l1.mshr_stalls.value() + l1.stalls.value());
+  return last;
+}
+
+TEST(Mshrs, ReadMissesBeyondTheMshrsWaitForOne) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double waited = 0;
+  const double last = miss_burst(8, waited);
+  // 64 misses, 8 at a time: the 56 beyond the first 8 wait, and the last
+  // fill comes a full miss (4 + 16 + 3.2 + 30 ns) and 7 more L2-to-DRAM round
+  // trips after the issue.
+  EXPECT_GE(waited, 56.0);
+  EXPECT_GT(last, 53.2 + 7 * (16 + 3.2 + 30));
+}
+
+TEST(Mshrs, UnlimitedMshrsNeverStall) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double waited = 0;
+  const double last = miss_burst(0, waited);
+  EXPECT_EQ(waited, 0.0);
+  // Only DRAM's bandwidth spaces them: 64 lines x 3.2 ns after the first round trip.
+  EXPECT_LT(last, 53.2 + 64 * 3.2 + 5);
+}
+
+// Back-pressure: a miss waiting for an MSHR blocks the L1, so a hit issued
+// behind it waits too (GPGPU-Sim's load/store unit stalls on a reservation failure).
+TEST(Backpressure, AHitBehindAMissWaitingForAnMshrWaits) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.l1.mshrs=1"}));
+  const std::uint64_t a = h.mem().allocate(64 * 4);
+  double first = 0, hit = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    p.read(a + 128, &v, 4, qk.get_local_time());  // warm line 2
+    qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+    first = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());  // miss: takes the MSHR
+    p.read(a + 64, &v, 4, qk.get_local_time());  // miss: waits for the MSHR, blocks the L1
+    hit = ns(p.read(a + 128, &v, 4, qk.get_local_time()) - qk.get_local_time());
+  }});
+  EXPECT_GT(hit, first) << "the hit must wait until the blocked miss got its MSHR";
+  EXPECT_EQ(h.mem().l1(0).stalls.value(), 1u);
+  EXPECT_GE(h.mem().l1(0).stall_cycles.value(), 40u);
+}
+
+// n atomics to one line from each of `cus` CUs, one per ns each, in time
+// order (each CU syncs before its atomic, as sim.sync_order makes CUs do; kim2014:
+// atomics at the L2, 4-cycle unit at 700 MHz).
+struct Flood {
+  double atomic_wait_ns, makespan_ns;
+  std::uint64_t l1_stalls, queue_full;
+};
+Flood atomic_flood(unsigned queue, unsigned cus, unsigned n) {
+  MemHarness h(test::make_config("kim2014", {"gpu.cus=" + std::to_string(cus), "gpu.l2.queue=" + std::to_string(queue)}));
+  const std::uint64_t a = h.mem().allocate(128);
+  std::vector<MemHarness::Agent> agents;
+  double last = 0;
+  for (unsigned c = 0; c < cus; ++c)
+    agents.push_back([&, n](MemPort& p, Qk& qk) {
+      for (unsigned i = 0; i < n; ++i) {
+        std::uint64_t old = 0;
+        qk.inc(sc_core::sc_time(1, sc_core::SC_NS));
+        qk.sync();
+        last = std::max(last, ns(p.atomic(a, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time())) +
+                                  sc_core::sc_time_stamp().to_seconds() * 1e9);
+      }
+    });
+  h.run(agents);
+  std::uint32_t v = 0;
+  h.mem().copy_out(&v, a, 4);
+  EXPECT_EQ(v, cus * n) << "functional result";
+  Flood f{};
+  f.atomic_wait_ns = StatRegistry::global().mean_matching("gpu.l2.bank", ".atomic_queue_delay");
+  f.makespan_ns = last;
+  for (unsigned c = 0; c < cus; ++c) f.l1_stalls += h.mem().l1(c).stalls.value();
+  f.queue_full = std::uint64_t(StatRegistry::global().sum_matching("gpu.l2.bank", ".queue_full"));
+  return f;
+}
+
+// 4 CUs x 64 atomics on one line: the atomic unit serialises them (4 cycles
+// each). Unbounded, the bank's backlog grows to all 256; with an 8-entry queue
+// at most 8 wait at the bank and the L1s stall instead. The throughput (the
+// unit) is the same.
+TEST(Backpressure, AFullL2QueueStallsTheL1sInsteadOfQueueingWithoutLimit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Flood f = atomic_flood(8, 4, 64);
+  const double unit_ns = 4 * 1.429;
+  EXPECT_LT(f.atomic_wait_ns, 8 * unit_ns + 1) << "at most 8 atomics ahead of any one at the bank";
+  EXPECT_GT(f.l1_stalls, 200u);
+  EXPECT_GT(f.queue_full, 200u);
+  EXPECT_GT(f.makespan_ns, 256 * unit_ns);
+  EXPECT_LT(f.makespan_ns, 256 * unit_ns + 400);
+}
+
+TEST(Backpressure, AnUnboundedL2QueueNeverStallsTheL1s) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Flood f = atomic_flood(0, 4, 64);
+  const double unit_ns = 4 * 1.429;
+  EXPECT_GT(f.atomic_wait_ns, 100 * unit_ns) << "the backlog grows with the flood";
+  EXPECT_EQ(f.l1_stalls, 0u);
+  EXPECT_EQ(f.queue_full, 0u);
+  EXPECT_GT(f.makespan_ns, 256 * unit_ns);
+  EXPECT_LT(f.makespan_ns, 256 * unit_ns + 400);
+}
+
+// 64 misses from one CU at once (orr2014: one DRAM channel, 3.2 ns per line).
+struct DramFlood {
+  double full, stall_cycles, queue_delay_ns;
+};
+DramFlood dram_flood(unsigned queue) {
+  MemHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.dram.queue=" + std::to_string(queue)}));
   const std::uint64_t base = h.mem().allocate(64 * 64);
   h.run({[&](MemPort& p, Qk& qk) {
     std::uint32_t v;
     for (unsigned k = 0; k < 64; ++k) p.read(base + 64 * k, &v, 4, qk.get_local_time());
   }});
-  stalled = double(h.mem().l1(0).mshr_stalls.value());
-  return h.mem().l1(0).mshr_stall.mean();
+  return {double(h.mem().dram().queue_full.value()),
+          StatRegistry::global().sum_matching("gpu.l2.bank", ".dram_stall_cycles"),
+          h.mem().dram().queue_delay.mean()};
 }
 
-TEST(Mshrs, ReadMissesBeyondTheMshrsWaitForOne) {
+// A full DRAM queue holds the L2's requests (their bank entries stay taken),
+// counted as the banks' DRAM stall cycles.
+TEST(Backpressure, AFullDramQueueStallsTheL2) {
   FG_REQUIRE_FRESH_KERNEL();
-  double stalled = 0;
-  const double mean_wait = miss_burst(8, stalled);
-  // 64 misses, 8 at a time: 56 wait, for 1..7 DRAM round trips.
-  EXPECT_EQ(stalled, 56.0);
-  EXPECT_GT(mean_wait, 50.0);
+  const DramFlood f = dram_flood(2);
+  EXPECT_GT(f.full, 50.0);
+  EXPECT_GT(f.stall_cycles, 1000.0);
+  EXPECT_LT(f.queue_delay_ns, 2 * 3.2 + 0.01) << "at most 2 ahead in the channel queue";
 }
 
-TEST(Mshrs, UnlimitedMshrsNeverStall) {
+TEST(Backpressure, AnUnboundedDramQueueNeverStallsTheL2) {
   FG_REQUIRE_FRESH_KERNEL();
-  double stalled = 0;
-  EXPECT_EQ(miss_burst(0, stalled), 0.0);
-  EXPECT_EQ(stalled, 0.0);
+  const DramFlood f = dram_flood(0);
+  EXPECT_EQ(f.full, 0.0);
+  EXPECT_EQ(f.stall_cycles, 0.0);
+  EXPECT_GT(f.queue_delay_ns, 20 * 3.2) << "the backlog grows with the flood";
 }
 
 TEST(Mshrs, AReadOfALineInFlightIsAMergeNotAHit) {
