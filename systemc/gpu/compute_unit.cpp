@@ -47,6 +47,14 @@ const Param<std::string> kPolicy{"gpu.cu.issue_policy", "rr", std::vector<std::s
 const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups", 40, "",
                                       "workgroups resident per CU at once (GPGPU-Sim Fermi: 8 CTAs per SM)",
                                       {{1}, {1024}}};
+// GPGPU-Sim 3.x coalesces a warp's atomics like its other global accesses
+// (warp_inst_t::memory_coalescing_arch_atomic): lanes whose words fall in one
+// 128 B segment share one transaction unless their bytes overlap, in which
+// case the later lane opens another. The channel paper does not say what its
+// machine does; the default (off) sends one request per lane.
+const Param<bool> kCoalesceAtomics{"gpu.cu.coalesce_atomics", false, "",
+                                   "combine a wavefront's atomics to one line into one request (lanes on the same "
+                                   "word still go in separate requests), as GPGPU-Sim does"};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -66,6 +74,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
   p.sync_order = kSyncOrder.get(cfg);
   p.order_memory = kOrderMemory.get(cfg);
+  p.coalesce_atomics = kCoalesceAtomics.get(cfg);
   if (p.wavefront_width % p.simd_width)
     throw UserError(fmt::format("gpu.cu.wavefront_width: {} is not a multiple of gpu.cu.simd_width ({})",
                                 p.wavefront_width, p.simd_width));
@@ -108,6 +117,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.lds_cycles = p_.lds_latency;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
+  timing_.coalesce_atomics = p_.coalesce_atomics;
   // Per-CU state of every device operation, in name order (deterministic stats).
   const auto& reg = OpRegistry::global();
   unit_state_.resize(reg.by_id().size());

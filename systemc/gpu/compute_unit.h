@@ -51,7 +51,7 @@ class ComputeUnit : public sc_core::sc_module {
     std::uint64_t registers = 65536, lds_bytes = 65536;
     std::uint32_t issue_width = 1, lds_latency = 2;
     bool greedy_then_oldest = false;
-    bool sync_order = true, order_memory = false;
+    bool sync_order = true, order_memory = false, coalesce_atomics = false;
     unsigned line = 64;
     static Params from(const Config& cfg);
   };

@@ -109,6 +109,7 @@ struct CuTiming {
   std::uint32_t lds_cycles = 2;    // LDS access latency
   unsigned line = 64;             // cache line (B)
   std::uint32_t width = 64;       // wavefront width
+  bool coalesce_atomics = false;  // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }
 };
 

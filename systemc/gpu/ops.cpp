@@ -248,6 +248,39 @@ struct AtomicStats : UnitState {
 Tick lane_atomics(IssueContext& c) {
   const sc_core::sc_time local = IssueContext::local(c.issue());
   Tick done = c.issue();
+  if (c.timing().coalesce_atomics) {
+    // One request per line; a lane whose bytes overlap a lane already in the
+    // request waits for the next one (lane order within a word is kept).
+    const unsigned line = c.timing().line;
+    static thread_local std::vector<LaneAtomic> ops;
+    static thread_local std::vector<Lane*> who;
+    std::vector<unsigned char> bytes(line);
+    std::uint64_t todo = c.mask();
+    while (todo) {
+      const std::uint64_t ln = c.lane(std::countr_zero(todo)).pending.addr / line;
+      ops.clear();
+      who.clear();
+      std::fill(bytes.begin(), bytes.end(), 0);
+      for (std::uint64_t m = todo; m; m &= m - 1) {
+        Lane& l = c.lane(std::countr_zero(m));
+        if (l.pending.addr / line != ln) continue;
+        const std::uint64_t off = line_offset(l, line, "atomic");
+        if (std::any_of(bytes.begin() + off, bytes.begin() + off + l.pending.size, [](unsigned char b) { return b; }))
+          continue;
+        std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(off), l.pending.size, 1);
+        ops.push_back({static_cast<std::uint32_t>(off), l.pending.aop, l.pending.size, l.pending.value,
+                       l.pending.compare, 0});
+        who.push_back(&l);
+        todo &= ~(1ull << l.lane_id());
+      }
+      const sc_core::sc_time t =
+          c.port().atomic_lanes(ln * line, ops.data(), static_cast<unsigned>(ops.size()), line, local);
+      for (std::size_t i = 0; i < ops.size(); ++i) who[i]->pending.result = ops[i].old;
+      done = std::max<Tick>(done, now_ps() + t.value());
+      ++c.mem_requests;
+    }
+    return done;
+  }
   c.for_each([&](Lane& l) {
     std::uint64_t old = 0;
     const sc_core::sc_time t =

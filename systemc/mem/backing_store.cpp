@@ -91,4 +91,16 @@ std::uint64_t BackingStore::atomic(std::uint64_t addr, AtomicOp op, unsigned siz
   return a;
 }
 
+void BackingStore::atomic(std::uint64_t addr, MemExt& ext, unsigned char* data) {
+  if (ext.n_lanes == 0) {
+    const std::uint64_t old = atomic(addr, ext.op, ext.size, ext.operand, ext.compare);
+    std::memcpy(data, &old, ext.size);
+    return;
+  }
+  for (unsigned i = 0; i < ext.n_lanes; ++i) {
+    LaneAtomic& l = ext.lanes[i];
+    l.old = atomic(addr + l.offset, l.op, l.size, l.operand, l.compare);
+  }
+}
+
 }  // namespace fg

@@ -23,6 +23,9 @@ class BackingStore {
              unsigned be_len = 0);
   // Executes the read-modify-write, returns the old value (zero-extended).
   std::uint64_t atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand, std::uint64_t compare);
+  // Executes the atomic request at `addr` described by `ext` (one op, or a
+  // coalesced request's lanes in order); a single op's old value goes to `data`.
+  void atomic(std::uint64_t addr, MemExt& ext, unsigned char* data);
   // Throws SimFault if [addr, addr+len) is outside device memory.
   void check(std::uint64_t addr, std::uint64_t len, const char* what) const;
 

@@ -225,8 +225,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
   }
   if (atomic) {
     done += clock_.cycles(1);  // the read-modify-write in the L1
-    const std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
-    std::memcpy(p.get_data_ptr(), &old, ext->size);
+    store_.atomic(addr, *const_cast<MemExt*>(ext), p.get_data_ptr());
   } else {
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
   }

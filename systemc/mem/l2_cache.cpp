@@ -78,12 +78,13 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsi
       hits(g, "hits", "reads, writes and atomics that found the line", ""),
       misses(g, "misses", "reads, writes and atomics that missed", ""),
       writes(g, "writes", "write requests", ""),
-      atomics(g, "atomics", "atomic operations executed", ""),
+      atomics(g, "atomics", "atomic operations executed (lanes of coalesced requests counted singly)", ""),
       writebacks(g, "writebacks", "dirty lines written back to DRAM", ""),
       invalidations_sent(g, "invalidations_sent", "invalidations sent to L1 sharers (incl. back-invalidations)", ""),
       c2c_transfers(g, "c2c_transfers", "moesi: reads served by the owner L1 (cache-to-cache)", ""),
       ownership_transfers(g, "ownership_transfers", "moesi: GetM that took the line from another L1's ownership", ""),
       puts(g, "puts", "moesi: L1 evictions reported (write-backs when dirty)", ""),
+      atomic_requests(g, "atomic_requests", "atomic requests (a coalesced request carries several operations)", ""),
       queue_full(g, "queue_full", "requests that found the bank's queue full (their L1 stalled)", ""),
       dram_stall_cycles(g, "dram_stall_cycles",
                         "cycles requests held their queue entry waiting for room in a DRAM queue", "cycles"),
@@ -323,7 +324,8 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     return leave;
   }
   if (ext && ext->op != AtomicOp::None) {
-    ++b.atomics;
+    b.atomics += std::max(1u, ext->n_lanes);
+    ++b.atomic_requests;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
     // The unit starts one atomic per interval (pipelined); an atomic starts
     // only after the previous one to the same line completed.
@@ -345,8 +347,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     leave = start + (au - tag_done);
     done = au + lat;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, lat);
-    std::uint64_t old = store_.atomic(addr, ext->op, ext->size, ext->operand, ext->compare);
-    std::memcpy(p.get_data_ptr(), &old, ext->size);
+    store_.atomic(addr, *ext, p.get_data_ptr());
     l->dirty = true;
     invalidate_sharers(l, -1, requester);
   } else if (p.is_write()) {

@@ -78,7 +78,7 @@ class L2Cache : public sc_core::sc_module {
     std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
     std::unordered_map<std::uint64_t, Resource> dir_lines;     // moesi: per line, one transaction at a time
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
-        ownership_transfers, puts, queue_full, dram_stall_cycles;
+        ownership_transfers, puts, atomic_requests, queue_full, dram_stall_cycles;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };

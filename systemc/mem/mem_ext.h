@@ -44,6 +44,15 @@ inline std::uint64_t atomic_apply(AtomicOp op, unsigned size, std::uint64_t old,
 enum class Coh : std::uint8_t { None, GetS, GetM, Put };
 enum class MoesiState : std::uint8_t { I, S, E, O, M };
 
+// One lane's part of a coalesced atomic request (MemExt::lanes): the ops run
+// in order at the line's address + offset; `old` receives the previous value.
+struct LaneAtomic {
+  std::uint32_t offset = 0;
+  AtomicOp op = AtomicOp::None;
+  std::uint8_t size = 4;
+  std::uint64_t operand = 0, compare = 0, old = 0;
+};
+
 struct MemExt : tlm::tlm_extension<MemExt> {
   int requester = -1;
   Coh coh = Coh::None;
@@ -54,6 +63,10 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   std::uint8_t size = 4;  // atomic width in bytes: 4 or 8
   std::uint64_t operand = 0;
   std::uint64_t compare = 0;  // CAS only
+  // A coalesced atomic: op != None and n_lanes > 0; the payload's address is
+  // the line's, and the lanes' ops replace op/size/operand/compare.
+  LaneAtomic* lanes = nullptr;
+  unsigned n_lanes = 0;
   // Set by the target: when the request entered its bounded queue (absolute
   // ps). Later than the arrival when the queue was full: the initiator is
   // blocked until then (back-pressure). 0 = not reported.

@@ -78,4 +78,25 @@ sc_core::sc_time MemPort::atomic(std::uint64_t addr, AtomicOp op, unsigned size,
   return d;
 }
 
+sc_core::sc_time MemPort::atomic_lanes(std::uint64_t line_addr, LaneAtomic* lanes, unsigned n, unsigned line,
+                                       const sc_core::sc_time& issue) {
+  ext_.op = lanes[0].op;
+  ext_.bypass_l1 = false;
+  ext_.lanes = lanes;
+  ext_.n_lanes = n;
+  scratch_.resize(line);
+  p_.set_command(tlm::TLM_WRITE_COMMAND);
+  p_.set_address(line_addr);
+  p_.set_data_ptr(scratch_.data());
+  p_.set_data_length(line);
+  p_.set_streaming_width(line);
+  p_.set_byte_enable_ptr(nullptr);
+  p_.set_byte_enable_length(0);
+  sc_core::sc_time d = transport(issue);
+  ext_.op = AtomicOp::None;
+  ext_.lanes = nullptr;
+  ext_.n_lanes = 0;
+  return d;
+}
+
 }  // namespace fg

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -35,12 +36,17 @@ class MemPort : public sc_core::sc_module {
                          const unsigned char* byte_enable = nullptr, bool bypass_l1 = false);
   sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
                           std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue);
+  // A coalesced atomic: the lanes' ops on one line (at line_addr + offset, no
+  // two overlapping) in one request; each lane's `old` receives its result.
+  sc_core::sc_time atomic_lanes(std::uint64_t line_addr, LaneAtomic* lanes, unsigned n, unsigned line,
+                                const sc_core::sc_time& issue);
 
  private:
   sc_core::sc_time transport(const sc_core::sc_time& issue);
   tlm::tlm_generic_payload p_;
   std::uint64_t last_issue_ = 0;  // absolute (ps): an initiator's time never goes backwards
   MemExt ext_;
+  std::vector<unsigned char> scratch_;
 };
 
 }  // namespace fg
