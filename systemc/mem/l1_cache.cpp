@@ -71,7 +71,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
                            "moesi: writes and atomics to a line not held (read for ownership)", ""),
       stalls(StatGroup(stats_path), "stalls",
              "requests that waited because the L1 was blocked (no free MSHR, or a full L2 queue)", ""),
-      stall_cycles(StatGroup(stats_path), "stall_cycles", "cycles requests waited because the L1 was blocked", "cycles"),
+      stall_cycles(StatGroup(stats_path), "stall_cycles",
+                   "cycles the L1 was blocked (a miss waited for an MSHR or for room in an L2 queue)", "cycles"),
       queue_delay(StatGroup(stats_path), "queue_delay", "time requests waited for the L1 port", "ns"),
       mshr_stall(StatGroup(stats_path), "mshr_stall", "time read misses waited for a free MSHR", "ns"),
       hit_rate(StatGroup(stats_path), "hit_rate", "read hits / reads", "",
@@ -134,7 +135,7 @@ Tick L1Cache::to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_
   sc_core::sc_time d = sc_core::sc_time::from_value(at - now);
   ext->accepted = 0;
   to_l2->b_transport(q, d);
-  if (ext->accepted > at) block_until(ext->accepted);
+  if (ext->accepted > at) block(at, ext->accepted);
   exclusive = ext->exclusive;
   if (data) {
     const int req = ext->requester;
@@ -179,7 +180,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
       const Tick go = mshr_.earliest(tag_done, now);
       if (go > tag_done) ++mshr_stalls;
       mshr_stall.sample(tick_to_ns(go - tag_done));
-      if (go > tag_done) block_until(go);
+      if (go > tag_done) block(tag_done, go);
       bool ex = false;
       done = to_directory(Coh::GetS, line, go, nullptr, ex);
       mshr_.hold(go, done);
@@ -238,7 +239,7 @@ void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const Tick sent = sc_core::sc_time_stamp().value() + delay.value();
   if (ext) ext->accepted = 0;
   to_l2->b_transport(p, delay);
-  if (ext && ext->accepted > sent) block_until(ext->accepted);
+  if (ext && ext->accepted > sent) block(sent, ext->accepted);
 }
 
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
@@ -252,7 +253,6 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   Tick arrival = now + delay.value();
   if (blocked_until_ > arrival) {
     ++stalls;
-    stall_cycles += clock_.to_cycles(blocked_until_ - arrival);
     arrival = blocked_until_;
   }
   const Tick start = port_.reserve(arrival, clock_.cycles(p_.occupancy), now);
@@ -305,7 +305,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     const Tick go = mshr_.earliest(tag_done, now);
     if (go > tag_done) ++mshr_stalls;
     mshr_stall.sample(tick_to_ns(go - tag_done));
-    if (go > tag_done) block_until(go);
+    if (go > tag_done) block(tag_done, go);
     delay = sc_core::sc_time::from_value(go - now);
     forward(p, delay);
     done = now + delay.value();

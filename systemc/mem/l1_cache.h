@@ -93,7 +93,15 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // Sends `p` to the L2 (delay: when it leaves); the L1 is blocked until the
   // L2 accepted it.
   void forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
-  void block_until(Tick t) { blocked_until_ = std::max(blocked_until_, t); }
+  // Blocks the L1 from `from` until `t`; stall_cycles counts the cycles the
+  // L1 was blocked (overlapping blocks once).
+  void block(Tick from, Tick t) {
+    const Tick b = std::max(blocked_until_, from);
+    if (t > b) {
+      stall_cycles += clock_.to_cycles(t - b);
+      blocked_until_ = t;
+    }
+  }
   unsigned transport_dbg(tlm::tlm_generic_payload& p);
 
   Params p_;

@@ -87,7 +87,8 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsi
       atomic_requests(g, "atomic_requests", "atomic requests (a coalesced request carries several operations)", ""),
       queue_full(g, "queue_full", "requests that found the bank's queue full (their L1 stalled)", ""),
       dram_stall_cycles(g, "dram_stall_cycles",
-                        "cycles requests held their queue entry waiting for room in a DRAM queue", "cycles"),
+                        "cycles requests held their queue entry waiting for room in a DRAM queue (summed over requests)",
+                        "cycles"),
       queue_delay(g, "queue_delay", "time requests waited for the bank port", "ns"),
       atomic_queue_delay(g, "atomic_queue_delay", "time atomics waited for the atomic unit", "ns") {}
 

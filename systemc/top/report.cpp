@@ -113,6 +113,23 @@ void print_summary(std::ostream& os, const RunReport& r) {
                     avg("gpu.l2.bank", ".queue_delay"));
   os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16.2f}\n", "DRAM", si(stat("gpu.dram.reads")),
                     si(stat("gpu.dram.writes")), "-", "-", "-", avg("gpu.dram", ".queue_delay"));
+  // Coherence traffic: invalidations received split by cause; moesi's transfers.
+  const double inv_other = sum("gpu.cu", ".l1.invalidations"), inv_self = sum("gpu.cu", ".l1.self_invalidations"),
+               inv_back = sum("gpu.cu", ".l1.back_invalidations");
+  os << fmt::format("  {:<22}{} sent; received {} (others' writes), {} (own atomics), {} (L2 evictions)\n",
+                    "invalidations", si(sum("gpu.l2.bank", ".invalidations_sent")), si(inv_other), si(inv_self),
+                    si(inv_back));
+  const double c2c = sum("gpu.l2.bank", ".c2c_transfers"), own = sum("gpu.l2.bank", ".ownership_transfers");
+  const double upg = sum("gpu.cu", ".l1.upgrades"), rfo = sum("gpu.cu", ".l1.misses_for_ownership");
+  if (c2c + own + upg + rfo > 0)
+    os << fmt::format("  {:<22}{} cache-to-cache, {} ownership transfers, {} upgrades, {} reads for ownership\n",
+                      "moesi", si(c2c), si(own), si(upg), si(rfo));
+  // Back-pressure: full resources and how long their requesters waited.
+  os << fmt::format("  {:<22}L1 {} MSHR waits, blocked {} cycles ({} requests waited); L2 {} queue full, {} "
+                    "request-cycles waiting for DRAM; DRAM {} queue full\n",
+                    "stalls", si(sum("gpu.cu", ".l1.mshr_stalls")), si(sum("gpu.cu", ".l1.stall_cycles")),
+                    si(sum("gpu.cu", ".l1.stalls")), si(sum("gpu.l2.bank", ".queue_full")),
+                    si(sum("gpu.l2.bank", ".dram_stall_cycles")), si(stat("gpu.dram.queue_full")));
   os << fmt::format("  {:<22}{:.2f} GB/s ({:.0f}% busy)\n", "DRAM bandwidth", stat("gpu.dram.bandwidth"),
                     100.0 * stat("gpu.dram.utilization"));
   os << fmt::format("  {:<22}{:.2f} s, {} simulated ns/s\n", "host", r.wall_seconds,

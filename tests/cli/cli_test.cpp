@@ -1,5 +1,6 @@
 // fgsim command line: every bad input is one line naming the place, exit 2;
 // a simulated fault exits 3; identical runs give identical stats.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -111,6 +112,45 @@ TEST(Cli, WatchdogDiagnosisIsSummarisedAndPrintedOnce) {
   for (std::size_t p = both.find("slot0 (divergent"); p != std::string::npos; p = both.find("slot0 (divergent", p + 1)) ++n;
   EXPECT_EQ(n, 1u) << both;
   EXPECT_NE(r.out.find("(details on standard error)"), std::string::npos) << r.out;
+}
+
+// The summary's coherence and stall lines repeat the stats (summed over
+// instances), so a user reading either sees the same run.
+double stat_sum(const nlohmann::json& stats, const std::string& pre, const std::string& suf) {
+  double s = 0;
+  for (auto it = stats.begin(); it != stats.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.size() >= pre.size() + suf.size() && k.compare(0, pre.size(), pre) == 0 &&
+        k.compare(k.size() - suf.size(), suf.size(), suf) == 0 && it->is_number())
+      s += it->get<double>();
+  }
+  return s;
+}
+// The number printed right after `label` in `line` ("11.2 k" = 11200).
+double number_after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  if (at == std::string::npos) return -1;
+  std::size_t pos = at + label.size();
+  const double v = std::stod(text.substr(pos), &pos);
+  const std::string rest = text.substr(at + label.size() + pos, 2);
+  return rest == " k" ? v * 1e3 : rest == " M" ? v * 1e6 : v;
+}
+
+TEST(Cli, SummaryCoherenceAndStallLinesRepeatTheStats) {
+  const auto path = (test::scratch_dir() / "summary.json").string();
+  auto r = run_fgsim("run histogram --preset orr2014 --set gpu.cus=2 --set histogram.n=4096 --stats " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto st = nlohmann::json::parse(test::slurp(path))["stats"];
+  auto near = [](double printed, double stat) { return std::abs(printed - stat) <= 0.01 * stat + 0.5; };
+  EXPECT_GT(stat_sum(st, "gpu.l2.bank", ".ownership_transfers"), 0.0);
+  EXPECT_TRUE(near(number_after(r.out, "cache-to-cache, "), stat_sum(st, "gpu.l2.bank", ".ownership_transfers")))
+      << r.out;
+  EXPECT_TRUE(near(number_after(r.out, "moesi                 "), stat_sum(st, "gpu.l2.bank", ".c2c_transfers")))
+      << r.out;
+  EXPECT_TRUE(near(number_after(r.out, "invalidations         "), stat_sum(st, "gpu.l2.bank", ".invalidations_sent")))
+      << r.out;
+  EXPECT_TRUE(near(number_after(r.out, "MSHR waits, blocked "), stat_sum(st, "gpu.cu", ".l1.stall_cycles"))) << r.out;
+  EXPECT_TRUE(near(number_after(r.out, "; DRAM "), st["gpu.dram.queue_full"].get<double>())) << r.out;
 }
 
 nlohmann::json stats_without_host(const std::string& args, const std::string& tag) {
