@@ -6,9 +6,10 @@ build="${1:-build}"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "build:   $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" | cut -d= -f2), $(g++ --version | head -1)"
 echo "date:    $(date -u +%Y-%m-%d)"
-for b in "$build"/tests/bench/*_bench; do
-  echo "== $(basename "$b")"
-  "$b" --benchmark_min_time=1 2>/dev/null | grep -E '^(BM_|Benchmark|-)' || true
+for coherence in moesi gpu; do
+  echo "== mem_bench (orr2014, mem.coherence=$coherence)"
+  FG_BENCH_COHERENCE=$coherence "$build/tests/bench/mem_bench" --benchmark_min_time=1 2>/dev/null |
+    grep -E '^(BM_|Benchmark|-)' || true
 done
 python3 "$(dirname "$0")/cu_bench.py" "$build/fgsim"
 if [ -x "$build/tests/rtl/hwwl_bench" ]; then

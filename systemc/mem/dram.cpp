@@ -59,6 +59,8 @@ Dram::Dram(sc_core::sc_module_name name, const Params& p, const std::string& sta
       latency_(ns_to_tick(p.latency_ns)),
       // GB/s is bytes per ns; per channel the line takes line / (bw / channels) ns.
       transfer_(ns_to_tick(double(p.line) * p.channels / p.bandwidth_gbps)),
+      line_div_(p.line),
+      channel_div_(p.channels),
       channels_(p.channels),
       queues_(p.channels, Slots(p.queue)) {
   target.register_b_transport(this, &Dram::b_transport);
@@ -70,7 +72,7 @@ Dram::Dram(sc_core::sc_module_name name, const Params& p, const std::string& sta
 void Dram::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
-  const unsigned ch = static_cast<unsigned>((p.get_address() / p_.line) % p_.channels);
+  const unsigned ch = static_cast<unsigned>(channel_div_.mod(line_div_.div(p.get_address())));
   const Tick accept = queues_[ch].earliest(arrival, now);
   if (accept > arrival) ++queue_full;
   queue_full_stall.sample(tick_to_ns(accept - arrival));

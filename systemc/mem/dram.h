@@ -20,6 +20,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "mem/resource.h"
+#include "mem/tag_array.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 
@@ -51,6 +52,7 @@ class Dram : public sc_core::sc_module {
 
   Params p_;
   Tick latency_, transfer_;
+  FastDiv line_div_, channel_div_;
   std::vector<Resource> channels_;
   std::vector<Slots> queues_;  // per channel: requests accepted and waiting for the channel
   std::vector<int> trace_tracks_;

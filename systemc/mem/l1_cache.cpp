@@ -81,6 +81,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       clock_(clock),
       store_(store),
       tags_(p.size / p.line, p.ways),
+      line_div_(p.line),
       mshr_(p.mshrs) {
   dir_req_.set_extension(&dir_ext_);
   target.register_b_transport(this, &L1Cache::b_transport);
@@ -162,7 +163,7 @@ void L1Cache::evict(CacheLine* v, Tick at) {
 void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start) {
   const auto* ext = p.get_extension<MemExt>();
   const Tick now = sc_core::sc_time_stamp().value();
-  const std::uint64_t addr = p.get_address(), line = addr / p_.line;
+  const std::uint64_t addr = p.get_address(), line = line_div_.div(addr);
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
   const bool atomic = ext && ext->op != AtomicOp::None;
   CacheLine* l = tags_.find(line, line);
@@ -245,8 +246,8 @@ void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   const std::uint64_t addr = p.get_address();
-  const std::uint64_t line = addr / p_.line;
-  if ((addr + p.get_data_length() - 1) / p_.line != line)
+  const std::uint64_t line = line_div_.div(addr);
+  if (line_div_.div(addr + p.get_data_length() - 1) != line)
     throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
                                        p.get_data_length()));
   const Tick now = sc_core::sc_time_stamp().value();

@@ -108,6 +108,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   Clock clock_;
   BackingStore& store_;
   TagArray tags_;
+  FastDiv line_div_;
   Resource port_;
   Slots mshr_;
   // Back-pressure: no request enters the L1 before this (an earlier miss

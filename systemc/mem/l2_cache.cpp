@@ -98,6 +98,8 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
       to_dram("to_dram"),
       p_(p),
       clock_(p.clock_mhz),
+      line_div_(p.line),
+      bank_div_(p.banks),
       store_(store),
       dram_buf_(p.line),
       hits_total(StatGroup(stats_path), "hits", "hits over all banks", "",
@@ -168,7 +170,7 @@ void L2Cache::invalidate_sharers(CacheLine* l, int keep, int requester) {
       l1s_[s]->invalidate(l->line, requester < 0    ? InvalidateReason::L2Eviction
                                    : s == requester ? InvalidateReason::OwnAtomic
                                                     : InvalidateReason::OtherWrite);
-      ++banks_[l->line % p_.banks]->invalidations_sent;
+      ++banks_[bank_div_.mod(l->line)]->invalidations_sent;
     }
   }
   l->sharers &= keep >= 0 ? (1ull << keep) : 0;
@@ -209,18 +211,6 @@ CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t ke
   b.tags.touch(v);
   return v;
 }
-
-namespace {
-// Per-line calendars: forget lines with nothing pending once there are many
-// (no effect on timing).
-void prune(std::unordered_map<std::uint64_t, Resource>& lines, Tick now) {
-  if (lines.size() <= 4096) return;
-  for (auto it = lines.begin(); it != lines.end();) {
-    it->second.earliest(now, 1, now);  // drops finished intervals
-    it = it->second.idle() ? lines.erase(it) : std::next(it);
-  }
-}
-}  // namespace
 
 // moesi directory. The L2 keeps each line's sharers and its owner (the L1
 // holding it M, O or E). One transaction per line at a time: it holds the
@@ -283,19 +273,26 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
     l->owner = r;
     l->sharers = me;
   }
-  // One transaction per line at a time.
-  Resource& entry = b.dir_lines[line];
-  const Tick t0 = entry.earliest(ready, std::max<Tick>(dur, 1), now);
-  entry.commit(t0, std::max<Tick>(dur, 1));
-  prune(b.dir_lines, now);
+  // One transaction per line at a time. One served by the L2 alone (no hops)
+  // waits for the line's transactions in flight but holds the entry for no
+  // time (and needs no calendar when the line has none).
+  Tick t0 = ready;
+  if (dur > 0) {
+    Resource& entry = b.dir_lines[line];
+    t0 = entry.earliest(ready, dur, now);
+    entry.commit(t0, dur);
+    b.dir_lines.prune(now);
+  } else if (Resource* entry = b.dir_lines.find(line)) {
+    t0 = entry->earliest(ready, 1, now);
+  }
   delay = sc_core::sc_time::from_value(t0 + dur - now);
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   auto* ext = p.get_extension<MemExt>();
-  const std::uint64_t line = p.get_address() / p_.line;
-  Bank& b = *banks_[line % p_.banks];
+  const std::uint64_t line = line_div_.div(p.get_address());
+  Bank& b = *banks_[bank_div_.mod(line)];
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
   // Back-pressure: the request enters the bank's queue when it has room.
@@ -315,8 +312,8 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
                      sc_core::sc_time& delay) {
   const int requester = ext ? ext->requester : -1;
   const std::uint64_t addr = p.get_address();
-  const std::uint64_t line = addr / p_.line;
-  const std::uint64_t key = line / p_.banks;
+  const std::uint64_t line = line_div_.div(addr);
+  const std::uint64_t key = bank_div_.div(line);
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
   Tick ready = 0, done = 0, leave = start;
 
@@ -341,7 +338,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     }
     b.atomic_unit.commit(au, ii);
     same_line.commit(au, lat);
-    prune(b.atomic_lines, now);
+    b.atomic_lines.prune(now);
     b.atomic_queue_delay.sample(tick_to_ns(au - ready));
     // Waiting beyond the bank's pipeline (for a fill or for the atomic unit)
     // keeps the request in the bank's queue.

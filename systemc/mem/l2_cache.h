@@ -75,8 +75,8 @@ class L2Cache : public sc_core::sc_module {
     TagArray tags;
     Resource port, atomic_unit;
     Slots queue;  // requests accepted and not yet taken by the bank (or, on a miss, by DRAM)
-    std::unordered_map<std::uint64_t, Resource> atomic_lines;  // per line: atomics in flight
-    std::unordered_map<std::uint64_t, Resource> dir_lines;     // moesi: per line, one transaction at a time
+    LineCalendars atomic_lines;  // per line: atomics in flight
+    LineCalendars dir_lines;     // moesi: per line, one transaction at a time
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
         ownership_transfers, puts, atomic_requests, queue_full, dram_stall_cycles;
     Average queue_delay, atomic_queue_delay;
@@ -106,6 +106,7 @@ class L2Cache : public sc_core::sc_module {
 
   Params p_;
   Clock clock_;
+  FastDiv line_div_, bank_div_;
   BackingStore& store_;
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;

@@ -11,8 +11,10 @@
 // order. Intervals that end before the global time are dropped.
 #pragma once
 
+#include <algorithm>
 #include <iterator>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,12 @@ class Resource {
 
  private:
   void insert(Tick s, Tick e) {
+    // In-order arrival (the common case): append, O(1).
+    if (busy_.empty() || s >= busy_.rbegin()->second) {
+      if (!busy_.empty() && busy_.rbegin()->second == s) std::prev(busy_.end())->second = e;
+      else busy_.emplace_hint(busy_.end(), s, e);
+      return;
+    }
     auto next = busy_.lower_bound(s);
     if (next != busy_.begin()) {
       auto prev = std::prev(next);
@@ -81,6 +89,33 @@ class Resource {
 
   std::map<Tick, Tick> busy_;  // disjoint [start, end), touching ones merged
   Tick busy_ticks_ = 0;
+};
+
+// One calendar per line (atomics in flight, directory transactions); lines
+// with nothing pending are forgotten (no effect on timing). A prune scans every
+// line, so it runs only once the map has doubled since the last one: amortised
+// O(1) per access even when nothing can be dropped yet.
+class LineCalendars {
+ public:
+  Resource& operator[](std::uint64_t line) { return lines_[line]; }
+  Resource* find(std::uint64_t line) {
+    auto it = lines_.find(line);
+    return it == lines_.end() ? nullptr : &it->second;
+  }
+  std::size_t size() const { return lines_.size(); }
+  void prune(Tick now) {
+    if (lines_.size() <= limit_) return;
+    for (auto it = lines_.begin(); it != lines_.end();) {
+      it->second.earliest(now, 1, now);  // drops finished intervals
+      it = it->second.idle() ? lines_.erase(it) : std::next(it);
+    }
+    limit_ = std::max<std::size_t>(kMinLines, 2 * lines_.size());
+  }
+
+ private:
+  static constexpr std::size_t kMinLines = 4096;
+  std::unordered_map<std::uint64_t, Resource> lines_;
+  std::size_t limit_ = kMinLines;
 };
 
 // k identical servers (MSHR entries, the entries of a bounded request queue):

@@ -4,12 +4,31 @@
 // it, which models MSHR merging), dirty, and the L2 directory's sharer mask.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
 #include "sim/time.h"
 
 namespace fg {
+
+// x / d and x % d for a divisor fixed at construction: a shift and a mask
+// when d is a power of two (line sizes, set counts), a division otherwise
+// (e.g. 12 L2 banks). The memory models divide on every access; a 64-bit
+// division costs tens of cycles.
+class FastDiv {
+ public:
+  explicit FastDiv(std::uint64_t d = 1)
+      : d_(d), pow2_(std::has_single_bit(d)), shift_(static_cast<unsigned>(std::countr_zero(d))) {}
+  std::uint64_t div(std::uint64_t x) const { return pow2_ ? x >> shift_ : x / d_; }
+  std::uint64_t mod(std::uint64_t x) const { return pow2_ ? x & (d_ - 1) : x % d_; }
+  std::uint64_t value() const { return d_; }
+
+ private:
+  std::uint64_t d_;
+  bool pow2_;
+  unsigned shift_;
+};
 
 struct CacheLine {
   std::uint64_t line = 0;     // line address (byte address / line size)
@@ -26,7 +45,7 @@ struct CacheLine {
 class TagArray {
  public:
   TagArray(std::uint64_t lines, unsigned ways) : ways_(ways), sets_(lines / ways), lines_(lines) {}
-  std::uint64_t sets() const { return sets_; }
+  std::uint64_t sets() const { return sets_.value(); }
 
   // `key` selects the set (line address, or the bank-local index for L2 banks).
   CacheLine* find(std::uint64_t line, std::uint64_t key) {
@@ -55,10 +74,10 @@ class TagArray {
   void touch(CacheLine* l) { l->lru = ++stamp_; }
 
  private:
-  CacheLine* set(std::uint64_t key) { return &lines_[(key % sets_) * ways_]; }
+  CacheLine* set(std::uint64_t key) { return &lines_[sets_.mod(key) * ways_]; }
 
   unsigned ways_;
-  std::uint64_t sets_;
+  FastDiv sets_;
   std::vector<CacheLine> lines_;
   std::uint64_t stamp_ = 0;
 };
