@@ -428,19 +428,31 @@ void ComputeUnit::process_wakes(Tick t) {
 
 // ---- issue ----
 
-Wavefront* ComputeUnit::pick(Tick t) {
+Wavefront* ComputeUnit::pick(Tick t, Tick& next) {
+  next = kNever;
+  // Whether w can issue at t; if not, fold the time it could into `next`.
   auto ready = [&](const Wavefront* w) {
-    return w && w->state == WaveState::Ready && w->ready <= t && simd_free_[w->simd] <= t;
+    if (!w) return false;
+    if (w->state == WaveState::Ready) {
+      const Tick at = std::max(w->ready, simd_free_[w->simd]);
+      if (at <= t) return true;
+      next = std::min(next, at);
+    } else if (w->state == WaveState::Draining || w->state == WaveState::Parking) {
+      next = std::min(next, w->ready);
+    }
+    return false;
   };
   if (p_.greedy_then_oldest) {
-    if (ready(last_)) return last_;
+    if (last_ && last_->state == WaveState::Ready && std::max(last_->ready, simd_free_[last_->simd]) <= t) return last_;
     Wavefront* best = nullptr;
     for (auto& s : slots_)
       if (ready(s.get()) && (!best || s->age() < best->age())) best = s.get();
     return best;
   }
-  for (std::size_t i = 1; i <= slots_.size(); ++i) {
-    std::size_t s = (last_slot_ + i) % slots_.size();
+  const std::size_t n = slots_.size();
+  std::size_t s = last_slot_;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (++s == n) s = 0;
     if (ready(slots_[s].get())) return slots_[s].get();
   }
   return nullptr;
@@ -529,17 +541,12 @@ void ComputeUnit::run() {
       if (!wakes_.empty()) process_wakes(t);
       if (draining_) reap(t);  // before restores: a restore may be waiting for the slot this frees
       if (!restores_.empty()) process_restores(t);
-      Wavefront* w = pick(t);
+      Tick next = kNever;
+      Wavefront* w = pick(t, next);
       if (!w) {
         // Nothing can issue at t: the next time something can (a wavefront
         // becomes ready, a SIMD frees, a wavefront completes its stores or
-        // its park, a restore is due).
-        Tick next = kNever;
-        for (auto& s : slots_) {
-          if (!s) continue;
-          if (s->state == WaveState::Ready) next = std::min(next, std::max(s->ready, simd_free_[s->simd]));
-          else if (s->state == WaveState::Draining || s->state == WaveState::Parking) next = std::min(next, s->ready);
-        }
+        // its park: from pick), or a restore is due.
         for (const auto& r : restores_)
           if (r.at > t) next = std::min(next, r.at);
         if (next != kNever) next = std::max(next, t + (issued ? period : 0));

@@ -105,7 +105,10 @@ class ComputeUnit : public sc_core::sc_module {
 
   void run();
   void order_ties();
-  Wavefront* pick(Tick t);
+  // A wavefront that can issue at t, or nullptr; then `next` is the earliest
+  // time one of the slots can (a wavefront becomes ready, a SIMD frees, a
+  // draining or parking wavefront completes). One pass over the slots.
+  Wavefront* pick(Tick t, Tick& next);
   void issue(Wavefront* w, Tick t, std::uint32_t cpi);
   void after_issue(Wavefront* w, Tick t);
   void finish(Wavefront* w, Tick t);

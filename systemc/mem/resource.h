@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <unordered_map>
@@ -35,14 +36,13 @@ class Resource {
   // The start reserve() would give, without reserving (drops intervals that
   // ended before `now`).
   Tick earliest(Tick arrival, Tick occupancy, Tick now) {
-    while (!busy_.empty() && busy_.begin()->second <= now) busy_.erase(busy_.begin());
-    if (occupancy == 0 || busy_.empty() || arrival >= busy_.rbegin()->second) return arrival;
-    auto it = busy_.upper_bound(arrival);
+    drop_before(now);
+    if (occupancy == 0 || idle() || arrival >= busy_.back().second) return arrival;
+    // First interval starting after arrival.
+    auto it = std::upper_bound(begin(), busy_.end(), arrival,
+                               [](Tick a, const Interval& i) { return a < i.first; });
     Tick t = arrival;
-    if (it != busy_.begin()) {
-      auto p = std::prev(it);
-      if (p->second > t) t = p->second;
-    }
+    if (it != begin() && std::prev(it)->second > t) t = std::prev(it)->second;
     while (it != busy_.end() && it->first < t + occupancy) {
       if (it->second > t) t = it->second;
       ++it;
@@ -55,19 +55,34 @@ class Resource {
     busy_ticks_ += occupancy;
     insert(start, start + occupancy);
   }
-  bool idle() const { return busy_.empty(); }
+  bool idle() const { return head_ == busy_.size(); }
   Tick busy_ticks() const { return busy_ticks_; }
 
  private:
+  using Interval = std::pair<Tick, Tick>;
+  // The live intervals are busy_[head_..]: dropping the oldest only moves
+  // head_, and the dead prefix is erased once it is half the vector (no
+  // allocation per reservation; most arrive in order and append).
+  std::vector<Interval>::iterator begin() { return busy_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  void drop_before(Tick now) {
+    while (head_ < busy_.size() && busy_[head_].second <= now) ++head_;
+    if (head_ == busy_.size()) {
+      busy_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && 2 * head_ >= busy_.size()) {
+      busy_.erase(busy_.begin(), begin());
+      head_ = 0;
+    }
+  }
   void insert(Tick s, Tick e) {
-    // In-order arrival (the common case): append, O(1).
-    if (busy_.empty() || s >= busy_.rbegin()->second) {
-      if (!busy_.empty() && busy_.rbegin()->second == s) std::prev(busy_.end())->second = e;
-      else busy_.emplace_hint(busy_.end(), s, e);
+    // In-order arrival (the common case): append, or extend the last interval.
+    if (idle() || s >= busy_.back().second) {
+      if (!idle() && busy_.back().second == s) busy_.back().second = e;
+      else busy_.emplace_back(s, e);
       return;
     }
-    auto next = busy_.lower_bound(s);
-    if (next != busy_.begin()) {
+    auto next = std::lower_bound(begin(), busy_.end(), s, [](const Interval& i, Tick v) { return i.first < v; });
+    if (next != begin()) {
       auto prev = std::prev(next);
       if (prev->second == s) {
         prev->second = e;
@@ -79,15 +94,14 @@ class Resource {
       }
     }
     if (next != busy_.end() && next->first == e) {
-      Tick end = next->second;
-      busy_.erase(next);
-      busy_.emplace(s, end);
+      next->first = s;
       return;
     }
-    busy_.emplace(s, e);
+    busy_.insert(next, Interval{s, e});
   }
 
-  std::map<Tick, Tick> busy_;  // disjoint [start, end), touching ones merged
+  std::vector<Interval> busy_;  // disjoint [start, end) sorted by start, touching ones merged
+  std::size_t head_ = 0;
   Tick busy_ticks_ = 0;
 };
 
@@ -120,33 +134,35 @@ class LineCalendars {
 
 // k identical servers (MSHR entries, the entries of a bounded request queue):
 // a request takes one from its start until it leaves, which is known only
-// after it started. earliest() gives the first time >= arrival at which fewer
-// than k are held. k = 0: unlimited.
+// after it started. earliest(arrival) is the first time >= arrival at which
+// fewer than k are taken, counting every request already holding one as
+// holding it from `arrival` on: requests are served in the order they reach
+// the resource (a FIFO in host order, which the CUs' ordering makes time
+// order). Then the answer is the k-th latest leave time, kept in a min-heap of
+// the k latest: O(log k) per request. k = 0: unlimited.
 class Slots {
  public:
   explicit Slots(unsigned k = 0) : k_(k) {}
   bool unlimited() const { return k_ == 0; }
-  Tick earliest(Tick arrival, Tick now) {
-    std::erase_if(held_, [&](const auto& h) { return h.second <= now; });
-    if (unlimited()) return arrival;
-    auto busy_at = [&](Tick t) {
-      unsigned n = 0;
-      for (const auto& [s, e] : held_) n += s <= t && t < e;
-      return n;
-    };
-    if (busy_at(arrival) < k_) return arrival;
-    Tick best = ~Tick{0};
-    for (const auto& [s, e] : held_)
-      if (e > arrival && e < best && busy_at(e) < k_) best = e;
-    return best;
+  Tick earliest(Tick arrival, Tick /*now*/) const {
+    if (unlimited() || latest_.size() < k_) return arrival;
+    return std::max(arrival, latest_.front());
   }
   void hold(Tick start, Tick end) {
-    if (!unlimited() && end > start) held_.emplace_back(start, end);
+    if (unlimited() || end <= start) return;
+    if (latest_.size() < k_) {
+      latest_.push_back(end);
+      std::push_heap(latest_.begin(), latest_.end(), std::greater<>());
+    } else if (end > latest_.front()) {
+      std::pop_heap(latest_.begin(), latest_.end(), std::greater<>());
+      latest_.back() = end;
+      std::push_heap(latest_.begin(), latest_.end(), std::greater<>());
+    }
   }
 
  private:
   unsigned k_;
-  std::vector<std::pair<Tick, Tick>> held_;
+  std::vector<Tick> latest_;  // min-heap: the k latest leave times
 };
 
 }  // namespace fg
