@@ -38,5 +38,39 @@ TEST(Resource, PastReservationsArePruned) {
   EXPECT_EQ(r.reserve(1000, 10, 500), 1000u);
 }
 
+// Many reservations dropped as time passes, then one placed out of order: the
+// calendar's dropped prefix must not hide or shift the live intervals.
+TEST(Resource, OutOfOrderPlacementAfterManyDropped) {
+  Resource r;
+  for (Tick t = 0; t < 1000; ++t) r.reserve(t * 10, 5, t * 10);  // each dropped by the next
+  EXPECT_EQ(r.reserve(10000, 5, 9990), 10000u);
+  EXPECT_EQ(r.reserve(10020, 5, 9990), 10020u);
+  EXPECT_EQ(r.reserve(10003, 5, 9990), 10005u);   // after [10000, 10005)
+  EXPECT_EQ(r.reserve(10003, 15, 9990), 10025u);  // no 15-tick gap before 10025
+  EXPECT_EQ(r.reserve(10010, 10, 9990), 10010u);  // exactly fills [10010, 10020)
+}
+
+// Bounded queue / MSHRs: k entries, granted in arrival order; an entry is held
+// until its leave time.
+TEST(Slots, TheKthLatestLeaveTimeFreesTheNextEntry) {
+  Slots q(2);
+  EXPECT_EQ(q.earliest(0, 0), 0u);
+  q.hold(0, 10);
+  EXPECT_EQ(q.earliest(0, 0), 0u);  // one held, one free
+  q.hold(0, 30);
+  EXPECT_EQ(q.earliest(5, 0), 10u);  // both held: the first leaves at 10
+  q.hold(10, 20);
+  EXPECT_EQ(q.earliest(12, 0), 20u);  // held until 30 and 20
+  EXPECT_EQ(q.earliest(25, 0), 25u);  // only the one until 30 is still held
+  q.hold(40, 40);                     // zero length: never held
+  EXPECT_EQ(q.earliest(25, 0), 25u);
+}
+
+TEST(Slots, UnlimitedNeverWaits) {
+  Slots q(0);
+  for (Tick t = 0; t < 100; ++t) q.hold(0, 1000);
+  EXPECT_EQ(q.earliest(3, 0), 3u);
+}
+
 }  // namespace
 }  // namespace fg
