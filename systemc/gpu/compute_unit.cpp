@@ -135,7 +135,30 @@ std::uint32_t ComputeUnit::waves_per_group(const KernelState& k) const {
   return (k.launch.group_size + p_.wavefront_width - 1) / p_.wavefront_width;
 }
 
-bool ComputeUnit::fits(const KernelState& k) const {
+void ComputeUnit::release(Tick at, std::uint64_t regs, std::uint64_t lds, bool group) {
+  releases_.push_back({at, regs, lds, group});
+  apply_releases(sc_core::sc_time_stamp().value());
+}
+
+void ComputeUnit::apply_releases(Tick upto) {
+  std::erase_if(releases_, [&](const Release& r) {
+    if (r.at > upto) return false;
+    used_slots_ -= 1;
+    used_regs_ -= r.regs;
+    used_lds_ -= r.lds;
+    if (r.group) --groups_;
+    return true;
+  });
+}
+
+Tick ComputeUnit::next_release() const {
+  Tick t = kNever;
+  for (const Release& r : releases_) t = std::min(t, r.at);
+  return t;
+}
+
+bool ComputeUnit::fits(const KernelState& k) {
+  apply_releases(sc_core::sc_time_stamp().value());
   const std::uint32_t w = waves_per_group(k);
   return groups_ < p_.max_workgroups && used_slots_ + pending_waves_ + w <= p_.slots &&
          used_regs_ + pending_regs_ + w * regs_per_wave(k) <= p_.registers &&
@@ -251,11 +274,9 @@ void ComputeUnit::retire(Wavefront* w) {
   wg->members.erase(std::find(wg->members.begin(), wg->members.end(), w));
   slots_[slot].reset();
   slot_free_at_[slot] = t;
-  used_slots_ -= 1;
-  used_regs_ -= regs_per_wave(k);
-  if (wg->members.empty()) {
-    if (wg->lds_held) used_lds_ -= k.launch.lds_bytes;
-    --groups_;
+  const bool last = wg->members.empty();
+  release(t, regs_per_wave(k), last && wg->lds_held ? k.launch.lds_bytes : 0, last);
+  if (last) {
     ++workgroups;
     const std::uint32_t id = wg->id;
     const Tick end = wg->end;  // the member that completed last, not the last retired
@@ -313,13 +334,9 @@ void ComputeUnit::complete_park(Wavefront* w) {
   if (last_ == w) last_ = nullptr;
   const std::uint32_t slot = w->slot;
   slot_free_at_[slot] = t;
-  used_slots_ -= 1;
-  used_regs_ -= regs_per_wave(k);
-  if (wg.waves == 1) {  // the whole workgroup leaves the CU: its LDS went into the context
-    if (wg.lds_held) used_lds_ -= k.launch.lds_bytes;
-    wg.lds_held = false;
-    --groups_;
-  }
+  // A one-wavefront workgroup leaves the CU whole: its LDS went into the context.
+  release(t, regs_per_wave(k), wg.waves == 1 && wg.lds_held ? k.launch.lds_bytes : 0, wg.waves == 1);
+  if (wg.waves == 1) wg.lds_held = false;
   w->state = WaveState::Parked;
   parked_.push_back(std::move(slots_[slot]));
   if (w->restore_to) {  // restored before the context was out
@@ -356,6 +373,7 @@ void ComputeUnit::restore(const WaveHandle& h, Tick at) {
 }
 
 bool ComputeUnit::process_restores(Tick t) {
+  apply_releases(t);  // what this CU freed by its own local time
   bool any = false;
   for (auto it = restores_.begin(); it != restores_.end();) {
     Wavefront* w = it->w.get();
@@ -558,7 +576,14 @@ void ComputeUnit::run() {
         // Sleep, but wake for anything that arrives meanwhile (a workgroup, a
         // wake-up, a restore): every wait is followed by a fresh look at the slots.
         if (t > now()) {  // catch SystemC up with the local time first, then look again
-          sc_core::wait(sc_core::sc_time::from_value(t - now()));
+          sc_core::wait(sc_core::sc_time::from_value(t - now()), wake_);
+          // Work that arrived meanwhile (a workgroup, a wake-up, a restore)
+          // may issue from its arrival: the CU only idled (reaped drains)
+          // since its last issue, so its clock goes back to the later of the
+          // arrival and the cycle after that issue. Otherwise a CU that ran
+          // ahead idle within the quantum would start the work late, by an
+          // amount that depends on the quantum.
+          if (now() < t) t = std::min(t, std::max(now(), last_issue_ + period));
           continue;
         }
         if (next == kNever) sc_core::wait(wake_);
@@ -567,6 +592,7 @@ void ComputeUnit::run() {
         continue;
       }
       issue(w, t, cpi);
+      last_issue_ = t;
       if (++issued >= p_.issue_width) t += period, issued = 0;
       if (t >= boundary()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
     }

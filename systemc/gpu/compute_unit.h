@@ -64,7 +64,10 @@ class ComputeUnit : public sc_core::sc_module {
   void set_dispatcher(Dispatcher* d) { dispatcher_ = d; }
   // Whether a workgroup of `k` fits now / on an empty CU; how many fit on an
   // empty CU.
-  bool fits(const KernelState& k) const;
+  bool fits(const KernelState& k);
+  // The earliest time resources this CU has released become visible to
+  // fits() (kNever if none are pending).
+  Tick next_release() const;
   bool fits_empty(const KernelState& k) const;
   std::uint32_t capacity(const KernelLaunch& k) const;
   void place(KernelState& k, std::uint32_t group);
@@ -141,6 +144,19 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint64_t pending_regs_ = 0;
   std::uint32_t used_slots_ = 0, peak_slots_ = 0, groups_ = 0;
   std::uint64_t used_regs_ = 0, used_lds_ = 0;
+  // Resources a retired or parked wavefront gives back at its (CU-local)
+  // completion time, which may be ahead of SystemC time: the dispatcher sees
+  // them only from that time on, so placement follows simulated-time order
+  // and not the host order in which the CUs ran ahead (quantum-independent).
+  struct Release {
+    Tick at;
+    std::uint64_t regs, lds;
+    bool group;
+  };
+  std::vector<Release> releases_;
+  Tick last_issue_ = 0;  // CU-local time of the last instruction issued
+  void release(Tick at, std::uint64_t regs, std::uint64_t lds, bool group);
+  void apply_releases(Tick upto);
   std::uint32_t draining_ = 0;  // wavefronts holding a slot until a time (draining, parking)
   std::uint32_t next_age_ = 0;
   std::size_t last_slot_ = 0;

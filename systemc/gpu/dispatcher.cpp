@@ -169,9 +169,15 @@ void Dispatcher::run() {
       if (placed) continue;
       // Nothing placed now: wait for a kernel to become visible, a CU to
       // accept again, resources to free, or a new submission.
-      if (!order.empty())
+      // (An sc_event keeps only its earliest pending notification, so a
+      // release later than another CU's may have no notification of its
+      // own: wait for the CUs' pending releases explicitly.)
+      if (!order.empty()) {
         for (Tick a : accept_at_)
           if (a > now) wake = std::min(wake, a);
+        for (const ComputeUnit* cu : cus_)
+          if (const Tick r = cu->next_release(); r > now) wake = std::min(wake, r);
+      }
       if (wake == kNever) sc_core::wait(work_ | freed_);
       else sc_core::wait(sc_core::sc_time::from_value(wake - now), work_ | freed_);
     }
