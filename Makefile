@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DFG_WERROR=ON,)
 
-.PHONY: all deps configure build run test bench synth formal clean
+.PHONY: all deps configure build run test bench experiments synth formal clean
 
 all: build
 
@@ -26,6 +26,10 @@ test: build
 
 bench: build
 	tools/bench.sh $(BUILD)
+
+# Regenerates every page in docs/validation/ from experiments/*.yaml (Snakemake, all cores).
+experiments: build
+	tools/experiment.sh
 
 # Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 15 minutes).
 synth: deps

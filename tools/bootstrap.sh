@@ -21,7 +21,8 @@ packages=(
   z3                       # SMT solver for yosys-smtbmc
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
-  python3 python3-matplotlib
+  python3 python3-matplotlib python3-yaml
+  snakemake                # experiment workflow (tools/experiment.sh, docs/experiments.md)
 )
 
 missing=()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The experiment workflow end to end (ctest label `experiments`): the smoke
+experiment through Snakemake into a scratch directory; its CSV must hold one
+row per point with the values a direct fgsim run gives; a second invocation
+must run nothing (cached by the hash of arguments and binary); changing the
+binary's hash must rerun. Exit 77 (skipped) without snakemake."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+root, fgsim = sys.argv[1], sys.argv[2]
+if not shutil.which("snakemake"):
+    print("skipped: snakemake is not installed (tools/bootstrap.sh installs it)")
+    sys.exit(77)
+
+tmp = tempfile.mkdtemp(prefix="fg_experiments_")
+runs, page = os.path.join(tmp, "runs"), os.path.join(tmp, "smoke.md")
+
+
+def workflow(binary):
+    cmd = ["snakemake", "-s", os.path.join(root, "tools/experiments/Snakefile"), "-d", tmp, "--cores", "2",
+           "--quiet", "all", "--config", "experiment=smoke", f"fgsim={binary}", f"runs={runs}", f"page={page}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"workflow failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+
+
+failures = []
+workflow(fgsim)
+rows = list(csv.DictReader(open(os.path.join(tmp, "smoke", "smoke.csv"))))
+if [r["gpu.cus"] for r in rows] != ["1", "2"]:
+    failures.append(f"expected rows for gpu.cus 1 and 2, got {rows}")
+for r in rows:
+    out = os.path.join(tmp, f"direct{r['gpu.cus']}.json")
+    subprocess.run([fgsim, "run", "vecadd", "--preset", "orr2014", "--seed", "1", "--set", "vecadd.n=4096", "--set",
+                    f"gpu.cus={r['gpu.cus']}", "--quiet", "--stats", out], check=True)
+    d = json.load(open(out))
+    if abs(float(r["time_us"]) - d["sim"]["time_ns"] / 1000) > 1e-9:
+        failures.append(f"time_us {r['time_us']} != direct run {d['sim']['time_ns'] / 1000}")
+    if float(r["lane_ops"]) != d["stats"]["gpu.cu0.lane_ops"]:
+        failures.append(f"lane_ops {r['lane_ops']} != direct run {d['stats']['gpu.cu0.lane_ops']}")
+for f in ("vecadd-cus.png", "vecadd-cus.svg"):
+    if not os.path.getsize(os.path.join(tmp, "smoke", f)):
+        failures.append(f"empty plot {f}")
+if "| gpu.cus | time_us | lane_ops |" not in open(page).read():
+    failures.append("page lacks the study's table")
+
+# Cached: a second run starts no fgsim (the per-point files stay untouched).
+before = {f: os.stat(os.path.join(runs, f)).st_mtime_ns for f in os.listdir(runs)}
+workflow(fgsim)
+after = {f: os.stat(os.path.join(runs, f)).st_mtime_ns for f in os.listdir(runs)}
+if before != after or len(before) != 2:
+    failures.append(f"second invocation reran points: {before} -> {after}")
+
+# A different binary (a copy with one more byte) has another hash: every point reruns.
+other = os.path.join(tmp, "fgsim-copy")
+shutil.copy(fgsim, other)
+with open(other, "ab") as f:
+    f.write(b"\0")
+workflow(other)
+if len(os.listdir(runs)) != 4:
+    failures.append(f"a changed binary should add 2 points, have {sorted(os.listdir(runs))}")
+
+shutil.rmtree(tmp)
+if failures:
+    sys.exit("FAIL: " + "; ".join(failures))
+print("workflow: ok")

@@ -1,0 +1,241 @@
+"""Experiments: a declarative file (experiments/NAME.yaml) expanded into fgsim
+runs, a tidy CSV, plots and a Markdown validation page. Used by the Snakefile
+beside this file; also importable on its own (tests, notebooks).
+
+An experiment file:
+
+    title: Platform scaling and contention
+    page: docs/validation/platform.md       # where the Markdown page goes
+    intro: |
+      Free text at the top of the page.
+    studies:
+      - name: vecadd-cus                     # unique within the file
+        title: vecadd over CUs
+        workload: vecadd
+        preset: orr2014
+        fixed: {vecadd.n: 65536}             # --set for every point
+        grid: {gpu.cus: [1, 2, 4, 8]}        # cartesian product of these
+        seeds: [1]                           # --seed values (default [1])
+        metrics:                             # column -> path in the stats JSON
+          time_us: sim.time_ns / 1000        #   (a path, optionally "/ number" or "* number")
+          dram_gbps: stats.gpu.dram.bandwidth
+        plot: {x: gpu.cus, y: time_us, series: null, logx: false, logy: false}
+        paper: {source: "...", values: [{gpu.cus: 1, time_us: 12.0}]}   # optional
+        text: |
+          What the study shows (free text under its table).
+
+A point is identified by the hash of its fgsim arguments and of the fgsim
+binary, so re-running regenerates only points whose configuration or binary
+changed."""
+import csv
+import hashlib
+import itertools
+import json
+import os
+import re
+
+import yaml
+
+
+def load(path):
+    with open(path) as f:
+        e = yaml.safe_load(f)
+    if not isinstance(e, dict) or "studies" not in e:
+        raise SystemExit(f"{path}: an experiment needs a 'studies' list")
+    names = set()
+    for s in e["studies"]:
+        swept = set((s.get("grid") or {}).keys())
+        for key in ("name", "workload", "preset", "metrics"):
+            if key not in s and key not in swept:
+                raise SystemExit(f"{path}: study {s.get('name', '?')}: missing '{key}'")
+        if s["name"] in names:
+            raise SystemExit(f"{path}: study name '{s['name']}' used twice")
+        names.add(s["name"])
+    return e
+
+
+def file_hash(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fmt_value(v):
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def points(study):
+    """Every run of a study: (parameters dict, seed, fgsim argument list)."""
+    grid = study.get("grid") or {}
+    keys = list(grid)
+    for combo in itertools.product(*(grid[k] for k in keys)) if keys else [()]:
+        params = dict(zip(keys, combo))
+        settings = {**(study.get("fixed") or {}), **params}
+        # `workload` and `preset` may be swept like parameters.
+        workload = settings.pop("workload", study.get("workload"))
+        preset = settings.pop("preset", study.get("preset"))
+        for seed in study.get("seeds", [1]):
+            args = ["run", str(workload), "--preset", str(preset), "--seed", str(seed)]
+            for k, v in settings.items():
+                args += ["--set", f"{k}={fmt_value(v)}"]
+            yield params, seed, args
+
+
+def point_id(args, binary_hash):
+    return hashlib.sha256((binary_hash + "\0" + "\0".join(args)).encode()).hexdigest()[:16]
+
+
+_EXPR = re.compile(r"^\s*([A-Za-z0-9_.*\[\]-]+)\s*(?:([*/])\s*([0-9.eE+-]+))?\s*$")
+
+
+def metric(result, expr):
+    """Evaluates 'a.b.c', 'a.b.c / 1000' or 'a.b.c * 2' on a stats JSON
+    ({"sim": ..., "stats": {"gpu.x": ...}, "result": ...}). Stat names contain
+    dots, so 'stats.<name>' takes the rest as one key; a '*' in it sums every
+    stat matching (e.g. stats.gpu.l2.bank*.ownership_transfers)."""
+    m = _EXPR.match(expr)
+    if not m:
+        raise ValueError(f"metric '{expr}': expected PATH, PATH / NUMBER or PATH * NUMBER")
+    path, op, num = m.groups()
+    head, _, rest = path.partition(".")
+    if head == "stats" and "*" in rest:
+        pat = re.compile("^" + re.escape(rest).replace("\\*", "[^.]*") + "$")
+        found = [x for k, x in result["stats"].items() if pat.match(k) and isinstance(x, (int, float))]
+        if not found:
+            raise KeyError(f"metric '{expr}': no stat matches")
+        v = sum(found)
+    elif head in ("stats", "config", "result") and rest:
+        v = result[head][rest]
+    else:
+        v = result
+        for part in path.split("."):
+            v = v[int(part)] if isinstance(v, list) else v[part]
+    if isinstance(v, dict) and "mean" in v:
+        v = v["mean"]
+    if op == "/":
+        v = v / float(num)
+    elif op == "*":
+        v = v * float(num)
+    return v
+
+
+def rows(study, results):
+    """results: list of (params, seed, stats JSON) -> tidy rows."""
+    out = []
+    for params, seed, r in results:
+        row = {"study": study["name"], **params, "seed": seed}
+        for col, expr in study["metrics"].items():
+            row[col] = metric(r, expr)
+        out.append(row)
+    return out
+
+
+def write_csv(path, rows_):
+    cols = []
+    for r in rows_:
+        for k in r:
+            if k not in cols:
+                cols.append(k)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for r in rows_:
+            w.writerow(r)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def number(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return s
+
+
+def plot(study, rows_, png, svg):
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "finegrain"  # stable element ids: identical SVGs run to run
+    import matplotlib.pyplot as plt
+
+    spec = study.get("plot") or {}
+    x, y, series = spec.get("x"), spec.get("y"), spec.get("series")
+    if not x or not y:
+        raise SystemExit(f"study {study['name']}: plot needs x and y")
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    groups = {}
+    for r in rows_:
+        groups.setdefault(r.get(series) if series else None, []).append(r)
+    for key, rs in groups.items():
+        rs = sorted(rs, key=lambda r: number(r[x]))
+        ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker="o",
+                label=f"{series}={key}" if series else "FineGrain")
+    paper = (study.get("paper") or {}).get("values")
+    if paper:
+        ps = sorted(paper, key=lambda p: number(p[x]))
+        ax.plot([number(p[x]) for p in ps], [number(p[y]) for p in ps], marker="s", linestyle="--",
+                label=(study["paper"].get("source") or "paper"))
+    if spec.get("logx"):
+        ax.set_xscale("log", base=2)
+    if spec.get("logy"):
+        ax.set_yscale("log")
+    ax.set_xlabel(spec.get("xlabel", x))
+    ax.set_ylabel(spec.get("ylabel", y))
+    ax.set_title(study.get("title", study["name"]), fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    # Reproducible files: no timestamps or random ids in the outputs.
+    fig.savefig(png, dpi=110, metadata={"Software": None})
+    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+
+
+def table(rows_, cols):
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows_:
+        cells = []
+        for c in cols:
+            v = number(r.get(c, ""))
+            if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+                cells.append(str(int(v)))
+            else:
+                cells.append(f"{v:.4g}" if isinstance(v, float) else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def page(exp, name, csv_path, page_path, plot_dir, root):
+    all_rows = read_csv(csv_path)
+    rel = os.path.relpath(plot_dir, os.path.dirname(page_path))
+    out = [f"# {exp.get('title', name)}", "",
+           f"Generated by `tools/experiment.sh {name}` from `experiments/{name}.yaml`; do not edit by hand.",
+           f"Data: `{os.path.relpath(csv_path, root)}` (regenerated with the page).", ""]
+    if exp.get("intro"):
+        out += [exp["intro"].strip(), ""]
+    for s in exp["studies"]:
+        rs = [r for r in all_rows if r["study"] == s["name"]]
+        cols = list((s.get("grid") or {}).keys()) + (["seed"] if len(s.get("seeds", [1])) > 1 else []) + \
+            list(s["metrics"].keys())
+        out += [f"## {s.get('title', s['name'])}", "",
+                f"`fgsim run {s.get('workload', '<workload>')} --preset {s.get('preset', '<preset>')}`" +
+                "".join(f" `--set {k}={fmt_value(v)}`" for k, v in (s.get("fixed") or {}).items()) +
+                (", swept over " + ", ".join(f"`{k}`" for k in (s.get("grid") or {})) if s.get("grid") else ""),
+                "", table(rs, cols), ""]
+        if s.get("plot"):
+            out += [f"![{s['name']}]({rel}/{s['name']}.svg)", ""]
+        if s.get("paper"):
+            p = s["paper"]
+            out += [f"Paper ({p.get('source', 'paper')}):", "", table(p.get("values", []), list(p["values"][0].keys()))
+                    if p.get("values") else "", ""]
+        if s.get("text"):
+            out += [s["text"].strip(), ""]
+    os.makedirs(os.path.dirname(page_path) or ".", exist_ok=True)
+    with open(page_path, "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
