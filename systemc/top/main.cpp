@@ -19,6 +19,8 @@
 #include "sim/workload.h"
 #include "top/simulation.h"
 
+#include "fg_git_version.h"  // generated: FG_GIT_COMMIT
+
 namespace {
 
 int cmd_list() {
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   CLI::App app{"FineGrain: a SystemC/TLM-2.0 GPU model with hardware for fine-grain dynamic tasks", "fgsim"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("fgsim ") + FG_VERSION + " (" + FG_GIT_COMMIT + ")");
   app.set_help_all_flag("--help-all", "help for every subcommand");
 
   fg::RunSpec spec;
@@ -80,10 +83,12 @@ int main(int argc, char** argv) {
   run->add_option("--set", spec.sets, "override one parameter: key=value (repeatable)");
   run->add_option("--seed", spec.seed, "random seed (same as --set sim.seed=N)");
   run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)");
-  run->add_option("--stats", spec.stats_file, "write statistics JSON here");
+  run->add_option("--stats", spec.stats_file, "write statistics JSON here ('-': standard output)");
   run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)");
   run->add_option("--output", spec.output_file, "write the workload's results here");
   run->add_flag("--quiet", spec.quiet, "no end-of-run summary");
+  run->add_flag("--progress", spec.progress,
+                "a progress line on standard error every 2 s (default when standard error is a terminal)");
 
   app.add_subcommand("list", "list workloads and presets");
   std::string prefix, params_preset;
@@ -91,11 +96,26 @@ int main(int argc, char** argv) {
   params->add_option("prefix", prefix, "only parameters whose name starts with this");
   params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults");
 
+  // A first word that is no option and no command (CLI11 would only say a
+  // subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string cmd = argv[1];
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == cmd;
+    if (!known) {
+      std::fprintf(stderr, "fgsim: error: unknown command '%s' (commands: run, list, params; see fgsim --help)\n",
+                   cmd.c_str());
+      return fg::kExitUserError;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
@@ -108,8 +128,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand("params")) return cmd_params(prefix, params_preset);
     fg::Config cfg = fg::resolve_config(spec);
-    fg::simulate(spec, cfg);
-    return 0;
+    return fg::simulate(spec, cfg);
   } catch (const fg::UserError& e) {
     std::fprintf(stderr, "fgsim: error: %s\n", e.what());
     return fg::kExitUserError;

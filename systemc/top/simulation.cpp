@@ -1,6 +1,11 @@
 #include "top/simulation.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -93,7 +98,54 @@ Config resolve_config(const RunSpec& spec) {
   return cfg;
 }
 
-void simulate(const RunSpec& spec, const Config& cfg) {
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_signal(int sig) { g_signal = sig; }
+
+// Runs SystemC in slices of simulated time so that a signal or the progress
+// line is noticed between slices (slicing does not change the event order).
+// Returns false when interrupted.
+bool run_sliced(double max_ns, bool progress, std::chrono::steady_clock::time_point t0) {
+  using sc_core::sc_time;
+  const sc_time slice(1, sc_core::SC_US);
+  const sc_time limit = max_ns > 0 ? sc_time(max_ns, sc_core::SC_NS) : sc_core::SC_ZERO_TIME;
+  auto last_report = t0;
+  const bool tty = isatty(fileno(stderr));
+  bool reported = false;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration and the delta cycles at time 0
+  for (;;) {
+    if (g_signal || sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
+    if (!sc_core::sc_pending_activity()) break;  // finished, or nothing left to happen (deadlock)
+    const sc_time next = sc_core::sc_time_to_pending_activity();
+    sc_time step = std::max(slice, next);  // at least up to the next event: every slice makes progress
+    if (max_ns > 0) {
+      const sc_time left = limit - sc_core::sc_time_stamp();
+      if (left <= sc_core::SC_ZERO_TIME) break;
+      if (next > left) {  // nothing more before the watchdog: run up to it
+        sc_core::sc_start(left, sc_core::SC_RUN_TO_TIME);
+        break;
+      }
+      step = std::min(step, left);
+    }
+    sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
+    if (progress || tty) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_report >= std::chrono::seconds(2)) {
+        last_report = now;
+        const double host = std::chrono::duration<double>(now - t0).count();
+        const double ns = tick_to_ns(sc_core::sc_time_stamp().value());
+        std::fprintf(stderr, "%sfgsim: %.3f us simulated, %.1f s host, %.0f simulated ns/s%s", tty ? "\r" : "",
+                     ns / 1000, host, host > 0 ? ns / host : 0.0, tty ? "" : "\n");
+        reported = true;
+      }
+    }
+  }
+  if (reported && tty) std::fprintf(stderr, "\n");
+  return !g_signal;
+}
+}  // namespace
+
+int simulate(const RunSpec& spec, const Config& cfg) {
   const WorkloadInfo& w = *WorkloadRegistry::global().find(spec.workload);
   setup_systemc(kQuantum.get(cfg));
 
@@ -106,7 +158,8 @@ void simulate(const RunSpec& spec, const Config& cfg) {
     out = &out_file;
   }
   std::ofstream stats_out;
-  if (!spec.stats_file.empty()) {
+  const bool stats_to_stdout = spec.stats_file == "-";
+  if (!spec.stats_file.empty() && !stats_to_stdout) {
     stats_out.open(spec.stats_file);
     if (!stats_out) throw UserError(fmt::format("--stats {}: cannot write", spec.stats_file));
   }
@@ -122,13 +175,20 @@ void simulate(const RunSpec& spec, const Config& cfg) {
 
   const double max_ns = kMaxTime.get(cfg);
   const auto t0 = std::chrono::steady_clock::now();
-  if (max_ns > 0) sc_core::sc_start(sc_core::sc_time(max_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION);
-  else sc_core::sc_start();
+  g_signal = 0;
+  auto old_int = std::signal(SIGINT, on_signal), old_term = std::signal(SIGTERM, on_signal);
+  const bool finished = run_sliced(max_ns, spec.progress, t0);
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::exception_ptr failure = first_failure();
   std::string status = "ok", message;
-  if (failure) {
+  if (!finished && !failure) {
+    status = "interrupted";
+    message = fmt::format("{} at {} ns simulated; statistics so far", g_signal == SIGTERM ? "SIGTERM" : "SIGINT",
+                          tick_to_ns(sc_core::sc_time_stamp().value()));
+  } else if (failure) {
     try {
       std::rethrow_exception(failure);
     } catch (const UserError& e) {
@@ -153,9 +213,17 @@ void simulate(const RunSpec& spec, const Config& cfg) {
   if (stats_out.is_open()) {
     stats_out << stats_json(report).dump(2) << "\n";
     if (!stats_out) throw UserError(fmt::format("--stats {}: write failed", spec.stats_file));
+  } else if (stats_to_stdout) {
+    std::cout << stats_json(report).dump(2) << "\n" << std::flush;
   }
-  if (!spec.quiet) print_summary(std::cout, report);
+  // With the stats on standard output the summary goes to standard error.
+  if (!spec.quiet) print_summary(stats_to_stdout ? std::cerr : std::cout, report);
   if (failure) std::rethrow_exception(failure);
+  if (status == "interrupted") {
+    std::fprintf(stderr, "fgsim: interrupted: %s\n", message.c_str());
+    return kExitInterrupted;
+  }
+  return 0;
 }
 
 }  // namespace fg

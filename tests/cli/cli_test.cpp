@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -158,6 +159,45 @@ TEST(Cli, WorkgroupPlacementDoesNotDependOnTheQuantum) {
       EXPECT_EQ(runs[i]["stats"][k], runs[0]["stats"][k]) << k << ", quantum run " << i;
     }
   }
+}
+
+TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
+  auto r = run_fgsim("--version");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("fgsim 0.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" ("), std::string::npos) << r.out;
+}
+
+TEST(Cli, AnUnknownCommandIsNamed) {
+  auto r = run_fgsim("frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+}
+
+TEST(Cli, StatsToStandardOutputWithTheSummaryOnStandardError) {
+  auto r = run_fgsim("run vecadd --preset orr2014 --set gpu.cus=1 --set vecadd.n=256 --stats -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);  // the whole of standard output is the JSON
+  EXPECT_EQ(j["run"]["status"], "ok");
+  EXPECT_EQ(j["run"]["complete"], true);
+  EXPECT_NE(r.err.find("simulated time"), std::string::npos) << r.err;
+}
+
+// SIGINT ends a long run cleanly: the stats so far, "complete": false, exit 130.
+TEST(Cli, SigintWritesTheStatsSoFarAndExits130) {
+  const auto dir = test::scratch_dir();
+  const auto stats = (dir / "interrupted.json").string(), rc = (dir / "rc").string();
+  const std::string cmd = fmt::format(
+      "({} run vecadd --preset orr2014 --set gpu.cus=8 --set vecadd.n=20000000 --quiet --stats {} 2>/dev/null & "
+      "pid=$!; sleep 1.5; kill -INT $pid; wait $pid; echo $? >{})",
+      FGSIM_EXE, stats, rc);
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(test::slurp(rc), "130\n");
+  const auto j = nlohmann::json::parse(test::slurp(stats));
+  EXPECT_EQ(j["run"]["status"], "interrupted");
+  EXPECT_EQ(j["run"]["complete"], false);
+  EXPECT_GT(j["sim"]["time_ns"].get<double>(), 0.0);
+  EXPECT_GT(j["stats"]["gpu.cu0.wavefront_instructions"].get<double>(), 0.0) << "statistics collected so far";
 }
 
 TEST(Cli, SummaryCoherenceAndStallLinesRepeatTheStats) {
