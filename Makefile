@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # FineGrain convenience targets. `make run` and `make test` are the two commands
 # in the README; both install missing Debian packages first (as root).
 BUILD ?= build

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes docs/synthesis.md from synth/results.json (synth.py sweep calls it)."""
 import json
 import sys

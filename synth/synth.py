@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """FineGrain synthesis flow for the hardware-worklist RTL.
 
 Yosys 0.23 (synth, dfflibmap, abc against the OSU 0.18 um liberty from Debian's

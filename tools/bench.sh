@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs FineGrain's benchmarks (Release build expected) and prints their tables
 # with the machine and build they ran on, for docs/performance.md.
 set -euo pipefail

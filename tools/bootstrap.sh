@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # FineGrain dependency bootstrap.
 #
 # Installs the Debian packages FineGrain builds and tests with. As root it runs

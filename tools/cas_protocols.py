@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Contended CAS under both coherence protocols (the table in docs/memory.md,
 "Coherence protocols"): memstream.pattern=cas on orr2014, 200 successful CAS
 per CU, 1/2/4/8 CUs, at a one-cycle quantum and at the default 20 ns; prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CAS contention vs the TLM quantum (the table in docs/memory.md).
 
 k CUs each make 200 successful CAS increments of one counter

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compute-unit engine throughput: simulated lane operations and wavefront
 instructions per host second, from fgsim runs (stats JSON: lane_ops and
 wavefront_instructions over host wall time). Compute-bound: every lane runs an

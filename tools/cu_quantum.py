@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Kernel times of the basic workloads vs the TLM quantum (the table in
 docs/compute-unit.md): each workload on both presets, 4 CUs, at a one-cycle
 quantum and at 5, 20 and 50 ns; prints the kernel time at one cycle and each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates one experiment's validation page (or all, with no NAME):
 #   tools/experiment.sh [NAME] [snakemake options...]
 # Runs every point not already cached under build/experiments/runs, on all

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # k-induction proof of the worklist bank's properties (rtl/hwwl/hwwl_bank.sv,
 # `ifdef FORMAL`): count never above Depth, empty/full consistent with the
 # count, two tracked work IDs intact, out unchanged and in order.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Golden stats: a handful of canonical fgsim runs on both presets whose stats
 (everything but the `host` section and the stat descriptions) are committed in
 tests/golden/. `make test` runs `golden.py check`: any change in the model's
@@ -43,6 +44,7 @@ def run(fgsim, args):
             j = json.load(f)
     j.pop("host", None)
     j.pop("descriptions", None)
+    j.pop("units", None)
     return j
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """How large the memory model's known omissions are on real runs (the table in
 docs/memory.md, "What the model does not capture"). Runs the canonical
 workloads of tools/golden.py on both presets and derives, from each run's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hand-off time vs the TLM quantum (the table in docs/memory.md, "Synchronisation
 order"): the pingpong workload (2 CUs, 100 rounds) on both presets, by release
 store + acquire polling and by atomics, with sim.sync_order on and off, at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cycle-exact golden models of the hardware-worklist RTL (rtl/hwwl/), plain
 // C++ with no SystemC. Each class mirrors one RTL module: the same state, the
 // same combinational decisions, the same order. The Verilator tests compare

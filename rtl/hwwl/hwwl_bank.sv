@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Worklist bank: a FIFO of work IDs with one access port (Kim & Batten
 // Sec. III-B: one 1rw SRAM bank per lane), modelled here with flip-flops.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hardware worklist of one core: a bank per lane and the work redistribution
 // unit (Kim & Batten Fig. 4, without the virtualization unit).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inter-core redistribution network (Kim & Batten Sec. III-C): a tree with a
 // hub at its root. Cores are the leaves; a work ID takes two hops, core ->
 // hub input register -> hub output register of the destination core.

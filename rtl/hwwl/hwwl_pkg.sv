@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared constants of the hardware worklist (Kim & Batten, MICRO 2014).
 // Referenced as hwwl_pkg::NAME (no import: Yosys 0.23).
 package hwwl_pkg;

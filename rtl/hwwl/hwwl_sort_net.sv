@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting network of the work redistribution unit (Kim & Batten Sec. III-C,
 // "local sorting"): ranks N banks by their work count, ascending.
 //

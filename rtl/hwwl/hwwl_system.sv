@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hardware worklist of a GPU: NumCores cores (hwwl_core) joined by the
 // inter-core redistribution network (hwwl_icrn). The system is empty when
 // every core is empty and no work ID is in the network; pulls on empty banks

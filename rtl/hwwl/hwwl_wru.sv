@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work redistribution unit, one per core (Kim & Batten Sec. III-C).
 //
 // Every Interval cycles ("tick") it pairs donor banks with receiver banks and

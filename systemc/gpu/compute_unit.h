@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compute unit: SIMD units, wavefront slots, an issue stage, and its L1 port.
 //
 // Timing contract: one SC_THREAD interleaves all resident wavefronts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel launches and the GPU front end.
 //
 // The dispatcher takes kernel launches from any front-end agent (the host,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host API for workloads: device memory, copies, device-side agents, time,
 // result checks and results. A workload's run function executes in the host
 // SC_THREAD and may wait for simulated time.

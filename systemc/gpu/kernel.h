@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel programming model: a kernel is a C++20 coroutine run once per
 // work-item (lane), written as sequential code. Every device operation is a
 // co_await on the Lane: memory (load/store/atomics), alu(n), wavefront

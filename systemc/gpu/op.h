@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device operations as units: the seam every mechanism plugs into.
 //
 // A device operation (load, alu, barrier, a channel enqueue, wlpull, offer_kill,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in device operations as units (gpu/op.h): memory, compute,
 // wavefront intrinsics, LDS, barrier, fences, identity and time.
 #include <algorithm>

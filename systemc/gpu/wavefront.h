@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wavefront engine: SIMT lockstep over per-lane coroutines.
 //
 // A wavefront holds one coroutine per lane. select() finds the next wavefront

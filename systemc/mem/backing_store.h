@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functional device memory: the one place real data lives. Caches and DRAM
 // are timing models; the level that completes a request (L1 on a read hit,
 // the L2 otherwise) performs it here at the moment its b_transport runs, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DRAM: fixed access latency plus a bandwidth limit per channel.
 //
 // Timing contract: loosely timed; b_transport never waits. Lines interleave

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-CU L1 data cache (also the aggregator's L1).
 //
 // Timing contract: loosely timed; b_transport never waits, it adds the cost to

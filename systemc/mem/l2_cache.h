@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared, banked L2 cache where atomics execute; the directory that keeps the
 // L1s coherent.
 //

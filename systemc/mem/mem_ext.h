@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TLM-2.0 generic-payload extension carried by every FineGrain memory request:
 // the requester (which L1 / agent issued it, for the L2 directory) and, for
 // atomics, the operation executed at the L2 bank.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The initiator side of the memory system: one per requester (a CU, the
 // aggregator, a test agent). It owns the TLM initiator socket bound to the
 // requester's L1 and reusable payloads; the caller supplies its local time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory hierarchy assembled from configuration: one L1 per requester
 // (the CUs, then any extra agents such as the aggregator), the shared banked
 // L2, DRAM, the functional backing store and the device allocator. The host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A contended resource (L1 port, L2 bank, atomic unit, DRAM channel) modelled
 // as a reservation calendar: a request arriving at time t occupies the
 // resource for `occupancy` from the first free instant >= t.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Set-associative tag array with LRU replacement, shared by the L1 and the L2
 // banks. Lines hold timing state only (data lives in the BackingStore): the
 // time the line's fill completes (a hit on a line still being filled waits for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/config.h"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -306,6 +308,11 @@ void Config::apply_yaml(const std::string& yaml_text, const std::string& source)
   }
   std::vector<std::tuple<std::string, std::string, int>> items;
   flatten(root, "", source, items);
+  // A key given twice in one file is a mistake (YAML parsers keep one silently).
+  std::map<std::string, int> first;
+  for (const auto& [key, text, line] : items)
+    if (auto [it, fresh] = first.emplace(key, line); !fresh)
+      throw UserError(fmt::format("{}:{}: '{}' given twice (first at line {})", source, line, key, it->second));
   for (const auto& [key, text, line] : items) set(key, text, fmt::format("{}:{}", source, line));
 }
 

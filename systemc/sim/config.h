@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parameters and configuration.
 //
 // Every parameter is declared once, by the module that owns it, as a namespace-

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FineGrain error types and their exit codes.
 //
 // UserError: bad input a user gave (CLI, config key or value, input file). The

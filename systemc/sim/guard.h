@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Failures inside SystemC processes. SystemC turns an exception escaping a
 // process into an sc_report and loses its type, so every FineGrain process
 // body runs under guarded(): the first exception is kept, the simulation is

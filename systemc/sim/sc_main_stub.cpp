@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FineGrain executables (fgsim, tests, benchmarks) have their own main() and
 // drive SystemC directly; libsystemc still references sc_main, so it is
 // defined here and never called.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/stats.h"
 
 #include <algorithm>
@@ -25,12 +26,15 @@ const StatBase* StatRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-void StatRegistry::dump(nlohmann::ordered_json& values, nlohmann::ordered_json& descriptions) const {
+void StatRegistry::dump(nlohmann::ordered_json& values, nlohmann::ordered_json& descriptions,
+                        nlohmann::ordered_json* units) const {
   values = nlohmann::ordered_json::object();
   descriptions = nlohmann::ordered_json::object();
+  if (units) *units = nlohmann::ordered_json::object();
   for (const StatBase* s : stats_) {
     s->to_json(values[s->name()]);
     descriptions[s->name()] = s->unit().empty() ? s->desc() : s->desc() + " [" + s->unit() + "]";
+    if (units) (*units)[s->name()] = s->unit();
   }
 }
 

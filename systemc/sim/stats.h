@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistics: counters, averages, distributions and formulas with
 // hierarchical dotted names ("gpu.cu3.l1.hits") and a description each.
 //
@@ -26,8 +27,9 @@ class StatRegistry {
   void remove(StatBase* s);
   const std::vector<StatBase*>& all() const { return stats_; }
   const StatBase* find(const std::string& name) const;
-  // {"values": {name: value}, "descriptions": {name: "text [unit]"}}
-  void dump(nlohmann::ordered_json& values, nlohmann::ordered_json& descriptions) const;
+  // values {name: value}, descriptions {name: "text [unit]"}, units {name: "ns" or ""}
+  void dump(nlohmann::ordered_json& values, nlohmann::ordered_json& descriptions,
+            nlohmann::ordered_json* units = nullptr) const;
   // Sum of the numeric value of every stat whose name matches prefix*suffix
   // (e.g. "gpu.cu", ".l1.hits"): the summary's totals over instances.
   double sum_matching(const std::string& prefix, const std::string& suffix) const;

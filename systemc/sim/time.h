@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Simulated time in integer picoseconds and clock domains.
 //
 // The whole model keeps time as Tick (ps) on its hot paths and converts to

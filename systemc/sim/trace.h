@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome trace-event JSON writer (opens in ui.perfetto.dev and chrome://tracing).
 //
 // Off unless a file is opened (fgsim --trace). Tracks are (process, thread)

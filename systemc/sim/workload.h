@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workload registry. Each workload (workloads/) registers itself with a static
 // RegisterWorkload object; fgsim finds it by name. Its parameters are ordinary
 // fg::Param declarations under its name ("fib.n"); `input_param` names the one

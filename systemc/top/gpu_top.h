@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The modelled GPU assembled from configuration: memory system, one memory
 // port per CU, and (once present) the compute units and dispatcher.
 #pragma once

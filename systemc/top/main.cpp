@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fgsim: the FineGrain command line.
 //
 //   fgsim run WORKLOAD [--preset NAME] [--config FILE]... [--set key=value]...
@@ -13,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/config.h"
 #include "sim/error.h"
@@ -34,7 +36,7 @@ int cmd_list() {
   return 0;
 }
 
-int cmd_params(const std::string& prefix, const std::string& preset) {
+int cmd_params(const std::string& prefix, const std::string& preset, bool json) {
   fg::Config cfg;
   if (!preset.empty()) {
     auto it = fg::presets().find(preset);
@@ -42,6 +44,23 @@ int cmd_params(const std::string& prefix, const std::string& preset) {
     cfg.apply_yaml(it->second.text, it->second.source);
   }
   bool any = false;
+  if (json) {  // one object per parameter, values typed as in the stats JSON's "config"
+    const nlohmann::ordered_json values = cfg.to_json();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& [name, info] : fg::ParamRegistry::global().all()) {
+      if (name.rfind(prefix, 0) != 0) continue;
+      any = true;
+      nlohmann::ordered_json p = {{"name", name}, {"type", fg::to_string(info.type)}, {"value", values[name]},
+                                  {"unit", info.unit}, {"help", info.help}};
+      if (info.min) p["min"] = *info.min;
+      if (info.max) p["max"] = *info.max;
+      if (!info.choices.empty()) p["choices"] = info.choices;
+      out.push_back(std::move(p));
+    }
+    if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", prefix));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
   std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", "parameter", "type",
                            preset.empty() ? "default" : "value", "unit", "description");
   for (const auto& [name, info] : fg::ParamRegistry::global().all()) {
@@ -95,6 +114,8 @@ int main(int argc, char** argv) {
   auto* params = app.add_subcommand("params", "list parameters: name, type, default, unit, help");
   params->add_option("prefix", prefix, "only parameters whose name starts with this");
   params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults");
+  bool params_json = false;
+  params->add_flag("--json", params_json, "JSON: name, type, value, unit, help, min/max, choices");
 
   // A first word that is no option and no command (CLI11 would only say a
   // subcommand is required).
@@ -126,7 +147,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return cmd_list();
-    if (app.got_subcommand("params")) return cmd_params(prefix, params_preset);
+    if (app.got_subcommand("params")) return cmd_params(prefix, params_preset, params_json);
     fg::Config cfg = fg::resolve_config(spec);
     return fg::simulate(spec, cfg);
   } catch (const fg::UserError& e) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "top/report.h"
 
 #include <ostream>
@@ -33,6 +34,7 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
   j["sim"] = {{"time_ps", now.value()}, {"time_ns", double(now.value()) / 1000.0}};
   j["workload"] = {{"checks", r.host.checks()}, {"results", r.host.results()}};
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  const double cu_mhz = std::get<double>(r.cfg.value("gpu.clock"));
   for (const auto& k : r.top.dispatcher().kernels_submitted())
     kernels.push_back({{"id", k->id},
                        {"name", k->launch.name},
@@ -42,12 +44,18 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
                        {"finished", k->finished},
                        {"workgroups", k->num_groups},
                        {"wavefronts", k->wavefronts},
-                       {"instructions", k->instructions}});
+                       {"instructions", k->instructions},
+                       // GPU-wide wavefront instructions per CU cycle from first dispatch to end.
+                       {"ipc", [&] {
+                          const double cycles = tick_to_ns(k->end - k->first_dispatch) * cu_mhz / 1000.0;
+                          return k->end > k->first_dispatch && cycles > 0 ? double(k->instructions) / cycles : 0.0;
+                        }()}});
   j["kernels"] = std::move(kernels);
-  nlohmann::ordered_json values, descriptions;
-  StatRegistry::global().dump(values, descriptions);
+  nlohmann::ordered_json values, descriptions, units;
+  StatRegistry::global().dump(values, descriptions, &units);
   j["stats"] = std::move(values);
   j["descriptions"] = std::move(descriptions);
+  j["units"] = std::move(units);
   const double sim_ns = double(now.value()) / 1000.0;
   j["host"] = {{"wall_seconds", r.wall_seconds},
                {"simulated_ns_per_second", r.wall_seconds > 0 ? sim_ns / r.wall_seconds : 0.0},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-of-run outputs: the stats JSON document and the readable summary.
 #pragma once
 

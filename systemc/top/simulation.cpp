@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "top/simulation.h"
 
 #include <unistd.h>

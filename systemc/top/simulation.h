@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One fgsim run: resolve the configuration, build the GPU, run a workload in
 // the host thread, write stats / trace / output and the end-of-run summary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Verilator test harness helpers: a DUT wrapper with clocking, reset, fixed
 // Verilator random seed and optional VCD (FG_VCD=1 writes <test name>.vcd in
 // the working directory), and bit-field access to packed ports of any width.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory-system throughput: simulated memory transactions per host second.
 // The benchmark drives one CU's port from the main thread (targets never wait
 // in b_transport, so no SystemC process is needed) and advances global time

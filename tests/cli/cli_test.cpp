@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fgsim command line: every bad input is one line naming the place, exit 2;
 // a simulated fault exits 3; identical runs give identical stats.
 #include <cmath>
@@ -32,6 +33,8 @@ std::vector<BadInput> bad_inputs() {
   const std::string bad_value = write_file("badvalue.yaml", "gpu:\n  cus: many\n");
   const std::string bad_syntax = write_file("syntax.yaml", "gpu:\n  cus: 2\n   l1: [\n");
   const std::string list_value = write_file("list.yaml", "gpu:\n  cus: [1, 2]\n");
+  const std::string duplicate = write_file("duplicate.yaml", "gpu:\n  cus: 2\n  cus: 4\n");
+  const std::string dotted_twice = write_file("dotted.yaml", "gpu:\n  l1:\n    ways: 4\ngpu.l1.ways: 8\n");
   const std::string dir = std::filesystem::temp_directory_path().string();
   return {
       {"UnknownWorkload", "run nosuch", "unknown workload 'nosuch'"},
@@ -49,6 +52,9 @@ std::vector<BadInput> bad_inputs() {
       {"ConfigBadValueLine", "run memstream --config " + bad_value, bad_value + ":2:"},
       {"ConfigSyntaxLine", "run memstream --config " + bad_syntax, bad_syntax + ":"},
       {"ConfigListValue", "run memstream --config " + list_value, "not a list"},
+      {"ConfigDuplicateKey", "run memstream --config " + duplicate, duplicate + ":3: 'gpu.cus' given twice (first at line 2)"},
+      {"ConfigDuplicateDottedKey", "run memstream --config " + dotted_twice,
+       dotted_twice + ":4: 'gpu.l1.ways' given twice (first at line 3)"},
       {"InputNotTaken", "run memstream --input /etc/hostname", "takes no input file"},
       {"TraceWindow", "run memstream --set trace.start=10 --set trace.end=5", "trace.end"},
       {"StatsUnwritable", "run memstream --stats /nonexistent/dir/s.json", "--stats /nonexistent/dir/s.json"},
@@ -168,6 +174,26 @@ TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
   EXPECT_NE(r.out.find(" ("), std::string::npos) << r.out;
 }
 
+TEST(Cli, ParamsAsJsonCarryTypeValueUnitAndRange) {
+  auto r = run_fgsim("params gpu.l1 --json --preset kim2014");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool seen = false;
+  for (const auto& p : j) {
+    EXPECT_EQ(p["name"].get<std::string>().rfind("gpu.l1", 0), 0u);
+    if (p["name"] == "gpu.l1.mshrs") {
+      seen = true;
+      EXPECT_EQ(p["type"], "uint");
+      EXPECT_EQ(p["value"], 32) << "kim2014's value";
+      EXPECT_EQ(p["max"], 4096);
+    }
+    if (p["name"] == "gpu.l1.size") {
+      EXPECT_EQ(p["unit"], "B");
+    }
+  }
+  EXPECT_TRUE(seen) << r.out;
+}
+
 TEST(Cli, AnUnknownCommandIsNamed) {
   auto r = run_fgsim("frobnicate");
   EXPECT_EQ(r.code, 2);
@@ -248,7 +274,7 @@ TEST_P(WorkloadOnPreset, RunsAndPassesItsHostCheck) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, WorkloadOnPreset,
-                         ::testing::Combine(::testing::Values("vecadd", "reduce", "histogram", "divergent"),
+                         ::testing::Combine(::testing::Values("vecadd", "reduce", "histogram", "divergent", "saxpy"),
                                             ::testing::Values("orr2014", "kim2014")));
 
 TEST(Cli, KernelRunsAreDeterministic) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for FineGrain tests.
 //
 // One SystemC elaboration per process: ctest runs every test case in its own

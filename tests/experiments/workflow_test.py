@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The experiment workflow end to end (ctest label `experiments`): the smoke
 experiment through Snakemake into a scratch directory; its CSV must hold one
 row per point with the values a direct fgsim run gives; a second invocation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compute-unit scheduling defects found by the audit, one test each: lost
 // wake-ups, arrivals while a CU sleeps, per-lane alu(n), finish times and
 // slot reuse, wavefront width in the divergent workload.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compute units: SIMT engine, divergence, coalescing, barriers, occupancy,
 // scaling. Each case elaborates one GPU (ctest: one process per case).
 #include <cmath>

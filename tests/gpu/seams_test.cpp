@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seams mechanisms plug into: device-operation units defined outside the
 // core (here, in this test), blocked and parked wavefronts, the front end; and
 // the device operations the papers' runtimes need.

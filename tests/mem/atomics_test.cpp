@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coalesced atomics (gpu.cu.coalesce_atomics; on in kim2014 as in GPGPU-Sim):
 // a wavefront's atomics to one line go in one request unless their bytes
 // overlap; the functional results are those of lane-by-lane execution.

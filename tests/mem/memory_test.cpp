@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory system: latencies equal the configuration, bandwidth and atomic
 // contention scale as they should, atomics are exact, writes invalidate.
 // Every case elaborates its own GPU: ctest runs each in its own process.

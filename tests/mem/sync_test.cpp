@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronisation timing does not depend on the quantum: the pingpong
 // hand-off (release store + acquire polling, or atomics) at every quantum up
 // to the default is within 5% of its one-cycle-quantum value on both presets,

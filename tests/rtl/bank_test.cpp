@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hwwl_bank: RTL against the golden model every cycle, plus FIFO order and
 // conservation checked on the RTL's own outputs.
 #include <deque>

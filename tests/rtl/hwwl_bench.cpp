@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Simulation speed of the hardware worklist: cycles per host second of the
 // Verilated 4-core x 16-lane system (lsorting, 32 x 24-bit banks) and of its
 // golden model, under the same random lane traffic (pulls and pushes on about

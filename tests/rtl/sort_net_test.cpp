@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hwwl_sort_net: exhaustive 0-1 principle for N <= 16 (a comparator network
 // sorts every input iff it sorts every 0/1 input), random keys above, and the
 // RTL against the golden model every cycle (pipelined configurations too, and

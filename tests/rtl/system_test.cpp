@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hwwl_icrn, hwwl_core and hwwl_system: RTL against the golden model every
 // cycle under constrained-random traffic, with the worklist invariants checked
 // on the RTL's outputs: every work ID pulled was pushed and is pulled once

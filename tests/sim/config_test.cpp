@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Configuration: parsing, ranges, YAML flattening and the places named in errors.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulation driver's fault paths, in process: a workload that waits for
 // an event nobody notifies leaves no events behind, which is a deadlock
 // (SimFault, exit 3 in fgsim) with the stats still written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reservation calendar behind every contended resource.
 #include <gtest/gtest.h>
 

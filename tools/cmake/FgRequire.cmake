@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fg_require_package(<find_package name> "<debian packages>")
 # A missing dependency stops configuration with the Debian package to install.
 macro(fg_require_package name debs)

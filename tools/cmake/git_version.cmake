@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT with the source tree's git commit (FG_GIT_COMMIT), rewriting it
 # only when the commit changed (so only what includes it rebuilds). Run at
 # every build by the fg_git_version target.

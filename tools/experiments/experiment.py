@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Experiments: a declarative file (experiments/NAME.yaml) expanded into fgsim
 runs, a tidy CSV, plots and a Markdown validation page. Used by the Snakefile
 beside this file; also importable on its own (tests, notebooks).

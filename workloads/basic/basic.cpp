@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // First kernels: vecadd, reduce, histogram, divergent. Each checks its result
 // against a host computation every run (a mismatch is a simulated fault).
 #include <cmath>

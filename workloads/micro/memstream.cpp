@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memstream: memory-system microbenchmark that drives each CU's L1 directly
 // (no compute units): every active CU runs an agent that issues line requests
 // with `outstanding` in flight. Patterns:

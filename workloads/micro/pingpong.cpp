@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pingpong: two wavefronts (one lane each, workgroups 0 and 1, so on two CUs
 // when gpu.cus >= 2) pass a token back and forth `pingpong.rounds` times
 // through one word of memory. Player 0 writes 1, waits for 2, writes 3, ...;
