@@ -106,6 +106,21 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
                        "active lanes / wavefront width per issued instruction", "", 0.0, 1.0, 10),
       peak_wavefronts(StatGroup(stats_path), "peak_wavefronts", "most wavefronts resident at once", "",
                       [this] { return double(peak_slots_); }),
+      cycles_issuing(StatGroup(stats_path), "cycles_issuing", "cycles in which the CU issued instructions", "cycles",
+                     [this] { return stall_cycles(kIssuing); }),
+      cycles_memory(StatGroup(stats_path), "cycles_memory",
+                    "cycles no wavefront could issue: the next waits for memory (a load, atomic or its stores)",
+                    "cycles", [this] { return stall_cycles(kMemory); }),
+      cycles_dependency(StatGroup(stats_path), "cycles_dependency",
+                        "cycles no wavefront could issue: the next waits for an earlier instruction or a SIMD",
+                        "cycles", [this] { return stall_cycles(kDependency); }),
+      cycles_barrier(StatGroup(stats_path), "cycles_barrier", "cycles every resident wavefront waited at a barrier",
+                     "cycles", [this] { return stall_cycles(kBarrier); }),
+      cycles_blocked(StatGroup(stats_path), "cycles_blocked",
+                     "cycles every resident wavefront was blocked, parked or being restored", "cycles",
+                     [this] { return stall_cycles(kBlocked); }),
+      cycles_idle(StatGroup(stats_path), "cycles_idle", "cycles with no wavefront resident (to the end of the run)",
+                  "cycles", [this] { return stall_cycles(kIdle); }),
       index_(index),
       p_(p),
       clock_(clock),
@@ -156,6 +171,51 @@ Tick ComputeUnit::next_release() const {
   Tick t = kNever;
   for (const Release& r : releases_) t = std::min(t, r.at);
   return t;
+}
+
+void ComputeUnit::account(Stall kind, Tick from, Tick to) {
+  if (from > accounted_) {
+    stall_ticks_[kIdle] += from - accounted_;
+    accounted_ = from;
+  }
+  if (to > accounted_) {
+    stall_ticks_[kind] += to - accounted_;
+    accounted_ = to;
+  }
+}
+
+double ComputeUnit::stall_cycles(Stall kind) const {
+  Tick ticks = stall_ticks_[kind];
+  if (kind == kIdle) {  // from the last charged time to the end of the run
+    const Tick now = sc_core::sc_time_stamp().value();
+    if (now > accounted_) ticks += now - accounted_;
+  }
+  return double(ticks) / double(clock_.period());
+}
+
+ComputeUnit::Stall ComputeUnit::stall_reason(Tick t) const {
+  const Wavefront* next = nullptr;
+  Tick next_at = 0;
+  bool any = false, barrier = false, blocked = false, draining = false;
+  for (const auto& s : slots_) {
+    if (!s) continue;
+    any = true;
+    switch (s->state) {
+      case WaveState::Ready: {
+        const Tick at = std::max(s->ready, simd_free_[s->simd]);
+        if (!next || at < next_at) next = s.get(), next_at = at;
+        break;
+      }
+      case WaveState::Barrier: barrier = true; break;
+      case WaveState::Draining: draining = true; break;
+      default: blocked = true; break;
+    }
+  }
+  if (!any) return restores_.empty() ? kIdle : kBlocked;
+  if (next) return next->waits_memory && next->ready > t ? kMemory : kDependency;
+  if (barrier) return kBarrier;
+  if (blocked) return kBlocked;
+  return draining ? kMemory : kIdle;
 }
 
 bool ComputeUnit::fits(const KernelState& k) {
@@ -497,7 +557,9 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
   }
   if (ordered) order_ties();
   IssueContext c(*this, *w, lanes, mask, t, timing_, port_, unit_state(unit));
+  c.waits_memory = unit.memory();
   unit.issue(c);
+  w->waits_memory = c.waits_memory;
 
   const std::uint32_t active = c.active();
   wavefront_instructions += c.instructions;
@@ -568,9 +630,12 @@ void ComputeUnit::run() {
         // its park: from pick), or a restore is due.
         for (const auto& r : restores_)
           if (r.at > t) next = std::min(next, r.at);
+        if (issued) account(kIssuing, t, t + period);  // the cycle of the last issue
+        const Stall why = stall_reason(t);
         if (next != kNever) next = std::max(next, t + (issued ? period : 0));
         issued = 0;
         if (next != kNever && next < boundary()) {  // still inside the quantum: run ahead
+          account(why, t, next);
           t = next;
           continue;
         }
@@ -589,12 +654,16 @@ void ComputeUnit::run() {
         }
         if (next == kNever) sc_core::wait(wake_);
         else if (next > now()) sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
+        account(why, t, std::max(t, now()));
         t = std::max(t, now());
         continue;
       }
       issue(w, t, cpi);
       last_issue_ = t;
-      if (++issued >= p_.issue_width) t += period, issued = 0;
+      if (++issued >= p_.issue_width) {
+        account(kIssuing, t, t + period);
+        t += period, issued = 0;
+      }
       if (t >= boundary()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
     }
   });

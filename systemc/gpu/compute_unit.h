@@ -94,6 +94,19 @@ class ComputeUnit : public sc_core::sc_module {
   Average park_ns, restore_ns;
   Distribution simd_utilization;
   Formula peak_wavefronts;
+  // Where the CU's cycles went (they add up to the cycles from the CU's start
+  // to the end of the run): issuing an instruction; no wavefront could issue
+  // because the next one waits for memory, for an earlier instruction or a
+  // SIMD (dependency), at a barrier, blocked or parked; no wavefront resident.
+  enum Stall { kIssuing, kMemory, kDependency, kBarrier, kBlocked, kIdle, kStalls };
+  Formula cycles_issuing, cycles_memory, cycles_dependency, cycles_barrier, cycles_blocked, cycles_idle;
+  // Charges [from, to) to `kind` and any uncharged time before `from` to
+  // idle; time already charged is skipped (the CU's clock can go back when
+  // work arrives: no cycle is counted twice).
+  void account(Stall kind, Tick from, Tick to);
+  // Why no wavefront can issue at t.
+  Stall stall_reason(Tick t) const;
+  double stall_cycles(Stall kind) const;
 
  private:
   friend class IssueContext;
@@ -156,6 +169,8 @@ class ComputeUnit : public sc_core::sc_module {
   };
   std::vector<Release> releases_;
   Tick last_issue_ = 0;  // CU-local time of the last instruction issued
+  Tick accounted_ = 0;   // time before this is charged to a category
+  Tick stall_ticks_[kStalls] = {};
   void release(Tick at, std::uint64_t regs, std::uint64_t lds, bool group);
   void apply_releases(Tick upto);
   std::uint32_t draining_ = 0;  // wavefronts holding a slot until a time (draining, parking)

@@ -162,6 +162,7 @@ class IssueContext {
   Tick complete;                   // when the wavefront may issue its next instruction (absolute)
   std::uint64_t instructions = 1;  // issue slots used (alu(n): n)
   bool uses_simd = true;           // holds its SIMD for instructions x issue cycles
+  bool waits_memory = false;       // the wavefront then waits for memory (stall breakdown); memory units set it
   Tick outstanding = 0;            // completion of effects that do not hold the wavefront (stores)
   std::uint32_t mem_requests = 0;  // memory requests sent
   // Utilization levels when lanes are active for different numbers of issue

@@ -170,7 +170,10 @@ const LoadUnit kLoadAsync("load_async", LoadUnit::Async);
 
 void LoadUnit::issue(IssueContext& c) const {
   const Tick done = coalesced_load(c, static_cast<LoadStats&>(*c.cu().unit_state(kLoad)), buf_);
-  if (k_ == Async) c.for_each([&](Lane& l) { l.pending.ready = done; });
+  if (k_ == Async) {
+    c.waits_memory = false;  // the wavefront goes on; wait() waits
+    c.for_each([&](Lane& l) { l.pending.ready = done; });
+  }
   else c.complete = std::max(c.complete, done);
 }
 
@@ -179,6 +182,7 @@ class WaitUnit final : public OpUnit {
   WaitUnit() : OpUnit("wait") {}
   void issue(IssueContext& c) const override {
     c.uses_simd = false;
+    c.waits_memory = true;  // for the loads it waits on
     Tick ready = c.issue();
     c.for_each([&](Lane& l) {
       ready = std::max<Tick>(ready, l.pending.ready);
@@ -224,6 +228,7 @@ class StoreUnit final : public OpUnit {
       ++c.mem_requests;
     }
     c.outstanding = done;
+    c.waits_memory = false;  // stores do not hold the wavefront
     ++stats(c).stores;
   }
   std::unique_ptr<UnitState> make_state(const std::string& path) const override {
@@ -317,6 +322,7 @@ class AtomicNrUnit final : public OpUnit {
   AtomicNrUnit() : OpUnit("atomic_nr", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
     c.outstanding = lane_atomics(c);
+    c.waits_memory = false;  // non-returning: does not hold the wavefront
     ++c.state<AtomicNrStats>().atomics;
   }
   std::unique_ptr<UnitState> make_state(const std::string& path) const override {

@@ -78,6 +78,7 @@ class Wavefront {
   WaveState state = WaveState::Ready;
   Tick ready = 0;
   Tick writes_done = 0;  // completion of its latest store: the wavefront retires after it
+  bool waits_memory = false;  // its latest instruction was a memory operation (stall breakdown)
   std::uint32_t slot = 0, simd = 0;
   int cu = -1;
   Tick started = 0;

@@ -2,6 +2,7 @@
 #include "top/report.h"
 
 #include <ostream>
+#include <regex>
 
 #include <fmt/format.h>
 #include <systemc>
@@ -53,7 +54,18 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
   j["kernels"] = std::move(kernels);
   nlohmann::ordered_json values, descriptions, units;
   StatRegistry::global().dump(values, descriptions, &units);
+  // GPU-wide totals: every numeric per-instance stat summed over its instances
+  // (gpu.cu3.l1.hits -> gpu.cu.l1.hits, gpu.l2.bank7.reads -> gpu.l2.bank.reads).
+  nlohmann::ordered_json totals = nlohmann::ordered_json::object();
+  static const std::regex instance(R"(^(gpu\.cu|gpu\.l2\.bank)[0-9]+(\..+)$)");
+  for (const auto& [name, v] : values.items()) {
+    std::smatch m;
+    if (!v.is_number() || !std::regex_match(name, m, instance)) continue;
+    const std::string key = m[1].str() + m[2].str();
+    totals[key] = totals.contains(key) ? totals[key].get<double>() + v.get<double>() : v.get<double>();
+  }
   j["stats"] = std::move(values);
+  j["totals"] = std::move(totals);
   j["descriptions"] = std::move(descriptions);
   j["units"] = std::move(units);
   const double sim_ns = double(now.value()) / 1000.0;
