@@ -119,6 +119,13 @@ def write(data, path):
     w("  silently.")
     w("* After an intended change, `python3 synth/synth.py bounds` rewrites the bounds from the results;")
     w("  commit both with the reason.")
+    w("* One configuration: `python3 synth/synth.py run BLOCK [PARAM=VALUE ...]` (blocks: sort_net, bank,")
+    w("  core, system; e.g. `synth.py run bank Depth=64`, `synth.py run core Lanes=8 Scheme=1`) prints its")
+    w("  area, flops, critical path and Fmax as JSON. Parameters the RTL cannot take are refused before")
+    w("  Yosys runs (a bank `Depth` that is not a power of two).")
+    w("* Work directories (Yosys and OpenSTA scripts and logs, the netlist) are created under")
+    w("  `build/synth-work/` (or `$FG_SYNTH_WORK`) and removed after a successful run; `--keep` (or")
+    w("  `FG_SYNTH_KEEP=1`) keeps them, and a failed run keeps its directory and names it.")
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 

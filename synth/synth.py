@@ -6,6 +6,7 @@ Yosys 0.23 (synth, dfflibmap, abc against the OSU 0.18 um liberty from Debian's
 qflow-tech-osu018, stat -liberty) then OpenSTA (critical path, Fmax).
 
   synth.py run BLOCK [K=V ...]     one configuration, prints its JSON
+                                   (e.g. `synth.py run bank Depth=64`, `synth.py run core Lanes=8`)
   synth.py sweep                   the documented sweep -> synth/results.json, docs/synthesis.md
   synth.py smoke                   one small configuration, checked against synth/bounds.json
   synth.py check                   synth/results.json against synth/bounds.json
@@ -28,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 
@@ -154,11 +156,28 @@ def buffer_flop_outputs(netlist, lib):
     return count, count * cell_area(lib, BUF_CELL)
 
 
+# Work directories (Yosys script and log, netlist, OpenSTA script and log) go
+# under the build tree and are removed after a successful run unless kept
+# (--keep or FG_SYNTH_KEEP=1); a failed run keeps its directory and names it.
+WORK_ROOT = os.environ.get("FG_SYNTH_WORK", os.path.join(ROOT, "build", "synth-work"))
+KEEP = os.environ.get("FG_SYNTH_KEEP", "") not in ("", "0")
+
+
+def check_params(block, params):
+    """Parameters the RTL cannot take, rejected before Yosys runs."""
+    depth = params.get("Depth")
+    if depth is not None and (depth < 2 or depth & (depth - 1)):
+        sys.exit(f"synth: {block}: Depth={depth} is not a power of two >= 2 (the bank's pointers wrap by masking)")
+
+
 def run(block, overrides, buffer=True, workdir=None):
     top, params = BLOCKS[block]
     params = dict(params, **overrides)
+    check_params(block, params)
     lib = liberty()
-    work = workdir or tempfile.mkdtemp(prefix="fgsynth_")
+    if workdir is None:
+        os.makedirs(WORK_ROOT, exist_ok=True)
+    work = workdir or tempfile.mkdtemp(prefix=f"{block}_", dir=WORK_ROOT)
     net = os.path.join(work, "netlist.v")
     chparams = " ".join(f"-set {k} {v}" for k, v in params.items())
     abc = (f"abc -D {MAP_TARGET_PS} -liberty {lib} -script "
@@ -206,6 +225,8 @@ def run(block, overrides, buffer=True, workdir=None):
     if not slacks:
         sys.exit(f"synth: OpenSTA gave no slack for {key(block, params)}; see {work}/sta.log")
     crit = PERIOD_NS - min(slacks)
+    if workdir is None and not KEEP:
+        shutil.rmtree(work, ignore_errors=True)
     return {"block": block, "top": top, "params": params, "key": key(block, overrides),
             "area_um2": area, "cells": cells + flop_bufs, "flops": flops, "flop_buffers": flop_bufs,
             "critical_path_ns": round(crit, 3),
@@ -237,9 +258,12 @@ def main():
     ap.add_argument("block", nargs="?")
     ap.add_argument("params", nargs="*")
     ap.add_argument("--no-buffer", action="store_true", help="plain abc mapping (to show the fanout trap)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directories (under build/synth-work)")
     ap.add_argument("--results", default=os.path.join(ROOT, "synth", "results.json"))
     ap.add_argument("--bounds", default=os.path.join(ROOT, "synth", "bounds.json"))
     a = ap.parse_args()
+    global KEEP
+    KEEP = KEEP or a.keep
     if a.cmd == "run":
         if a.block not in BLOCKS:
             sys.exit(f"synth: unknown block '{a.block}' (one of {', '.join(BLOCKS)})")
