@@ -10,6 +10,11 @@
 # synthesis flow does not need.
 set -euo pipefail
 
+# --cluster: also the packages of a one-node Slurm on localhost (the cluster
+# test, tools/cluster/local_slurm.sh); .ci/run asks for them.
+cluster=0
+[[ "${1:-}" == "--cluster" || -n "${FG_CLUSTER:-}" ]] && cluster=1
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps_dir="${FG_DEPS_DIR:-$here/build/deps}"
 
@@ -25,6 +30,8 @@ packages=(
   python3 python3-matplotlib python3-yaml
   snakemake                # experiment workflow (tools/experiment.sh, docs/experiments.md)
 )
+
+((cluster)) && packages+=(slurmctld slurmd slurm-client munge)
 
 missing=()
 for p in "${packages[@]}"; do
