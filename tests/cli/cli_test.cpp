@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // fgsim command line: every bad input is one line naming the place, exit 2;
 // a simulated fault exits 3; identical runs give identical stats.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -288,6 +289,15 @@ TEST(Cli, SummaryCoherenceAndStallLinesRepeatTheStats) {
       << r.out;
   EXPECT_TRUE(near(number_after(r.out, "MSHR waits, blocked "), stat_sum(st, "gpu.cu", ".l1.stall_cycles"))) << r.out;
   EXPECT_TRUE(near(number_after(r.out, "; DRAM "), st["gpu.dram.queue_full"].get<double>())) << r.out;
+}
+
+// Hundreds of wavefronts (8 CUs x 40 slots) still give a short diagnosis.
+TEST(Cli, WatchdogDiagnosisStaysShortWithHundredsOfWavefronts) {
+  auto r = run_fgsim("run divergent --preset orr2014 --set gpu.cus=8 --set divergent.n=65536 --set sim.max_time=5100");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("320 wavefronts: 320 ready;"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("... and 316 more"), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 10) << r.err;
 }
 
 nlohmann::json stats_without_host(const std::string& args, const std::string& tag) {
