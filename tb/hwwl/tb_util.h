@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Verilator test harness helpers: a DUT wrapper with clocking, reset, fixed
-// Verilator random seed and optional VCD (FG_VCD=1 writes <test name>.vcd in
-// the working directory), and bit-field access to packed ports of any width.
+// Verilator random seed and optional waveforms, and bit-field access to packed
+// ports of any width. Waveforms: FG_WAVE=1 (or the older FG_VCD=1) writes
+// <test name>.vcd, or .fst when the tests were configured with
+// -DFG_WAVE_FST=ON, in the working directory; FG_WAVE_FROM / FG_WAVE_TO (clock
+// cycles, inclusive) bound the dump to a window.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +14,30 @@
 #include <type_traits>
 
 #include <verilated.h>
+#if VM_TRACE_FST
+#include <verilated_fst_c.h>
+#else
 #include <verilated_vcd_c.h>
+#endif
 
 namespace fg::tb {
+
+#if VM_TRACE_FST
+using WaveFile = VerilatedFstC;
+inline constexpr const char* kWaveExt = ".fst";
+#else
+using WaveFile = VerilatedVcdC;
+inline constexpr const char* kWaveExt = ".vcd";
+#endif
+
+inline bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v == '1';
+}
+inline std::uint64_t env_cycles(const char* name, std::uint64_t dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : dflt;
+}
 
 template <class T>
   requires std::is_integral_v<T>
@@ -57,12 +81,14 @@ class Dut {
     ctx_->randSeed(seed);
     ctx_->debug(0);
     top_ = std::make_unique<V>(ctx_.get(), "top");
-    if constexpr (requires(V& v, VerilatedVcdC* t) { v.trace(t, 99); }) {
-      if (const char* v = std::getenv("FG_VCD"); v && *v == '1') {
+    if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
+      if (env_on("FG_WAVE") || env_on("FG_VCD")) {
         ctx_->traceEverOn(true);
-        vcd_ = std::make_unique<VerilatedVcdC>();
+        vcd_ = std::make_unique<WaveFile>();
         top_->trace(vcd_.get(), 99);
-        vcd_->open((name + ".vcd").c_str());
+        vcd_->open((name + kWaveExt).c_str());
+        from_ = env_cycles("FG_WAVE_FROM", 0);
+        to_ = env_cycles("FG_WAVE_TO", ~0ull);
       }
     }
     // Active-low reset held low across one rising edge (the hwwl blocks reset
@@ -87,13 +113,13 @@ class Dut {
   // Settle combinational outputs for the current inputs (clock low).
   void settle() {
     top_->eval();
-    if (vcd_) vcd_->dump(t_);
+    if (in_window()) vcd_->dump(t_);
   }
   // Rising edge, then back to low.
   void clock() {
     top_->clk_i = 1;
     top_->eval();
-    if (vcd_) vcd_->dump(t_ + 1);
+    if (in_window()) vcd_->dump(t_ + 1);
     top_->clk_i = 0;
     top_->eval();
     t_ += 2;
@@ -101,10 +127,12 @@ class Dut {
   std::uint64_t cycles() const { return t_ / 2; }
 
  private:
+  bool in_window() const { return vcd_ && t_ / 2 >= from_ && t_ / 2 <= to_; }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
-  std::unique_ptr<VerilatedVcdC> vcd_;
-  std::uint64_t t_ = 0;
+  std::unique_ptr<WaveFile> vcd_;
+  std::uint64_t t_ = 0, from_ = 0, to_ = 0;
 };
 
 // Cycles for a test: FG_SOAK=<factor> multiplies the default (longer soak runs).
