@@ -65,6 +65,12 @@ module hwwl_bank #(
 );
   localparam int unsigned Half = Depth / 2;
 
+  // Elaboration-time check: the pointers wrap by masking, so Depth must be a
+  // power of two (synth.py refuses other values before Yosys runs, too).
+  if (Depth < 2 || (Depth & (Depth - 1)) != 0) begin : g_bad_depth
+    $error("hwwl_bank: Depth = %0d is not a power of two >= 2", Depth);
+  end
+
   // State is kept per side, as physical entry addresses, so that counts and
   // heads are registers (no mux on double_buf_i): the sorting network and the
   // WRU then depend on state only. Pull side: the single FIFO in single mode,
