@@ -126,6 +126,9 @@ def write(data, path):
     w("* Work directories (Yosys and OpenSTA scripts and logs, the netlist) are created under")
     w("  `build/synth-work/` (or `$FG_SYNTH_WORK`) and removed after a successful run; `--keep` (or")
     w("  `FG_SYNTH_KEEP=1`) keeps them, and a failed run keeps its directory and names it.")
+    w("* `synth.py run` and `smoke` also name the worst path's start and end as RTL signals where the")
+    w("  netlist keeps them (a flip-flop by the register on its Q net, a port by name), e.g. the Depth=8")
+    w("  bank's `count_o[2] -> full_o` (the sweep's table does not list them).")
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 

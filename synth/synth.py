@@ -170,6 +170,27 @@ def check_params(block, params):
         sys.exit(f"synth: {block}: Depth={depth} is not a power of two >= 2 (the bank's pointers wrap by masking)")
 
 
+def rtl_names(netlist_text):
+    """Flip-flop instance -> the RTL signal on its Q output (Yosys keeps the
+    register's name on that net; the cells themselves get numbers)."""
+    names = {}
+    for inst, q in re.findall(r"DFF\w*\s+(\S+)\s*\((?:[^;]*?)\.Q\(([^)]*)\)", netlist_text, re.S):
+        names[inst] = q.strip()
+    return names
+
+
+def critical_path(sta_text, netlist_text):
+    """Start and end of the worst path, as RTL signal names where the netlist
+    keeps them (flip-flops by their Q net, ports by name)."""
+    names = rtl_names(netlist_text)
+    ends = {}
+    for kind in ("Startpoint", "Endpoint"):
+        m = re.search(rf"{kind}: (\S+)", sta_text)
+        if m:
+            ends[kind.lower()] = names.get(m.group(1), m.group(1))
+    return ends
+
+
 def run(block, overrides, buffer=True, workdir=None):
     top, params = BLOCKS[block]
     params = dict(params, **overrides)
@@ -225,12 +246,14 @@ def run(block, overrides, buffer=True, workdir=None):
     if not slacks:
         sys.exit(f"synth: OpenSTA gave no slack for {key(block, params)}; see {work}/sta.log")
     crit = PERIOD_NS - min(slacks)
+    path = critical_path(s.stdout, open(net).read())
     if workdir is None and not KEEP:
         shutil.rmtree(work, ignore_errors=True)
     return {"block": block, "top": top, "params": params, "key": key(block, overrides),
             "area_um2": area, "cells": cells + flop_bufs, "flops": flops, "flop_buffers": flop_bufs,
             "critical_path_ns": round(crit, 3),
-            "fmax_mhz": round(1000.0 / crit, 1), "buffered": buffer, "seconds": round(time.time() - t0, 1)}
+            "fmax_mhz": round(1000.0 / crit, 1), "critical_from": path.get("startpoint", "?"),
+            "critical_to": path.get("endpoint", "?"), "buffered": buffer, "seconds": round(time.time() - t0, 1)}
 
 
 def load(path):
@@ -300,7 +323,8 @@ def main():
         bounds = load(a.bounds)
         results = [run(b, o) for b, o in SMOKE]
         for r in results:
-            print(f"{r['key']}: {r['area_um2']:.0f} um^2, {r['flops']} flops, Fmax {r['fmax_mhz']} MHz")
+            print(f"{r['key']}: {r['area_um2']:.0f} um^2, {r['flops']} flops, Fmax {r['fmax_mhz']} MHz "
+                  f"(critical path {r['critical_from']} -> {r['critical_to']})")
         bad = check(results, bounds)
         for b in bad:
             print("REGRESSION: " + b)
