@@ -22,9 +22,10 @@ tmp = tempfile.mkdtemp(prefix="fg_experiments_")
 runs, page = os.path.join(tmp, "runs"), os.path.join(tmp, "smoke.md")
 
 
-def workflow(binary):
+def workflow(binary, *extra):
     cmd = ["snakemake", "-s", os.path.join(root, "tools/experiments/Snakefile"), "-d", tmp, "--cores", "2",
-           "--quiet", "all", "--config", "experiment=smoke", f"fgsim={binary}", f"runs={runs}", f"page={page}"]
+           "--quiet", "all", *extra, "--config", "experiment=smoke", f"fgsim={binary}", f"runs={runs}",
+           f"page={page}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"workflow failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
@@ -49,6 +50,13 @@ for f in ("vecadd-cus.png", "vecadd-cus.svg"):
         failures.append(f"empty plot {f}")
 if "| gpu.cus | time_us | lane_ops |" not in open(page).read():
     failures.append("page lacks the study's table")
+
+# Plots are reproducible: regenerated, byte for byte the same.
+plots = {f: open(os.path.join(tmp, "smoke", f), "rb").read() for f in ("vecadd-cus.png", "vecadd-cus.svg")}
+workflow(fgsim, "--forcerun", "plot")
+for f, data in plots.items():
+    if open(os.path.join(tmp, "smoke", f), "rb").read() != data:
+        failures.append(f"{f} differs when regenerated")
 
 # Cached: a second run starts no fgsim (the per-point files stay untouched).
 before = {f: os.stat(os.path.join(runs, f)).st_mtime_ns for f in os.listdir(runs)}

@@ -163,13 +163,17 @@ def plot(study, rows_, png, svg):
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "finegrain"  # stable element ids: identical SVGs run to run
-    import matplotlib.pyplot as plt
+    # The object API, not pyplot: Snakemake runs plot jobs in threads of one
+    # process, and pyplot's current-figure state is shared between them (the
+    # plots then depended on which jobs ran together).
+    from matplotlib.figure import Figure
 
     spec = study.get("plot") or {}
     x, y, series = spec.get("x"), spec.get("y"), spec.get("series")
     if not x or not y:
         raise SystemExit(f"study {study['name']}: plot needs x and y")
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    fig = Figure(figsize=(5.5, 3.6))
+    ax = fig.subplots()
     groups = {}
     for r in rows_:
         groups.setdefault(r.get(series) if series else None, []).append(r)
@@ -195,7 +199,6 @@ def plot(study, rows_, png, svg):
     # Reproducible files: no timestamps or random ids in the outputs.
     fig.savefig(png, dpi=110, metadata={"Software": None})
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
-    plt.close(fig)
 
 
 def table(rows_, cols):
