@@ -21,21 +21,10 @@ struct BadInput {
   const char* name;
   std::string args;
   std::string expect;  // must appear in the one stderr line
+  std::string config = {};  // if set: written to a file at test time; "{file}" in args and expect names it
 };
 
-std::string write_file(const std::string& name, const std::string& text) {
-  auto p = std::filesystem::temp_directory_path() / ("fgcli_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(p) << text;
-  return p.string();
-}
-
 std::vector<BadInput> bad_inputs() {
-  const std::string unknown_key = write_file("unknown.yaml", "gpu:\n  cus: 2\n  l1:\n    wayz: 4\n");
-  const std::string bad_value = write_file("badvalue.yaml", "gpu:\n  cus: many\n");
-  const std::string bad_syntax = write_file("syntax.yaml", "gpu:\n  cus: 2\n   l1: [\n");
-  const std::string list_value = write_file("list.yaml", "gpu:\n  cus: [1, 2]\n");
-  const std::string duplicate = write_file("duplicate.yaml", "gpu:\n  cus: 2\n  cus: 4\n");
-  const std::string dotted_twice = write_file("dotted.yaml", "gpu:\n  l1:\n    ways: 4\ngpu.l1.ways: 8\n");
   const std::string dir = std::filesystem::temp_directory_path().string();
   return {
       {"UnknownWorkload", "run nosuch", "unknown workload 'nosuch'"},
@@ -49,13 +38,15 @@ std::vector<BadInput> bad_inputs() {
       {"BadSeed", "run memstream --seed abc", "--seed"},
       {"ConfigMissing", "run memstream --config /nonexistent/x.yaml", "/nonexistent/x.yaml: config file does not exist"},
       {"ConfigIsDirectory", "run memstream --config " + dir, "is not a regular file"},
-      {"ConfigUnknownKeyLine", "run memstream --config " + unknown_key, unknown_key + ":4: unknown parameter"},
-      {"ConfigBadValueLine", "run memstream --config " + bad_value, bad_value + ":2:"},
-      {"ConfigSyntaxLine", "run memstream --config " + bad_syntax, bad_syntax + ":"},
-      {"ConfigListValue", "run memstream --config " + list_value, "not a list"},
-      {"ConfigDuplicateKey", "run memstream --config " + duplicate, duplicate + ":3: 'gpu.cus' given twice (first at line 2)"},
-      {"ConfigDuplicateDottedKey", "run memstream --config " + dotted_twice,
-       dotted_twice + ":4: 'gpu.l1.ways' given twice (first at line 3)"},
+      {"ConfigUnknownKeyLine", "run memstream --config {file}", "{file}:4: unknown parameter",
+       "gpu:\n  cus: 2\n  l1:\n    wayz: 4\n"},
+      {"ConfigBadValueLine", "run memstream --config {file}", "{file}:2:", "gpu:\n  cus: many\n"},
+      {"ConfigSyntaxLine", "run memstream --config {file}", "{file}:", "gpu:\n  cus: 2\n   l1: [\n"},
+      {"ConfigListValue", "run memstream --config {file}", "not a list", "gpu:\n  cus: [1, 2]\n"},
+      {"ConfigDuplicateKey", "run memstream --config {file}", "{file}:3: 'gpu.cus' given twice (first at line 2)",
+       "gpu:\n  cus: 2\n  cus: 4\n"},
+      {"ConfigDuplicateDottedKey", "run memstream --config {file}",
+       "{file}:4: 'gpu.l1.ways' given twice (first at line 3)", "gpu:\n  l1:\n    ways: 4\ngpu.l1.ways: 8\n"},
       {"InputNotTaken", "run memstream --input /etc/hostname", "takes no input file"},
       {"TraceWindow", "run memstream --set trace.start=10 --set trace.end=5", "trace.end"},
       {"StatsUnwritable", "run memstream --stats /nonexistent/dir/s.json", "--stats /nonexistent/dir/s.json"},
@@ -73,12 +64,24 @@ void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
 
 class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
+std::string substitute(std::string s, const std::string& file) {
+  for (auto at = s.find("{file}"); at != std::string::npos; at = s.find("{file}", at + file.size()))
+    s.replace(at, 6, file);
+  return s;
+}
+
 TEST_P(BadInputTest, OneLineNamingThePlaceAndExitCode2) {
   const auto& c = GetParam();
-  auto r = run_fgsim(c.args);
+  std::string file;
+  if (!c.config.empty()) {  // written now, into this test's scratch directory (removed if it passes)
+    file = (test::scratch_dir() / "config.yaml").string();
+    std::ofstream(file) << c.config;
+  }
+  auto r = run_fgsim(substitute(c.args, file));
+  const std::string expect = substitute(c.expect, file);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
-  EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr: " << r.err;
+  EXPECT_NE(r.err.find(expect), std::string::npos) << "stderr: " << r.err;
   EXPECT_EQ(r.err.find("terminate"), std::string::npos);
 }
 

@@ -152,12 +152,35 @@ inline std::string slurp(const std::string& path) {
 }
 
 inline std::filesystem::path scratch_dir() {
-  auto d = std::filesystem::temp_directory_path() /
-           ("fgtest_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  for (char& c : name)
+    if (c == '/') c = '_';  // parameterised tests: one flat directory, ending in the pid
+  auto d = std::filesystem::temp_directory_path() / ("fgtest_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(d);
   return d;
 }
+
+// Removes this process's scratch files (fgtest_<test>_<pid>/, fgcli_<pid>_*)
+// from the temp directory when every test passed; a failing test's files stay
+// for a look. One test per process (ctest), so "this process" is that test.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (::testing::UnitTest::GetInstance()->failed_test_count() > 0) return;
+    const std::string pid = std::to_string(::getpid());
+    std::error_code ec;
+    std::vector<std::filesystem::path> mine;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec)) {
+      const std::string n = e.path().filename().string();
+      const bool test_dir = n.rfind("fgtest_", 0) == 0 && n.size() > pid.size() &&
+                            n.compare(n.size() - pid.size() - 1, pid.size() + 1, "_" + pid) == 0;
+      const bool cli_file = n.rfind("fgcli_" + pid + "_", 0) == 0;
+      if (test_dir || cli_file) mine.push_back(e.path());
+    }
+    for (const auto& p : mine) std::filesystem::remove_all(p, ec);
+  }
+};
+inline ::testing::Environment* const kScratchCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
 
 inline ProcResult run_fgsim(const std::string& args) {
   auto d = scratch_dir();

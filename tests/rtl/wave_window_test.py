@@ -25,4 +25,7 @@ env = {k: v for k, v in os.environ.items() if k not in ("FG_WAVE", "FG_VCD")}
 subprocess.run([bank_test, f"--gtest_filter={test}"], cwd=quiet, env=env, check=True, capture_output=True)
 if os.listdir(quiet):
     sys.exit(f"FAIL: files written without FG_WAVE: {os.listdir(quiet)}")
+import shutil
+shutil.rmtree(tmp)
+shutil.rmtree(quiet)
 print("wave window: ok")

@@ -58,4 +58,6 @@ if rc != 2 or "not an fgsim stats file" not in err:
 
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))
+import shutil
+shutil.rmtree(tmp)
 print("fgstats: ok")
