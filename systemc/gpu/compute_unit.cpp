@@ -193,31 +193,6 @@ double ComputeUnit::stall_cycles(Stall kind) const {
   return double(ticks) / double(clock_.period());
 }
 
-ComputeUnit::Stall ComputeUnit::stall_reason(Tick t) const {
-  const Wavefront* next = nullptr;
-  Tick next_at = 0;
-  bool any = false, barrier = false, blocked = false, draining = false;
-  for (const auto& s : slots_) {
-    if (!s) continue;
-    any = true;
-    switch (s->state) {
-      case WaveState::Ready: {
-        const Tick at = std::max(s->ready, simd_free_[s->simd]);
-        if (!next || at < next_at) next = s.get(), next_at = at;
-        break;
-      }
-      case WaveState::Barrier: barrier = true; break;
-      case WaveState::Draining: draining = true; break;
-      default: blocked = true; break;
-    }
-  }
-  if (!any) return restores_.empty() ? kIdle : kBlocked;
-  if (next) return next->waits_memory && next->ready > t ? kMemory : kDependency;
-  if (barrier) return kBarrier;
-  if (blocked) return kBlocked;
-  return draining ? kMemory : kIdle;
-}
-
 bool ComputeUnit::fits(const KernelState& k) {
   apply_releases(sc_core::sc_time_stamp().value());
   const std::uint32_t w = waves_per_group(k);
@@ -507,25 +482,45 @@ void ComputeUnit::process_wakes(Tick t) {
 
 // ---- issue ----
 
-Wavefront* ComputeUnit::pick(Tick t, Tick& next) {
+Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why) {
   next = kNever;
-  // Whether w can issue at t; if not, fold the time it could into `next`.
+  // Whether w can issue at t; if not, fold the time it could into `next` and
+  // note what it waits for (for `why` when none can issue).
+  const Wavefront* first = nullptr;  // the Ready wavefront that can issue soonest
+  Tick first_at = kNever;
+  bool any = false, barrier = false, blocked = false, draining = false;
   auto ready = [&](const Wavefront* w) {
     if (!w) return false;
-    if (w->state == WaveState::Ready) {
-      const Tick at = std::max(w->ready, simd_free_[w->simd]);
-      if (at <= t) return true;
-      next = std::min(next, at);
-    } else if (w->state == WaveState::Draining || w->state == WaveState::Parking) {
-      next = std::min(next, w->ready);
+    any = true;
+    switch (w->state) {
+      case WaveState::Ready: {
+        const Tick at = std::max(w->ready, simd_free_[w->simd]);
+        if (at <= t) return true;
+        next = std::min(next, at);
+        if (at < first_at) first = w, first_at = at;
+        break;
+      }
+      case WaveState::Draining: draining = true, next = std::min(next, w->ready); break;
+      case WaveState::Parking: blocked = true, next = std::min(next, w->ready); break;
+      case WaveState::Barrier: barrier = true; break;
+      default: blocked = true; break;
     }
     return false;
+  };
+  // Why no wavefront can issue (the pass above saw every slot).
+  auto reason = [&] {
+    if (!any) return restores_.empty() ? kIdle : kBlocked;
+    if (first) return first->waits_memory && first->ready > t ? kMemory : kDependency;
+    if (barrier) return kBarrier;
+    if (blocked) return kBlocked;
+    return draining ? kMemory : kIdle;
   };
   if (p_.greedy_then_oldest) {
     if (last_ && last_->state == WaveState::Ready && std::max(last_->ready, simd_free_[last_->simd]) <= t) return last_;
     Wavefront* best = nullptr;
     for (auto& s : slots_)
       if (ready(s.get()) && (!best || s->age() < best->age())) best = s.get();
+    if (!best) why = reason();
     return best;
   }
   const std::size_t n = slots_.size();
@@ -534,6 +529,7 @@ Wavefront* ComputeUnit::pick(Tick t, Tick& next) {
     if (++s == n) s = 0;
     if (ready(slots_[s].get())) return slots_[s].get();
   }
+  why = reason();
   return nullptr;
 }
 
@@ -623,7 +619,8 @@ void ComputeUnit::run() {
       if (draining_) reap(t);  // before restores: a restore may be waiting for the slot this frees
       if (!restores_.empty()) process_restores(t);
       Tick next = kNever;
-      Wavefront* w = pick(t, next);
+      Stall why = kIdle;
+      Wavefront* w = pick(t, next, why);
       if (!w) {
         // Nothing can issue at t: the next time something can (a wavefront
         // becomes ready, a SIMD frees, a wavefront completes its stores or
@@ -631,7 +628,6 @@ void ComputeUnit::run() {
         for (const auto& r : restores_)
           if (r.at > t) next = std::min(next, r.at);
         if (issued) account(kIssuing, t, t + period);  // the cycle of the last issue
-        const Stall why = stall_reason(t);
         if (next != kNever) next = std::max(next, t + (issued ? period : 0));
         issued = 0;
         if (next != kNever && next < boundary()) {  // still inside the quantum: run ahead

@@ -104,8 +104,6 @@ class ComputeUnit : public sc_core::sc_module {
   // idle; time already charged is skipped (the CU's clock can go back when
   // work arrives: no cycle is counted twice).
   void account(Stall kind, Tick from, Tick to);
-  // Why no wavefront can issue at t.
-  Stall stall_reason(Tick t) const;
   double stall_cycles(Stall kind) const;
 
  private:
@@ -124,8 +122,9 @@ class ComputeUnit : public sc_core::sc_module {
   void order_ties();
   // A wavefront that can issue at t, or nullptr; then `next` is the earliest
   // time one of the slots can (a wavefront becomes ready, a SIMD frees, a
-  // draining or parking wavefront completes). One pass over the slots.
-  Wavefront* pick(Tick t, Tick& next);
+  // draining or parking wavefront completes) and `why` the stall category.
+  // One pass over the slots.
+  Wavefront* pick(Tick t, Tick& next, Stall& why);
   void issue(Wavefront* w, Tick t, std::uint32_t cpi);
   void after_issue(Wavefront* w, Tick t);
   void finish(Wavefront* w, Tick t);

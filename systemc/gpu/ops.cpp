@@ -260,7 +260,8 @@ Tick lane_atomics(IssueContext& c) {
     const unsigned line = c.timing().line;
     static thread_local std::vector<LaneAtomic> ops;
     static thread_local std::vector<Lane*> who;
-    std::vector<unsigned char> bytes(line);
+    static thread_local std::vector<unsigned char> bytes;
+    bytes.resize(line);
     std::uint64_t todo = c.mask();
     while (todo) {
       const std::uint64_t ln = c.lane(std::countr_zero(todo)).pending.addr / line;

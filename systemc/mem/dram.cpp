@@ -74,7 +74,7 @@ void Dram::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
   const unsigned ch = static_cast<unsigned>(channel_div_.mod(line_div_.div(p.get_address())));
-  const Tick accept = queues_[ch].earliest(arrival, now);
+  const Tick accept = queues_[ch].earliest(arrival);
   if (accept > arrival) ++queue_full;
   queue_full_stall.sample(tick_to_ns(accept - arrival));
   const Tick start = channels_[ch].reserve(accept, transfer_, now);

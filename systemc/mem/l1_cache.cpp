@@ -179,7 +179,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     } else {
       ++read_misses;
       if (tags_.was_invalidated(line, line)) ++coherence_misses;
-      const Tick go = mshr_.earliest(tag_done, now);
+      const Tick go = mshr_.earliest(tag_done);
       if (go > tag_done) ++mshr_stalls;
       mshr_stall.sample(tick_to_ns(go - tag_done));
       if (go > tag_done) block(tag_done, go);
@@ -304,7 +304,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
     // The miss needs an MSHR from its tag check until its fill completes.
     const Tick tag_done = start + clock_.cycles(p_.hit_latency);
-    const Tick go = mshr_.earliest(tag_done, now);
+    const Tick go = mshr_.earliest(tag_done);
     if (go > tag_done) ++mshr_stalls;
     mshr_stall.sample(tick_to_ns(go - tag_done));
     if (go > tag_done) block(tag_done, go);

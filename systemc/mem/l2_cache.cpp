@@ -297,7 +297,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
   // Back-pressure: the request enters the bank's queue when it has room.
-  const Tick accept = b.queue.earliest(arrival, now);
+  const Tick accept = b.queue.earliest(arrival);
   if (accept > arrival) ++b.queue_full;
   const Tick start = b.port.reserve(accept, clock_.cycles(p_.occupancy), now);
   b.queue_delay.sample(tick_to_ns(start - arrival));

@@ -31,17 +31,22 @@ sc_core::sc_time MemPort::transport(const sc_core::sc_time& issue) {
   return d;
 }
 
+void MemPort::setup(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
+                    const unsigned char* byte_enable) {
+  p_.set_command(cmd);
+  p_.set_address(addr);
+  p_.set_data_ptr(data);
+  p_.set_data_length(len);
+  p_.set_streaming_width(len);
+  p_.set_byte_enable_ptr(const_cast<unsigned char*>(byte_enable));
+  p_.set_byte_enable_length(byte_enable ? len : 0);
+}
+
 sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue,
                                bool bypass_l1) {
   ext_.op = AtomicOp::None;
   ext_.bypass_l1 = bypass_l1;
-  p_.set_command(tlm::TLM_READ_COMMAND);
-  p_.set_address(addr);
-  p_.set_data_ptr(static_cast<unsigned char*>(dst));
-  p_.set_data_length(len);
-  p_.set_streaming_width(len);
-  p_.set_byte_enable_ptr(nullptr);
-  p_.set_byte_enable_length(0);
+  setup(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(dst), len, nullptr);
   return transport(issue);
 }
 
@@ -49,13 +54,8 @@ sc_core::sc_time MemPort::write(std::uint64_t addr, const void* src, unsigned le
                                 const unsigned char* byte_enable, bool bypass_l1) {
   ext_.op = AtomicOp::None;
   ext_.bypass_l1 = bypass_l1;
-  p_.set_command(tlm::TLM_WRITE_COMMAND);
-  p_.set_address(addr);
-  p_.set_data_ptr(const_cast<unsigned char*>(static_cast<const unsigned char*>(src)));
-  p_.set_data_length(len);
-  p_.set_streaming_width(len);
-  p_.set_byte_enable_ptr(const_cast<unsigned char*>(byte_enable));
-  p_.set_byte_enable_length(byte_enable ? len : 0);
+  setup(tlm::TLM_WRITE_COMMAND, addr, const_cast<unsigned char*>(static_cast<const unsigned char*>(src)), len,
+        byte_enable);
   return transport(issue);
 }
 
@@ -67,13 +67,7 @@ sc_core::sc_time MemPort::atomic(std::uint64_t addr, AtomicOp op, unsigned size,
   ext_.operand = operand;
   ext_.compare = compare;
   old = 0;
-  p_.set_command(tlm::TLM_WRITE_COMMAND);
-  p_.set_address(addr);
-  p_.set_data_ptr(reinterpret_cast<unsigned char*>(&old));
-  p_.set_data_length(size);
-  p_.set_streaming_width(size);
-  p_.set_byte_enable_ptr(nullptr);
-  p_.set_byte_enable_length(0);
+  setup(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&old), size, nullptr);
   sc_core::sc_time d = transport(issue);
   ext_.op = AtomicOp::None;
   return d;
@@ -86,13 +80,7 @@ sc_core::sc_time MemPort::atomic_lanes(std::uint64_t line_addr, LaneAtomic* lane
   ext_.lanes = lanes;
   ext_.n_lanes = n;
   scratch_.resize(line);
-  p_.set_command(tlm::TLM_WRITE_COMMAND);
-  p_.set_address(line_addr);
-  p_.set_data_ptr(scratch_.data());
-  p_.set_data_length(line);
-  p_.set_streaming_width(line);
-  p_.set_byte_enable_ptr(nullptr);
-  p_.set_byte_enable_length(0);
+  setup(tlm::TLM_WRITE_COMMAND, line_addr, scratch_.data(), line, nullptr);
   sc_core::sc_time d = transport(issue);
   ext_.op = AtomicOp::None;
   ext_.lanes = nullptr;

@@ -44,6 +44,9 @@ class MemPort : public sc_core::sc_module {
 
  private:
   sc_core::sc_time transport(const sc_core::sc_time& issue);
+  // The payload fields every request sets (byte enables: nullptr = all).
+  void setup(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
+             const unsigned char* byte_enable);
   tlm::tlm_generic_payload p_;
   std::uint64_t last_issue_ = 0;  // absolute (ps): an initiator's time never goes backwards
   MemExt ext_;

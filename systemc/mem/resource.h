@@ -117,7 +117,6 @@ class LineCalendars {
     auto it = lines_.find(line);
     return it == lines_.end() ? nullptr : &it->second;
   }
-  std::size_t size() const { return lines_.size(); }
   void prune(Tick now) {
     if (lines_.size() <= limit_) return;
     for (auto it = lines_.begin(); it != lines_.end();) {
@@ -145,7 +144,7 @@ class Slots {
  public:
   explicit Slots(unsigned k = 0) : k_(k) {}
   bool unlimited() const { return k_ == 0; }
-  Tick earliest(Tick arrival, Tick /*now*/) const {
+  Tick earliest(Tick arrival) const {
     if (unlimited() || latest_.size() < k_) return arrival;
     return std::max(arrival, latest_.front());
   }

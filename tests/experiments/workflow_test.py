@@ -74,6 +74,29 @@ workflow(other)
 if len(os.listdir(runs)) != 4:
     failures.append(f"a changed binary should add 2 points, have {sorted(os.listdir(runs))}")
 
+# Bad experiment files and metrics are refused with the file and the reason.
+sys.path.insert(0, os.path.join(root, "tools", "experiments"))
+import experiment as X  # noqa: E402
+
+for text, want in (("title: x\n", "needs a 'studies' list"),
+                   ("studies:\n  - {name: a, preset: p, metrics: {t: sim.time_ns}}\n", "missing 'workload'"),
+                   ("studies:\n  - {name: a, workload: w, preset: p, metrics: {}}\n"
+                    "  - {name: a, workload: w, preset: p, metrics: {}}\n", "used twice")):
+    bad = os.path.join(tmp, "bad.yaml")
+    open(bad, "w").write(text)
+    try:
+        X.load(bad)
+        failures.append(f"accepted a bad experiment ({want})")
+    except SystemExit as e:
+        if want not in str(e) or bad not in str(e):
+            failures.append(f"bad experiment: '{e}' lacks '{want}' or the file")
+for expr in ("sim.time_ns + 1", "stats.gpu.nosuch*.x"):
+    try:
+        X.metric({"sim": {"time_ns": 1.0}, "stats": {}}, expr)
+        failures.append(f"metric '{expr}' accepted")
+    except (ValueError, KeyError):
+        pass
+
 shutil.rmtree(tmp)
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))

@@ -55,22 +55,22 @@ TEST(Resource, OutOfOrderPlacementAfterManyDropped) {
 // until its leave time.
 TEST(Slots, TheKthLatestLeaveTimeFreesTheNextEntry) {
   Slots q(2);
-  EXPECT_EQ(q.earliest(0, 0), 0u);
+  EXPECT_EQ(q.earliest(0), 0u);
   q.hold(0, 10);
-  EXPECT_EQ(q.earliest(0, 0), 0u);  // one held, one free
+  EXPECT_EQ(q.earliest(0), 0u);  // one held, one free
   q.hold(0, 30);
-  EXPECT_EQ(q.earliest(5, 0), 10u);  // both held: the first leaves at 10
+  EXPECT_EQ(q.earliest(5), 10u);  // both held: the first leaves at 10
   q.hold(10, 20);
-  EXPECT_EQ(q.earliest(12, 0), 20u);  // held until 30 and 20
-  EXPECT_EQ(q.earliest(25, 0), 25u);  // only the one until 30 is still held
+  EXPECT_EQ(q.earliest(12), 20u);  // held until 30 and 20
+  EXPECT_EQ(q.earliest(25), 25u);  // only the one until 30 is still held
   q.hold(40, 40);                     // zero length: never held
-  EXPECT_EQ(q.earliest(25, 0), 25u);
+  EXPECT_EQ(q.earliest(25), 25u);
 }
 
 TEST(Slots, UnlimitedNeverWaits) {
   Slots q(0);
   for (Tick t = 0; t < 100; ++t) q.hold(0, 1000);
-  EXPECT_EQ(q.earliest(3, 0), 3u);
+  EXPECT_EQ(q.earliest(3), 3u);
 }
 
 }  // namespace
