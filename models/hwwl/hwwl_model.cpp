@@ -28,8 +28,11 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push) const {
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
   o.pull_gnt = pull && cnt_[pp] != 0;
   o.push_gnt = push && !pull && cnt_[sp] != cap(dbl);
-  o.ri_ok = !pull && !push && cnt_[pp] != cap(dbl);
-  o.rd_ok = !pull && !push && cnt_[pp] != 0;
+  // Only a granted lane access uses the port (a pull answered WAIT/DONE and a
+  // stalled push leave it to the WRU): hwwl_bank, docs "Liveness".
+  const bool port_free = !o.pull_gnt && !o.push_gnt;
+  o.ri_ok = port_free && cnt_[pp] != cap(dbl);
+  o.rd_ok = port_free && cnt_[pp] != 0;
   const std::uint32_t head = mem_[addr(pp, dbl, head_[pp])];
   o.pull_id = o.pull_gnt ? head : 0;
   o.rd_id = cnt_[pp] != 0 ? head : 0;
@@ -305,6 +308,18 @@ std::vector<std::uint32_t> Icrn::contents() const {
   return v;
 }
 
+std::string Icrn::where() const {
+  std::string s;
+  auto add = [&](const std::string& what, std::uint32_t id) {
+    s += (s.empty() ? "" : "; ") + what + ": " + std::to_string(id);
+  };
+  for (unsigned c = 0; c < n_; ++c) {
+    if (in_v_[c]) add("hub input from core " + std::to_string(c), in_id_[c]);
+    if (out_v_[c]) add("hub output to core " + std::to_string(c), out_id_[c]);
+  }
+  return s;
+}
+
 void Icrn::plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_ready) {
   taken_.assign(n_, false);
   moved_.assign(n_, false);
@@ -469,6 +484,24 @@ unsigned System::total() const {
   unsigned t = icrn_.held();
   for (const auto& c : cores_) t += c.total();
   return t;
+}
+
+std::string System::where(bool double_buf) const {
+  std::string s;
+  for (unsigned c = 0; c < p_.cores; ++c)
+    for (unsigned l = 0; l < p_.lanes; ++l)
+      for (bool pull_side : {true, false}) {
+        const auto v = cores_[c].bank(l).contents(double_buf, pull_side);
+        if (v.empty()) continue;
+        std::string ids;
+        for (std::size_t i = 0; i < v.size() && i < 8; ++i) ids += (i ? ", " : "") + std::to_string(v[i]);
+        if (v.size() > 8) ids += ", ... (" + std::to_string(v.size()) + ")";
+        s += (s.empty() ? "" : "; ") + ("core " + std::to_string(c) + " lane " + std::to_string(l) +
+                                        (pull_side ? " pull side: " : " push side: ")) + ids;
+      }
+  const std::string net = icrn_.where();
+  if (!net.empty()) s += (s.empty() ? "" : "; ") + net;
+  return s;
 }
 
 }  // namespace fg::hwwl

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fg::hwwl {
@@ -143,6 +144,8 @@ class Icrn {
             const std::vector<bool>& eject_ready);
   unsigned held() const;  // work IDs inside
   std::vector<std::uint32_t> contents() const;
+  // The registers holding work IDs, e.g. "hub input 0: 17; output to core 2: 9".
+  std::string where() const;
 
  private:
   unsigned n_, rr_ = 0;
@@ -216,6 +219,10 @@ class System {
   unsigned pull_total() const;  // work in pull partitions + network
   unsigned total() const;       // all work inside
   const Params& params() const { return p_; }
+  // Where the work IDs inside are (banks by core/lane and partition, network
+  // registers), for a diagnosis: "core 1 lane 3 pull side: 5, 9; hub output
+  // to core 2: 17". Empty when nothing is inside.
+  std::string where(bool double_buf) const;
 
  private:
   Params p_;

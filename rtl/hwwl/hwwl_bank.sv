@@ -5,8 +5,13 @@
 // One operation per cycle, by priority:
 //   1. pull               (lane)      pull_gnt_o = pull_i & pull partition not empty
 //   2. push               (lane)      push_gnt_o = push_i & ~pull_i & push partition not full
-//   3. redistribution-in  (WRU)       allowed when ri_ok_o: no lane request, pull partition not full
-//      redistribution-out (WRU)       allowed when rd_ok_o: no lane request, pull partition not empty
+//   3. redistribution-in  (WRU)       allowed when ri_ok_o: no lane access granted, pull partition not full
+//      redistribution-out (WRU)       allowed when rd_ok_o: no lane access granted, pull partition not empty
+// Only a granted access uses the port: a pull on an empty pull partition
+// (answered WAIT or DONE from the flags) and a stalled push leave it to the
+// WRU. Lanes that wait for work poll every cycle; if their pulls held the
+// port, work arriving for them could never enter (docs/worklist-rtl.md,
+// "Liveness").
 // The WRU never asks one bank to receive and donate in the same cycle (an
 // assertion checks), so 3 needs no order between in and out. A request that is
 // not granted stalls: the requester keeps it up (grant/stall handshake).
@@ -101,15 +106,15 @@ module hwwl_bank #(
   // compute them for many banks at once from those flags).
   //   pull_gnt_o = pull_i & ~empty_o
   //   push_gnt_o = push_i & ~pull_i & ~push_full_o
-  //   rd_ok_o    = ~pull_i & ~push_i & ~empty_o
-  //   ri_ok_o    = ~pull_i & ~push_i & ~full_o
+  //   rd_ok_o    = ~pull_gnt_o & ~push_gnt_o & ~empty_o   (= ~pull_i & ~push_gnt_o & ~empty_o)
+  //   ri_ok_o    = ~pull_gnt_o & ~push_gnt_o & ~full_o
   // The ok outputs never depend on the WRU's take/put, so the WRU can use
   // them without a loop.
   assign pl_empty   = (pl_cnt_q == '0);
   assign pull_gnt_o = pull_i && !pl_empty;
   assign push_gnt_o = push_i && !pull_i && !push_full_q;
-  assign ri_ok_o    = !pull_i && !push_i && !pl_full_q;
-  assign rd_ok_o    = !pull_i && !push_i && !pl_empty;
+  assign ri_ok_o    = !pull_gnt_o && !push_gnt_o && !pl_full_q;
+  assign rd_ok_o    = !pull_gnt_o && !push_gnt_o && !pl_empty;
   assign pull_id_o  = pull_gnt_o ? mem_q[pl_head_q] : '0;
   assign rd_id_o    = pl_empty ? '0 : mem_q[pl_head_q];
 
@@ -131,19 +136,19 @@ module hwwl_bank #(
       greedy_q    <= 1'b0;
       needy_q     <= (Threshold > 0);
     end else begin
-      logic                push, idle, pl_in, pl_out, ps_in, swap;
+      logic                push, free, pl_in, pl_out, ps_in, swap;
       logic [CntWidth-1:0] pl_cnt, ps_cnt;
       push   = push_i && !pull_i && !push_full_q;
-      idle   = !pull_i && !push_i;
-      pl_in  = (ri_put_i && idle && !pl_full_q) || (push && !double_buf_i);
-      pl_out = (pull_i || (rd_take_i && idle)) && !pl_empty;
+      free   = !(pull_i && !pl_empty) && !push;  // no lane access granted: the WRU may use the port
+      pl_in  = (ri_put_i && free && !pl_full_q) || (push && !double_buf_i);
+      pl_out = (pull_i || (rd_take_i && free)) && !pl_empty;
       ps_in  = push && double_buf_i;
       swap   = double_buf_i && swap_i && pl_empty;
       pl_cnt = pl_cnt_q + CntWidth'(pl_in) - CntWidth'(pl_out);
       ps_cnt = ps_cnt_q + CntWidth'(ps_in);
       // Storage (no reset, SRAM-like), one write port: a push or a reception.
       if (push) mem_q[double_buf_i ? ps_tail_q : pl_tail_q] <= push_id_i;
-      else if (ri_put_i && idle && !pl_full_q) mem_q[pl_tail_q] <= ri_id_i;
+      else if (ri_put_i && free && !pl_full_q) mem_q[pl_tail_q] <= ri_id_i;
       // Nothing changes in a cycle without an access or a swap.
       if (swap) begin
         // The pull side is empty: no pull or donation this cycle.
@@ -205,10 +210,10 @@ module hwwl_bank #(
   logic                f_push, f_rin, f_write, f_pop;
   logic [IdWidth-1:0]  f_wdata;
   assign f_push  = push_i && !pull_i && !push_full_q;
-  assign f_rin   = ri_put_i && !pull_i && !push_i && !pl_full_q;
+  assign f_rin   = ri_put_i && !pull_gnt_o && !f_push && !pl_full_q;
   assign f_write = f_push || f_rin;
   assign f_wdata = f_push ? push_id_i : ri_id_i;
-  assign f_pop   = (pull_i || (rd_take_i && !push_i)) && !pl_empty;
+  assign f_pop   = (pull_i || (rd_take_i && !f_push)) && !pl_empty;
 
   always @(*) if (f_past_valid && rst_ni) begin
     assert (pl_cnt_q <= CntWidth'(Depth));                          // never above Depth

@@ -35,6 +35,7 @@ module hwwl_core #(
   input  logic [Lanes-1:0]         push_i,         // lane pushes
   input  logic [Lanes*IdWidth-1:0] push_id_i,      // work IDs pushed
   output logic [Lanes-1:0]         push_gnt_o,     // push accepted (else stall)
+  output logic [Lanes*CntWidth-1:0] count_o,       // pull-partition count of each bank (status, from registers)
   input  logic                     sys_empty_i,    // no work in any core, nothing in flight
   output logic                     core_empty_o,   // every pull partition of this core empty
   output logic                     greedy_o,       // global greedy bit
@@ -48,18 +49,21 @@ module hwwl_core #(
   localparam int unsigned IdxWidth = $clog2(Lanes);
 
   logic [Lanes*CntWidth-1:0] counts;
-  logic [Lanes-1:0]          empty, full, greedy, needy, push_full, idle, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
+  logic [Lanes-1:0]          empty, full, greedy, needy, push_full, free, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
   logic [Lanes*IdWidth-1:0]  rd_id, ri_id;
   logic [Lanes*IdxWidth-1:0] ri_src;
   logic [IdxWidth-1:0]       inject_sel;
 
   // Grants of all banks at once, from the banks' registered flags (the rule
   // documented in hwwl_bank; its own grant outputs are left unused here).
+  // Only a granted lane access takes a bank's port: a polling lane's pull on
+  // an empty bank (WAIT) leaves it free for work arriving from the WRU or the
+  // network (docs/worklist-rtl.md, "Liveness").
   assign pull_gnt   = pull_i & ~empty;
   assign push_gnt_o = push_i & ~pull_i & ~push_full;
-  assign idle       = ~pull_i & ~push_i;
-  assign rd_ok      = idle & ~empty;
-  assign ri_ok      = idle & ~full;
+  assign free       = ~pull_gnt & ~push_gnt_o;
+  assign rd_ok      = free & ~empty;
+  assign ri_ok      = free & ~full;
 
   // Pull status per lane: bit 0 = granted or DONE, bit 1 = not granted
   // (hwwl_pkg: None 00, Id 01, Wait 10, Done 11).
@@ -97,6 +101,7 @@ module hwwl_core #(
   end
   // The pulled work ID is the bank's head (valid when the status is PullId).
   assign pull_id_o = rd_id;
+  assign count_o   = counts;
 
   // Work ID each receiving bank takes: the ICRN's or its donor's head. Only
   // evaluated in a cycle with a reception (zero otherwise).

@@ -13,7 +13,8 @@ module hwwl_system #(
   parameter int unsigned Interval   = 10,
   parameter int unsigned Scheme     = 2,
   parameter int unsigned SortStages = 0,
-  localparam int unsigned NL        = NumCores * Lanes
+  localparam int unsigned NL        = NumCores * Lanes,
+  localparam int unsigned CntWidth  = $clog2(Depth + 1)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,  // synchronous reset, active low
@@ -25,6 +26,7 @@ module hwwl_system #(
   input  logic [NL-1:0]         push_i,         // lane pushes
   input  logic [NL*IdWidth-1:0] push_id_i,      // work IDs pushed
   output logic [NL-1:0]         push_gnt_o,     // push accepted
+  output logic [NL*CntWidth-1:0] count_o,       // pull-partition count of each bank (status)
   output logic                  sys_empty_o,    // no work anywhere, nothing in flight
   output logic [NumCores-1:0]   greedy_o        // global greedy bit per core
 );
@@ -46,6 +48,7 @@ module hwwl_system #(
       .push_i        (push_i[c*Lanes +: Lanes]),
       .push_id_i     (push_id_i[c*Lanes*IdWidth +: Lanes*IdWidth]),
       .push_gnt_o    (push_gnt_o[c*Lanes +: Lanes]),
+      .count_o       (count_o[c*Lanes*CntWidth +: Lanes*CntWidth]),
       .sys_empty_i   (sys_empty_o),
       .core_empty_o  (core_empty[c]),
       .greedy_o      (greedy_o[c]),

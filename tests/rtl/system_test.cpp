@@ -92,7 +92,9 @@ struct Traffic {
   hwwl::LaneIn lanes(unsigned n, bool dbl, bool draining, std::uint32_t next, unsigned id_width) {
     hwwl::LaneIn in;
     in.double_buf = dbl;
-    in.swap = dbl && u(rng) < 0.02;
+    // While draining, swap every cycle: a bank swaps as soon as its pull side
+    // is empty (the drain bound assumes it).
+    in.swap = dbl && (u(rng) < 0.02 || draining);
     in.pull.resize(n), in.push.resize(n), in.push_id.resize(n);
     for (unsigned l = 0; l < n; ++l) {
       in.push[l] = !draining && u(rng) < p_push[l];
@@ -161,6 +163,19 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
   tr.episode(L);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
     if (!draining && c - episode_start > 3000) draining = true;
+    // The stand-in network offers IDs at random, so no tight bound follows
+    // from the configuration; a hang still ends as a diagnosis, not a timeout.
+    ASSERT_LE(c - episode_start, 3000u + 20000u)
+        << "cycle " << c << ": core not drained; bank contents: "
+        << [&] {
+             std::string s;
+             for (unsigned b = 0; b < L; ++b)
+               for (bool ps : {true, false})
+                 for (auto id : model.bank(b).contents(dbl, ps))
+                   s += "lane " + std::to_string(b) + (ps ? " pull:" : " push:") + std::to_string(id) + " ";
+             return s;
+           }()
+        << "; stand-in network holds " << net.size();
     const hwwl::LaneIn in = tr.lanes(L, dbl, draining, next, W);
     const bool inject_ready = tr.u(tr.rng) < 0.7;
     const bool eject_valid = !net.empty() && tr.u(tr.rng) < 0.5;
@@ -201,6 +216,18 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
 
 // ---------------------------------------------------------------- system
 
+// Drain bound (docs/worklist-rtl.md, "Liveness"): with every lane pulling
+// every cycle and no pushes, no bank donates (a pulled non-empty bank is
+// busy), so no work moves between banks or into the network; a bank's pull
+// side empties within Depth/2 or Depth cycles (a double-buffered bank swaps
+// in the cycle after and empties its second half: Depth + 1 in all); by then
+// no core is greedy and every core has an empty bank, so a hub input register
+// moves within NumCores cycles (round robin), its ID is ejected the next
+// cycle and pulled the one after, and the system is empty the cycle after
+// that: every ID pushed is pulled, and DONE returned, within
+// Depth + NumCores + 4 cycles of the last push.
+std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + p.cores + 4; }
+
 template <class V>
 void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   const unsigned NL = p.cores * p.lanes, W = p.id_width;
@@ -211,10 +238,15 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   std::unordered_set<std::uint32_t> inside;
   std::uint32_t next = 1;
   bool dbl = false, draining = false;
-  std::uint64_t episode_start = 0, episodes = 0, redistributed_waits = 0;
+  std::uint64_t episode_start = 0, episodes = 0, redistributed_waits = 0, drain_start = 0, worst_drain = 0;
+  const std::uint64_t bound = drain_bound(p);
   tr.episode(NL);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
-    if (!draining && c - episode_start > 2000) draining = true;
+    if (!draining && c - episode_start > 2000) draining = true, drain_start = c;
+    ASSERT_LE(c - drain_start, draining ? bound : ~0ull)
+        << "cycle " << c << ": " << model.total() << " work IDs not drained within " << bound
+        << " cycles of the last push, every lane pulling every cycle (" << (dbl ? "double" : "single")
+        << "-buffered). Stranded: " << model.where(dbl);
     const hwwl::LaneIn in = tr.lanes(NL, dbl, draining, next, W);
     drive_lanes(dut, in, W);
     dut.settle();
@@ -234,6 +266,7 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
     if (draining && model.total() == 0) {
       ASSERT_TRUE(inside.empty()) << "cycle " << c << ": " << inside.size() << " work IDs lost";
       draining = false;
+      worst_drain = std::max(worst_drain, c + 1 - drain_start);
       episode_start = c;
       ++episodes;
       dbl = tr.u(tr.rng) < 0.5;
@@ -242,6 +275,10 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   }
   EXPECT_GT(episodes, 3u);
   EXPECT_GT(redistributed_waits, 0u);
+  ::testing::Test::RecordProperty("cycles", static_cast<int>(std::min<std::uint64_t>(n, INT32_MAX)));
+  ::testing::Test::RecordProperty("episodes", static_cast<int>(episodes));
+  ::testing::Test::RecordProperty("worst_drain", static_cast<int>(worst_drain));
+  ::testing::Test::RecordProperty("drain_bound", static_cast<int>(bound));
 }
 
 TEST(HwwlSystem, FourCoresSixteenLanesLsortingMatchModel) {

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: Apache-2.0
+// One behavioural suite of the hardware worklist, run against both
+// implementations (as PyMTL3 runs one suite against FL, CL and RTL models):
+// the golden model (models/hwwl) and the Verilated RTL (rtl/hwwl). The
+// scenarios drive the lane ports and observe only what the hardware shows:
+// pull statuses and IDs, push grants, the system-empty bit, the cores' greedy
+// bits and the banks' counts (count_o). Their expected outcomes follow from
+// the paper's rules (Kim & Batten, Sec. III-B..C), not from either
+// implementation:
+//   - an imbalanced core is levelled (no needy bank while a greedy one exists)
+//     within a bound of redistribution intervals (threshold, lsorting);
+//   - a globally greedy core's work reaches an empty core through the tree;
+//   - DONE only after the last work ID is pulled, and then on every lane;
+//     WAIT while any ID exists anywhere (checked on every pull of every
+//     scenario against the suite's own book of pushed-but-not-pulled IDs);
+//   - with every lane polling, the system drains within a bound derived from
+//     the configuration (the livelock: a work ID stranded in the network
+//     while every bank is empty);
+//   - double buffering swaps a bank's partitions only when its pull side is
+//     empty.
+// Negative control: with the scheme forced to `none` the levelling and tree
+// scenarios must fail (asserted), so they do test the redistribution.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+
+#include <gtest/gtest.h>
+
+#include "hwwl/hwwl_model.h"
+#include "tb_util.h"
+#include "Vbeh_lsort.h"
+#include "Vbeh_none.h"
+#include "Vbeh_thr.h"
+
+namespace fg {
+namespace {
+
+using hwwl::Scheme;
+
+// The suite's configuration (the Verilated variants in CMakeLists.txt use the
+// same values): 4 cores x 4 lanes, 16 entries, threshold 2, interval 5.
+hwwl::Params suite_params(Scheme s) {
+  hwwl::Params p;
+  p.cores = 4, p.lanes = 4, p.depth = 16, p.id_width = 12, p.threshold = 2, p.interval = 5, p.scheme = s;
+  return p;
+}
+
+// ---------------------------------------------------------------- backends
+
+class Worklist {
+ public:
+  virtual ~Worklist() = default;
+  virtual const hwwl::Params& params() const = 0;
+  // Lane requests for one cycle: returns the outputs of that cycle (before
+  // the clock edge), then clocks.
+  virtual hwwl::SysOut step(const hwwl::LaneIn& in) = 0;
+  // Pull-partition count of bank b (global index core * lanes + lane) after
+  // the last clock edge.
+  virtual unsigned count(unsigned b) const = 0;
+};
+
+class ModelWorklist : public Worklist {
+ public:
+  explicit ModelWorklist(const hwwl::Params& p) : sys_(p) { sys_.reset(); }
+  const hwwl::Params& params() const override { return sys_.params(); }
+  hwwl::SysOut step(const hwwl::LaneIn& in) override {
+    dbl_ = in.double_buf;
+    return sys_.step(in);
+  }
+  unsigned count(unsigned b) const override {
+    const unsigned L = sys_.params().lanes;
+    return sys_.core(b / L).bank(b % L).count(dbl_);
+  }
+
+ private:
+  hwwl::System sys_;
+  bool dbl_ = false;
+};
+
+template <class V>
+class RtlWorklist : public Worklist {
+ public:
+  explicit RtlWorklist(const hwwl::Params& p)
+      : p_(p), dut_(::testing::UnitTest::GetInstance()->current_test_info()->name(), 11) {}
+  const hwwl::Params& params() const override { return p_; }
+  hwwl::SysOut step(const hwwl::LaneIn& in) override {
+    const unsigned NL = p_.cores * p_.lanes, W = p_.id_width;
+    dut_->double_buf_i = in.double_buf;
+    dut_->swap_i = in.swap;
+    for (unsigned l = 0; l < NL; ++l) {
+      tb::put(dut_->pull_i, l, 1, in.pull[l]);
+      tb::put(dut_->push_i, l, 1, in.push[l]);
+      tb::put(dut_->push_id_i, l * W, W, in.push_id[l]);
+    }
+    dut_.settle();
+    hwwl::SysOut o;
+    o.sys_empty = dut_->sys_empty_o;
+    for (unsigned c = 0; c < p_.cores; ++c) o.greedy.push_back(tb::get(dut_->greedy_o, c, 1));
+    for (unsigned l = 0; l < NL; ++l) {
+      o.pull_status.push_back(static_cast<std::uint8_t>(tb::get(dut_->pull_status_o, 2 * l, 2)));
+      o.pull_id.push_back(static_cast<std::uint32_t>(tb::get(dut_->pull_id_o, l * W, W)));
+      o.push_gnt.push_back(tb::get(dut_->push_gnt_o, l, 1));
+    }
+    dut_.clock();
+    return o;
+  }
+  unsigned count(unsigned b) const override {
+    const unsigned cw = p_.cnt_width();
+    return static_cast<unsigned>(tb::get(const_cast<tb::Dut<V>&>(dut_)->count_o, b * cw, cw));
+  }
+
+ private:
+  hwwl::Params p_;
+  tb::Dut<V> dut_;
+};
+
+enum class Backend { Model, Rtl };
+
+std::unique_ptr<Worklist> make(Backend be, Scheme s) {
+  const hwwl::Params p = suite_params(s);
+  if (be == Backend::Model) return std::make_unique<ModelWorklist>(p);
+  switch (s) {
+    case Scheme::Threshold: return std::make_unique<RtlWorklist<Vbeh_thr>>(p);
+    case Scheme::Lsorting: return std::make_unique<RtlWorklist<Vbeh_lsort>>(p);
+    case Scheme::None: return std::make_unique<RtlWorklist<Vbeh_none>>(p);
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- driver
+
+// Drives a worklist and keeps the book: every work ID pushed and not yet
+// pulled, split in double-buffered mode into the pullable ones and those in
+// each bank's push partition (pending until a swap). Checks on every cycle,
+// from the outputs alone: a pulled ID was pullable and is pulled once; DONE
+// only when nothing is pullable; WAIT only while something is (in
+// double-buffered mode DONE ends the pull side's work, as at a kernel
+// boundary, while the push side may hold the next round's). The first
+// violation is kept in `fail`.
+class Run {
+ public:
+  explicit Run(Worklist& w) : w_(w), p_(w.params()), nl_(p_.cores * p_.lanes), pending(nl_) {}
+
+  hwwl::LaneIn idle() const {
+    hwwl::LaneIn in;
+    in.double_buf = dbl;
+    in.pull.assign(nl_, false);
+    in.push.assign(nl_, false);
+    in.push_id.assign(nl_, 0);
+    return in;
+  }
+  // A fresh work ID (unique within id_width bits for the suite's lengths).
+  std::uint32_t fresh() { return next_id_++ & ((1u << p_.id_width) - 1); }
+
+  hwwl::SysOut step(const hwwl::LaneIn& in) {
+    // A swap takes effect in the banks whose pull side is empty before the
+    // edge: their push side's IDs become pullable.
+    std::vector<bool> swaps(nl_, false);
+    if (in.double_buf && in.swap)
+      for (unsigned b = 0; b < nl_; ++b) swaps[b] = count(b) == 0;
+    const hwwl::SysOut o = w_.step(in);
+    // Statuses describe the state before this cycle's edge: what was
+    // outstanding then (a push or pull of another lane in the same cycle
+    // takes effect at the edge).
+    const std::size_t before = outstanding.size();
+    for (unsigned l = 0; l < nl_; ++l) {
+      if (in.pull[l]) {
+        const auto st = o.pull_status[l];
+        if (st == hwwl::kPullId) {
+          ++pulled;
+          if (!outstanding.erase(o.pull_id[l])) note("lane " + std::to_string(l) + " pulled ID " +
+                                                     std::to_string(o.pull_id[l]) + ", which is not outstanding");
+        } else if (st == hwwl::kPullDone && before != 0) {
+          note("lane " + std::to_string(l) + " got DONE with " + std::to_string(before) + " IDs outstanding");
+        } else if (st == hwwl::kPullWait && before == 0) {
+          note("lane " + std::to_string(l) + " got WAIT with nothing outstanding");
+        } else if (st == hwwl::kPullNone) {
+          note("lane " + std::to_string(l) + " pulled and got no status");
+        }
+      }
+    }
+    for (unsigned l = 0; l < nl_; ++l) {
+      if (in.push[l] && o.push_gnt[l] && !(in.double_buf ? pending[l] : outstanding).insert(in.push_id[l]).second)
+        note("duplicate push ID");
+      if (swaps[l]) {
+        outstanding.insert(pending[l].begin(), pending[l].end());
+        pending[l].clear();
+      }
+    }
+    last = o;
+    ++cycle;
+    return o;
+  }
+  // Idle cycles.
+  void wait(unsigned n) {
+    for (unsigned i = 0; i < n; ++i) step(idle());
+  }
+  // Push n IDs into each lane in `lanes`, one per cycle per lane (retrying a
+  // stalled push).
+  void load(const std::vector<unsigned>& lanes, unsigned n) {
+    std::vector<unsigned> left(nl_, 0);
+    for (unsigned l : lanes) left[l] = n;
+    for (unsigned guard = 0; guard < 100 * n + 100; ++guard) {
+      hwwl::LaneIn in = idle();
+      bool any = false;
+      for (unsigned l = 0; l < nl_; ++l)
+        if (left[l]) in.push[l] = true, in.push_id[l] = fresh(), any = true;
+      if (!any) return;
+      const hwwl::SysOut o = step(in);
+      for (unsigned l = 0; l < nl_; ++l)
+        if (in.push[l] && o.push_gnt[l]) --left[l];
+    }
+    note("load: pushes stalled");
+  }
+  unsigned count(unsigned b) const { return w_.count(b); }
+  unsigned core_total(unsigned c) const {
+    unsigned t = 0;
+    for (unsigned l = 0; l < p_.lanes; ++l) t += count(c * p_.lanes + l);
+    return t;
+  }
+  unsigned banks_total() const {
+    unsigned t = 0;
+    for (unsigned c = 0; c < p_.cores; ++c) t += core_total(c);
+    return t;
+  }
+  // Where the outstanding IDs are, as far as the ports show.
+  std::string where() const {
+    std::ostringstream os;
+    os << outstanding.size() << " IDs outstanding; bank counts";
+    for (unsigned b = 0; b < nl_; ++b) os << (b % p_.lanes ? "," : " |") << count(b);
+    const unsigned in_banks = banks_total();
+    if (outstanding.size() > in_banks)
+      os << "; " << outstanding.size() - in_banks << " not in any pull partition (inter-core network"
+         << (dbl ? " or push partitions" : "") << ")";
+    return os.str();
+  }
+  // Every lane pulls every cycle until every lane gets DONE; fails after
+  // `bound` cycles. Returns the cycles taken.
+  std::uint64_t drain(std::uint64_t bound, bool swap = false) {
+    const std::uint64_t start = cycle;
+    while (cycle - start < bound) {
+      hwwl::LaneIn in = idle();
+      in.pull.assign(nl_, true);
+      in.swap = swap && dbl;
+      const hwwl::SysOut o = step(in);
+      if (std::all_of(o.pull_status.begin(), o.pull_status.end(), [](auto s) { return s == hwwl::kPullDone; }) &&
+          std::all_of(pending.begin(), pending.end(), [](const auto& p) { return p.empty(); }))
+        return cycle - start;
+    }
+    note("not drained within " + std::to_string(bound) + " cycles of polling on every lane: " + where());
+    return bound;
+  }
+
+  void note(const std::string& s) {
+    if (fail.empty()) fail = "cycle " + std::to_string(cycle) + ": " + s;
+  }
+  bool tick_next() const { return cycle % p_.interval == p_.interval - 1; }
+
+  Worklist& w_;
+  const hwwl::Params& p_;
+  const unsigned nl_;
+  bool dbl = false;
+  std::uint64_t cycle = 0, pulled = 0;
+  std::uint32_t next_id_ = 1;
+  std::unordered_set<std::uint32_t> outstanding;             // pullable, not yet pulled
+  std::vector<std::unordered_set<std::uint32_t>> pending;    // per bank: in its push partition
+  hwwl::SysOut last;
+  std::string fail;
+};
+
+// The drain bound with every lane polling (docs/worklist-rtl.md, "Liveness"):
+// polled banks are not donors, so nothing moves between banks or into the
+// network; a bank empties in at most Depth cycles (a double-buffered one in
+// Depth/2 + 1 + Depth/2, the swap taking effect once its pull side is
+// empty); by then no core is greedy, and an ID in the network's input
+// register leaves it within NumCores cycles (round robin), one cycle later it
+// is in a bank and the next it is pulled; DONE on the following cycle.
+std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + 1 + p.cores + 4; }
+
+// ---------------------------------------------------------------- scenarios
+
+// Levelled: no needy bank (count < T) while a greedy one (count > T) exists
+// in the core: the fixpoint of threshold, implied by that of lsorting.
+bool levelled(const Run& r, unsigned core) {
+  bool g = false, n = false;
+  for (unsigned l = 0; l < r.p_.lanes; ++l) {
+    const unsigned c = r.count(core * r.p_.lanes + l);
+    g = g || c > r.p_.threshold;
+    n = n || c < r.p_.threshold;
+  }
+  return !(g && n);
+}
+
+// One bank of core 0 gets K IDs; lanes idle. Each interval moves at least one
+// ID into a needy bank and never takes one out of a needy bank (donors stay
+// at or above T here: K >= T + the deficit), so levelling takes at most the
+// deficit (L-1)*T intervals, plus one partial interval.
+std::string scenario_levelling(Worklist& w, unsigned* intervals_taken = nullptr) {
+  Run r(w);
+  const auto& p = w.params();
+  const unsigned K = 12, deficit = (p.lanes - 1) * p.threshold;
+  r.load({0}, K);
+  const std::uint64_t start = r.cycle, bound = std::uint64_t(deficit + 1) * p.interval;
+  while (!levelled(r, 0) && r.cycle - start < bound) r.wait(1);
+  if (!levelled(r, 0)) r.note("core 0 not levelled within " + std::to_string(deficit + 1) + " intervals: " + r.where());
+  if (intervals_taken) *intervals_taken = static_cast<unsigned>((r.cycle - start + p.interval - 1) / p.interval);
+  if (r.fail.empty() && r.core_total(0) != K) r.note("core 0 holds " + std::to_string(r.core_total(0)) + " of " +
+                                                     std::to_string(K) + " IDs after levelling: " + r.where());
+  r.wait(3 * p.interval);  // stays levelled
+  if (!levelled(r, 0)) r.note("core 0 no longer levelled: " + r.where());
+  r.drain(drain_bound(p));
+  return r.fail;
+}
+
+// Every bank of core 0 gets T+4 IDs (the core is globally greedy), the other
+// cores are empty; lanes idle. The first tick after loading injects an ID
+// (no bank is needy, so no intra-core pair takes the donor), which takes two
+// hops and lands in a bank of another core: within Interval + 3 cycles.
+// Later ticks keep feeding the other cores while core 0 stays greedy; within
+// a bound of intervals core 0 is no longer greedy.
+std::string scenario_tree(Worklist& w) {
+  Run r(w);
+  const auto& p = w.params();
+  std::vector<unsigned> lanes;
+  for (unsigned l = 0; l < p.lanes; ++l) lanes.push_back(l);
+  const unsigned K = p.threshold + 4;
+  r.load(lanes, K);
+  const std::uint64_t start = r.cycle;
+  auto others = [&] { return r.banks_total() - r.core_total(0); };
+  while (others() == 0 && r.cycle - start < p.interval + 3) r.wait(1);
+  if (others() == 0) r.note("no work reached another core within Interval + 3 cycles: " + r.where());
+  // Core 0 has no needy bank, so it stays greedy until every bank is down to
+  // T; no intra-core pair forms (no receiver), so its WRU injects one ID per
+  // interval: L*(K-T) intervals, plus the partial first one.
+  const std::uint64_t bound = std::uint64_t(p.lanes * (K - p.threshold) + 2) * p.interval;
+  while (r.last.greedy[0] && r.cycle - start < bound) r.wait(1);
+  if (r.last.greedy[0]) r.note("core 0 still globally greedy after " + std::to_string(bound) + " cycles: " + r.where());
+  r.wait(2 * p.interval);
+  if (r.fail.empty() && r.banks_total() != p.lanes * K)
+    r.note("work lost or made: " + std::to_string(r.banks_total()) + " of " + std::to_string(p.lanes * K) + " IDs");
+  r.drain(drain_bound(p));
+  return r.fail;
+}
+
+// Random pushes and pulls, then every lane polls: DONE (on every lane) only
+// after the last ID is pulled, within the drain bound.
+std::string scenario_done_after_last(Worklist& w, int seed) {
+  Run r(w);
+  const auto& p = w.params();
+  const unsigned NL = p.cores * p.lanes;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (unsigned round = 0; round < 20 && r.fail.empty(); ++round) {
+    std::vector<double> pp(NL);
+    for (auto& x : pp) x = u(rng) < 0.3 ? 0.5 * u(rng) : 0.02;
+    for (unsigned c = 0; c < 200 + 300 * u(rng); ++c) {
+      hwwl::LaneIn in = r.idle();
+      for (unsigned l = 0; l < NL; ++l) {
+        in.push[l] = u(rng) < pp[l];
+        in.pull[l] = !in.push[l] && u(rng) < 0.2;
+        in.push_id[l] = r.fresh();
+      }
+      r.step(in);
+    }
+    const std::uint64_t pulled_before = r.pulled;
+    r.drain(drain_bound(p));
+    if (r.fail.empty() && !r.outstanding.empty()) r.note("drained with IDs outstanding: " + r.where());
+    if (r.fail.empty() && r.pulled == pulled_before && round > 3) r.note("nothing to drain: the scenario is too weak");
+  }
+  return r.fail;
+}
+
+// The livelock found by the 20x soak: a globally greedy core injects a work
+// ID; from the next cycle every lane of every core pulls every cycle. The
+// network must still deliver the ID (pulls that return WAIT do not use a
+// bank's port) and the system must drain within the bound.
+std::string scenario_poll_livelock(Worklist& w) {
+  Run r(w);
+  const auto& p = w.params();
+  std::vector<unsigned> lanes;
+  for (unsigned l = 0; l < p.lanes; ++l) lanes.push_back(l);
+  const unsigned K = p.threshold + 1;
+  r.load(lanes, K);
+  // Wait for the injection: core 0 loses an ID while nobody pulls.
+  for (unsigned i = 0; i < 4 * p.interval && r.core_total(0) == p.lanes * K; ++i) r.wait(1);
+  if (r.core_total(0) == p.lanes * K) {
+    r.note("core 0 never injected into the network: " + r.where());
+    return r.fail;
+  }
+  r.drain(drain_bound(p));
+  return r.fail;
+}
+
+// Double buffering: pushes go to the push partition (not pullable, not
+// redistributed); a swap exchanges a bank's partitions only when its pull
+// side is empty. The sequence sits between two redistribution ticks.
+std::string scenario_double_buffer(Worklist& w) {
+  Run r(w);
+  const auto& p = w.params();
+  r.dbl = true;
+  const unsigned L = p.lanes;
+  // 1. Lane 0 pushes a, b, c into the push side; nothing is pullable: a pull
+  //    on lane 0 gets DONE (the pull side's work is done, as at the end of a
+  //    kernel).
+  r.load({0}, 3);
+  hwwl::LaneIn in = r.idle();
+  in.pull[0] = true;
+  hwwl::SysOut o = r.step(in);
+  if (o.pull_status[0] != hwwl::kPullDone) r.note("pull before the swap did not return DONE");
+  if (r.banks_total() != 0) r.note("pushed IDs visible before a swap: " + r.where());
+  const std::unordered_set<std::uint32_t> first = r.pending[0];
+  // 2. Right after a tick: swap (pull side empty: takes effect), push d and e,
+  //    swap again (pull side holds a, b, c: must not take effect).
+  while (r.cycle % p.interval != 0) r.wait(1);
+  in = r.idle();
+  in.swap = true;
+  r.step(in);
+  if (r.count(0) != 3) r.note("swap with an empty pull side did not expose the 3 pushed IDs: " + r.where());
+  for (unsigned i = 0; i < 2; ++i) {
+    in = r.idle();
+    in.push[0] = true;
+    in.push_id[0] = r.fresh();
+    if (!r.step(in).push_gnt[0]) r.note("push to the push side stalled");
+  }
+  in = r.idle();
+  in.swap = true;
+  r.step(in);
+  if (r.count(0) != 3) r.note("swap with a non-empty pull side took effect: " + r.where());
+  // 3. Core 0's lanes poll: they get exactly a, b, c, then DONE (d, e are in
+  //    the push side).
+  std::unordered_set<std::uint32_t> got;
+  for (unsigned i = 0; i < 8; ++i) {
+    in = r.idle();
+    for (unsigned l = 0; l < L; ++l) in.pull[l] = true;
+    o = r.step(in);
+    for (unsigned l = 0; l < L; ++l)
+      if (o.pull_status[l] == hwwl::kPullId) got.insert(o.pull_id[l]);
+  }
+  if (got != first) r.note("the pull side gave " + std::to_string(got.size()) + " IDs, not the 3 pushed first");
+  for (unsigned l = 0; l < L; ++l)
+    if (o.pull_status[l] != hwwl::kPullDone) r.note("lane " + std::to_string(l) + " did not get DONE after the pull side");
+  // 4. A swap now exposes d and e; then everything drains to DONE.
+  r.drain(drain_bound(p), /*swap=*/true);
+  return r.fail;
+}
+
+// ---------------------------------------------------------------- tests
+
+struct Case {
+  Backend backend;
+  Scheme scheme;
+};
+std::string case_name(const ::testing::TestParamInfo<Case>& i) {
+  const char* s = i.param.scheme == Scheme::Threshold ? "Threshold" : i.param.scheme == Scheme::Lsorting ? "Lsorting"
+                                                                                                          : "None";
+  return std::string(i.param.backend == Backend::Model ? "Model" : "Rtl") + s;
+}
+
+class HwwlBehaviour : public ::testing::TestWithParam<Case> {
+ protected:
+  std::unique_ptr<Worklist> w = make(GetParam().backend, GetParam().scheme);
+};
+
+TEST_P(HwwlBehaviour, ImbalancedCoreIsLevelledWithinBoundedIntervals) {
+  unsigned taken = 0;
+  EXPECT_EQ(scenario_levelling(*w, &taken), "");
+  RecordProperty("intervals", static_cast<int>(taken));
+}
+TEST_P(HwwlBehaviour, GreedyCoreFeedsAnEmptyCoreThroughTheTree) { EXPECT_EQ(scenario_tree(*w), ""); }
+TEST_P(HwwlBehaviour, DoneOnlyAfterTheLastIdAndWithinTheDrainBound) {
+  EXPECT_EQ(scenario_done_after_last(*w, 3), "");
+}
+TEST_P(HwwlBehaviour, PollingLanesDoNotStrandANetworkId) { EXPECT_EQ(scenario_poll_livelock(*w), ""); }
+TEST_P(HwwlBehaviour, DoubleBufferSwapsOnlyWhenThePullSideIsEmpty) { EXPECT_EQ(scenario_double_buffer(*w), ""); }
+
+INSTANTIATE_TEST_SUITE_P(Schemes, HwwlBehaviour,
+                         ::testing::Values(Case{Backend::Model, Scheme::Threshold}, Case{Backend::Rtl, Scheme::Threshold},
+                                           Case{Backend::Model, Scheme::Lsorting}, Case{Backend::Rtl, Scheme::Lsorting}),
+                         case_name);
+
+// Negative control: without redistribution the levelling and tree scenarios
+// fail (so they test the redistribution); the scenarios that do not need it
+// still pass.
+class HwwlBehaviourNone : public ::testing::TestWithParam<Case> {
+ protected:
+  std::unique_ptr<Worklist> w = make(GetParam().backend, GetParam().scheme);
+};
+
+TEST_P(HwwlBehaviourNone, LevellingFailsWithoutRedistribution) {
+  const std::string f = scenario_levelling(*w);
+  EXPECT_NE(f.find("not levelled"), std::string::npos) << "levelling scenario passed with scheme none: " << f;
+}
+TEST_P(HwwlBehaviourNone, TreeFailsWithoutRedistribution) {
+  const std::string f = scenario_tree(*w);
+  EXPECT_NE(f.find("no work reached another core"), std::string::npos) << "tree scenario passed with scheme none: " << f;
+}
+TEST_P(HwwlBehaviourNone, DoneAndDoubleBufferingHoldWithoutRedistribution) {
+  EXPECT_EQ(scenario_done_after_last(*w, 3), "");
+  EXPECT_EQ(scenario_double_buffer(*w), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Control, HwwlBehaviourNone,
+                         ::testing::Values(Case{Backend::Model, Scheme::None}, Case{Backend::Rtl, Scheme::None}),
+                         case_name);
+
+}  // namespace
+}  // namespace fg
