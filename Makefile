@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DFG_WERROR=ON,)
 
-.PHONY: all deps configure build run test bench experiments synth formal clean
+.PHONY: all deps configure build run test soak bench experiments synth formal clean
 
 all: build
 
@@ -25,6 +25,10 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# 20+ million cycles of the worklist RTL against its golden model (about 3 minutes; CI runs it after `test`).
+soak: build
+	python3 tools/soak.py $(BUILD)
+
 bench: build
 	tools/bench.sh $(BUILD)
 
@@ -36,9 +40,10 @@ experiments: build
 synth: deps
 	python3 synth/synth.py sweep
 
-# k-induction proof of the worklist bank (Yosys SAT temporal induction).
+# k-induction proofs of the worklist RTL (Yosys SAT temporal induction) and the mutations they must reject.
 formal: deps
-	tools/formal.sh
+	tools/formal.py prove
+	tools/formal.py mutants
 
 clean:
 	rm -rf $(BUILD)/CMakeFiles $(BUILD)/fgsim

@@ -23,7 +23,7 @@ void Bank::reset() {
   sel_ = false;
 }
 
-Bank::Lane Bank::lane(bool dbl, bool pull, bool push) const {
+Bank::Lane Bank::lane(bool dbl, bool pull, bool push, bool swap) const {
   Lane o;
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
   o.pull_gnt = pull && cnt_[pp] != 0;
@@ -31,7 +31,9 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push) const {
   // Only a granted lane access uses the port (a pull answered WAIT/DONE and a
   // stalled push leave it to the WRU): hwwl_bank, docs "Liveness".
   const bool port_free = !o.pull_gnt && !o.push_gnt;
-  o.ri_ok = port_free && cnt_[pp] != cap(dbl);
+  // In a swap cycle a reception goes to the side that becomes the pull side.
+  const bool swapping = dbl && swap && cnt_[pp] == 0;
+  o.ri_ok = port_free && cnt_[swapping ? sp : pp] != cap(dbl);
   o.rd_ok = port_free && cnt_[pp] != 0;
   const std::uint32_t head = mem_[addr(pp, dbl, head_[pp])];
   o.pull_id = o.pull_gnt ? head : 0;
@@ -41,20 +43,21 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push) const {
 
 void Bank::tick(bool dbl, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
                 std::uint32_t ri_id) {
-  const Lane l = lane(dbl, pull, push);
+  const Lane l = lane(dbl, pull, push, swap);
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
   const bool rin = ri_put && l.ri_ok, rout = rd_take && l.rd_ok;
   if (rd_take && ri_put) throw std::logic_error("bank: redistribution-in and -out in one cycle");
-  const unsigned push_addr = addr(sp, dbl, head_[sp] + cnt_[sp]);
-  const unsigned rin_addr = addr(pp, dbl, head_[pp] + cnt_[pp]);
   const bool swap_now = dbl && swap && cnt_[pp] == 0;
+  const unsigned rin_part = swap_now ? sp : pp;  // a reception in a swap cycle: the side becoming the pull side
+  const unsigned push_addr = addr(sp, dbl, head_[sp] + cnt_[sp]);
+  const unsigned rin_addr = addr(rin_part, dbl, head_[rin_part] + cnt_[rin_part]);
   if (l.push_gnt) mem_[push_addr] = push_id;
   else if (rin) mem_[rin_addr] = ri_id;
   if (l.pull_gnt || rout) {
     head_[pp] = (head_[pp] + 1) & (cap(dbl) - 1);
     --cnt_[pp];
   }
-  if (rin) ++cnt_[pp];
+  if (rin) ++cnt_[rin_part];
   if (l.push_gnt) ++cnt_[sp];
   if (swap_now) sel_ = !sel_;
 }
@@ -370,7 +373,7 @@ void Core::begin(const LaneIn& in) {
   counts_.resize(L);
   std::vector<bool> rd_ok(L), ri_ok(L);
   for (unsigned b = 0; b < L; ++b) {
-    lane_[b] = banks_[b].lane(in.double_buf, in.pull[b], in.push[b]);
+    lane_[b] = banks_[b].lane(in.double_buf, in.pull[b], in.push[b], in.swap);
     counts_[b] = banks_[b].count(in.double_buf);
     rd_ok[b] = lane_[b].rd_ok;
     ri_ok[b] = lane_[b].ri_ok;

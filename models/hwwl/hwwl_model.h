@@ -43,7 +43,7 @@ class Bank {
     bool pull_gnt = false, push_gnt = false, rd_ok = false, ri_ok = false;
     std::uint32_t pull_id = 0, rd_id = 0;
   };
-  Lane lane(bool double_buf, bool pull, bool push) const;
+  Lane lane(bool double_buf, bool pull, bool push, bool swap = false) const;
   unsigned count(bool double_buf) const { return cnt_[pull_part(double_buf)]; }
   unsigned push_count(bool double_buf) const { return double_buf ? cnt_[!sel_] : 0; }
   bool greedy(bool double_buf) const { return count(double_buf) > threshold_; }

@@ -22,6 +22,10 @@
 // them when the pull partition is empty (wlcfg/kernel boundary, Sec. III-A).
 // The mode may change only while the bank is empty.
 //
+// A reception in the cycle of a swap goes to the side that becomes the pull
+// side (it is work of the current round, pullable after the swap), so it is
+// allowed when that side is not full.
+//
 //   entries: [0 ............ Depth/2-1][Depth/2 ........... Depth-1]
 //            partition 0                partition 1
 //   single:  one ring over all entries
@@ -89,7 +93,7 @@ module hwwl_bank #(
   logic [CntWidth-1:0] pl_cnt_q, ps_cnt_q;
   logic                pl_full_q;    // pull side full
   logic                push_full_q;  // the side pushes go to is full
-  logic                pl_empty;
+  logic                pl_empty, swapping;
   logic                greedy_q, needy_q;  // of the pull side's count
 
   // Next entry address within the side's ring: the whole array in single
@@ -107,13 +111,15 @@ module hwwl_bank #(
   //   pull_gnt_o = pull_i & ~empty_o
   //   push_gnt_o = push_i & ~pull_i & ~push_full_o
   //   rd_ok_o    = ~pull_gnt_o & ~push_gnt_o & ~empty_o   (= ~pull_i & ~push_gnt_o & ~empty_o)
-  //   ri_ok_o    = ~pull_gnt_o & ~push_gnt_o & ~full_o
+  //   ri_ok_o    = ~pull_gnt_o & ~push_gnt_o & ~(swapping ? push_full_o : full_o)
+  //                with swapping = double_buf_i & swap_i & empty_o
   // The ok outputs never depend on the WRU's take/put, so the WRU can use
   // them without a loop.
   assign pl_empty   = (pl_cnt_q == '0);
   assign pull_gnt_o = pull_i && !pl_empty;
   assign push_gnt_o = push_i && !pull_i && !push_full_q;
-  assign ri_ok_o    = !pull_gnt_o && !push_gnt_o && !pl_full_q;
+  assign swapping   = double_buf_i && swap_i && pl_empty;
+  assign ri_ok_o    = !pull_gnt_o && !push_gnt_o && !(swapping ? push_full_q : pl_full_q);
   assign rd_ok_o    = !pull_gnt_o && !push_gnt_o && !pl_empty;
   assign pull_id_o  = pull_gnt_o ? mem_q[pl_head_q] : '0;
   assign rd_id_o    = pl_empty ? '0 : mem_q[pl_head_q];
@@ -136,32 +142,36 @@ module hwwl_bank #(
       greedy_q    <= 1'b0;
       needy_q     <= (Threshold > 0);
     end else begin
-      logic                push, free, pl_in, pl_out, ps_in, swap;
-      logic [CntWidth-1:0] pl_cnt, ps_cnt;
+      logic                push, free, rin, pl_in, pl_out, ps_in, swap;
+      logic [CntWidth-1:0] pl_cnt, ps_cnt, sw_cnt;
       push   = push_i && !pull_i && !push_full_q;
       free   = !(pull_i && !pl_empty) && !push;  // no lane access granted: the WRU may use the port
-      pl_in  = (ri_put_i && free && !pl_full_q) || (push && !double_buf_i);
+      swap   = swapping;
+      rin    = ri_put_i && free && !(swap ? push_full_q : pl_full_q);  // reception (ri_ok_o)
+      pl_in  = rin || (push && !double_buf_i);
       pl_out = (pull_i || (rd_take_i && free)) && !pl_empty;
       ps_in  = push && double_buf_i;
-      swap   = double_buf_i && swap_i && pl_empty;
       pl_cnt = pl_cnt_q + CntWidth'(pl_in) - CntWidth'(pl_out);
       ps_cnt = ps_cnt_q + CntWidth'(ps_in);
+      sw_cnt = ps_cnt + CntWidth'(rin);  // a swap's new pull side: the push side, this cycle's push or reception
       // Storage (no reset, SRAM-like), one write port: a push or a reception.
       if (push) mem_q[double_buf_i ? ps_tail_q : pl_tail_q] <= push_id_i;
-      else if (ri_put_i && free && !pl_full_q) mem_q[pl_tail_q] <= ri_id_i;
+      else if (rin) mem_q[swap ? ps_tail_q : pl_tail_q] <= ri_id_i;
       // Nothing changes in a cycle without an access or a swap.
       if (swap) begin
-        // The pull side is empty: no pull or donation this cycle.
+        // The pull side is empty (no pull or donation this cycle) and becomes
+        // the empty push side; the push side, with this cycle's push or
+        // reception appended, becomes the pull side.
         pl_head_q   <= ps_head_q;
-        pl_tail_q   <= ps_in ? next_addr(ps_tail_q, 1'b1) : ps_tail_q;
-        pl_cnt_q    <= ps_cnt;
+        pl_tail_q   <= (ps_in || rin) ? next_addr(ps_tail_q, 1'b1) : ps_tail_q;
+        pl_cnt_q    <= sw_cnt;
         ps_head_q   <= pl_head_q;
-        ps_tail_q   <= pl_in ? next_addr(pl_tail_q, 1'b1) : pl_tail_q;
-        ps_cnt_q    <= pl_cnt;
-        pl_full_q   <= (ps_cnt == CntWidth'(Half));
-        push_full_q <= (pl_cnt == CntWidth'(Half));
-        greedy_q    <= (ps_cnt > CntWidth'(Threshold));
-        needy_q     <= (ps_cnt < CntWidth'(Threshold));
+        ps_tail_q   <= pl_tail_q;
+        ps_cnt_q    <= '0;
+        pl_full_q   <= (sw_cnt == CntWidth'(Half));
+        push_full_q <= 1'b0;
+        greedy_q    <= (sw_cnt > CntWidth'(Threshold));
+        needy_q     <= (sw_cnt < CntWidth'(Threshold));
       end else if (pl_in || pl_out || ps_in) begin
         if (double_buf_i) begin
           if (pl_out) pl_head_q <= next_addr(pl_head_q, 1'b1);
@@ -198,13 +208,20 @@ module hwwl_bank #(
 
 `ifdef FORMAL
   // Formal properties, proved by k-induction (make formal, tools/formal.sh).
-  // Single-buffered mode; the environment never asks for redistribution-in
-  // and -out together.
+  // Single-buffered mode. Proved alone (HWWL_FORMAL_BANK_TOP), the
+  // environment is assumed never to ask for redistribution-in and -out
+  // together; inside hwwl_core's proof that is asserted instead.
   logic f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   always @(*) if (!f_past_valid) assume (!rst_ni);
+`ifdef HWWL_FORMAL_BANK_TOP
+  // Proved alone: the environment (a WRU) never asks for both roles.
   always @(*) assume (!double_buf_i);
   always @(*) assume (!(rd_take_i && ri_put_i));
+`else
+  // Inside a core's proof the WRU is there: its behaviour is checked.
+  always @(*) if (f_past_valid && rst_ni) assert (!(rd_take_i && ri_put_i));
+`endif
 
   // What the bank does this cycle, from the requests and the state.
   logic                f_push, f_rin, f_write, f_pop;

@@ -49,7 +49,7 @@ module hwwl_core #(
   localparam int unsigned IdxWidth = $clog2(Lanes);
 
   logic [Lanes*CntWidth-1:0] counts;
-  logic [Lanes-1:0]          empty, full, greedy, needy, push_full, free, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
+  logic [Lanes-1:0]          empty, full, greedy, needy, push_full, free, swapping, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
   logic [Lanes*IdWidth-1:0]  rd_id, ri_id;
   logic [Lanes*IdxWidth-1:0] ri_src;
   logic [IdxWidth-1:0]       inject_sel;
@@ -61,9 +61,12 @@ module hwwl_core #(
   // network (docs/worklist-rtl.md, "Liveness").
   assign pull_gnt   = pull_i & ~empty;
   assign push_gnt_o = push_i & ~pull_i & ~push_full;
+  // In a swap cycle a reception goes to the side that becomes the pull side
+  // (hwwl_bank), so it needs that side not full.
   assign free       = ~pull_gnt & ~push_gnt_o;
+  assign swapping   = {Lanes{double_buf_i & swap_i}} & empty;
   assign rd_ok      = free & ~empty;
-  assign ri_ok      = free & ~full;
+  assign ri_ok      = free & ~((swapping & push_full) | (~swapping & full));
 
   // Pull status per lane: bit 0 = granted or DONE, bit 1 = not granted
   // (hwwl_pkg: None 00, Id 01, Wait 10, Done 11).
@@ -130,6 +133,68 @@ module hwwl_core #(
   );
 
   assign inject_id_o = rd_id[32'(inject_sel)*IdWidth +: IdWidth];
+
+`ifdef FORMAL
+  // Formal properties, proved by k-induction (tools/formal.sh; docs/worklist-rtl.md,
+  // "Liveness"), single-buffered mode; the banks' own properties are proved
+  // in the same run.
+  logic f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+  always @(*) assume (!double_buf_i);
+
+  // Conservation: the work IDs in the banks change only by granted pushes,
+  // granted pulls, accepted injections and ejections; redistribution inside
+  // the core moves IDs, it never makes or loses one.
+  localparam int unsigned FW = CntWidth + IdxWidth + 2;
+  logic [FW-1:0] f_expect, f_held, f_in, f_out;
+  always @(*) begin
+    f_held = '0;
+    f_in   = FW'(eject_valid_i && eject_ready_o);
+    f_out  = FW'(inject_valid_o);
+    for (int unsigned b = 0; b < Lanes; b++) begin
+      f_held = f_held + FW'(counts[b*CntWidth +: CntWidth]);
+      f_in   = f_in + FW'(push_gnt_o[b]);
+      f_out  = f_out + FW'(pull_gnt[b]);
+    end
+  end
+  always @(posedge clk_i) f_expect <= !rst_ni ? '0 : f_expect + f_in - f_out;
+  always @(*) if (f_past_valid && rst_ni) assert (f_held == f_expect);
+
+  // Each move is one ID from one place to one place, with its value: a
+  // receiver takes the ICRN's ID or its donor's head, the donor gives it
+  // up, no donor feeds two receivers, the ICRN's ID enters one bank, and the
+  // banks grant every role the WRU gives them.
+  always @(*) if (f_past_valid && rst_ni) begin
+    for (int unsigned r = 0; r < Lanes; r++) begin
+      if (ri_put[r]) assert (ri_ok[r]);
+      if (rd_take[r]) assert (rd_ok[r]);
+      if (ri_put[r] && ri_net[r]) assert (ri_id[r*IdWidth +: IdWidth] == eject_id_i && eject_valid_i);
+      if (ri_put[r] && !ri_net[r]) begin
+        assert (rd_take[ri_src[r*IdxWidth +: IdxWidth]]);
+        assert (ri_id[r*IdWidth +: IdWidth] == rd_id[32'(ri_src[r*IdxWidth +: IdxWidth])*IdWidth +: IdWidth]);
+        assert (!(inject_valid_o && inject_sel == ri_src[r*IdxWidth +: IdxWidth]));
+        for (int unsigned q = 0; q < Lanes; q++)
+          if (q != r && ri_put[q] && !ri_net[q]) assert (ri_src[q*IdxWidth +: IdxWidth] != ri_src[r*IdxWidth +: IdxWidth]);
+      end
+      if (ri_net[r]) for (int unsigned q = 0; q < Lanes; q++) if (q != r) assert (!ri_net[q]);
+    end
+    assert ($countones(rd_take) == $countones(ri_put & ~ri_net) + 32'(inject_valid_o));
+    if (inject_valid_o) assert (rd_take[inject_sel] && inject_id_o == rd_id[32'(inject_sel)*IdWidth +: IdWidth]);
+    assert ((eject_valid_i && eject_ready_o) == (|ri_net));
+  end
+
+  // Progress (the livelock): while the ICRN offers a work ID and some bank is
+  // empty and its lane does not push (it may poll), the core takes the ID
+  // within two cycles (a redistribution tick may occupy the empty banks for
+  // one cycle; Interval >= 2).
+  logic [3:0] f_starve;
+  always @(posedge clk_i) begin
+    if (!rst_ni || !eject_valid_i || eject_ready_o || ~|(empty & ~push_i)) f_starve <= '0;
+    else f_starve <= f_starve + 1'b1;
+  end
+  always @(*) if (f_past_valid && rst_ni) assert (f_starve < 4'd2);
+`endif
 
 `ifndef SYNTHESIS
   // The status bits above assume this encoding.

@@ -74,6 +74,101 @@ module hwwl_icrn #(
                                                      : out_id_q[c*IdWidth +: IdWidth];
   end
 
+`ifdef FORMAL
+  // Formal properties, proved by k-induction (tools/formal.sh; docs/worklist-rtl.md, "Liveness").
+  logic f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+
+  // Conservation: the work IDs held change only by accepted injections and
+  // ejections (nothing lost, nothing duplicated).
+  logic [IdxWidth+1:0] f_expect, f_held, f_in, f_out;
+  always @(*) begin
+    f_held = '0;
+    f_in   = '0;
+    f_out  = '0;
+    for (int unsigned c = 0; c < NumCores; c++) begin
+      f_held = f_held + (IdxWidth+2)'(in_v_q[c]) + (IdxWidth+2)'(out_v_q[c]);
+      f_in   = f_in + (IdxWidth+2)'(inject_valid_i[c] && inject_ready_o[c]);
+      f_out  = f_out + (IdxWidth+2)'(out_v_q[c] && eject_ready_i[c]);
+    end
+  end
+  always @(posedge clk_i) f_expect <= !rst_ni ? '0 : f_expect + f_in - f_out;
+`ifndef F_NO_CONS
+  always @(*) if (f_past_valid && rst_ni) assert (f_held == f_expect);
+`endif
+
+  // A matched output takes exactly one held input, never its own core's.
+  always @(*) if (f_past_valid && rst_ni) begin
+    for (int unsigned o = 0; o < NumCores; o++) begin
+      if (moved[o]) begin
+        assert (in_v_q[src[o]] && taken[src[o]] && 32'(src[o]) != o);
+        assert (!greedy_i[o] && (!out_v_q[o] || eject_ready_i[o]));
+        for (int unsigned p = 0; p < NumCores; p++) if (p != o && moved[p]) assert (src[p] != src[o]);
+      end
+    end
+    for (int unsigned i = 0; i < NumCores; i++) begin
+      if (taken[i]) assert (in_v_q[i]);
+    end
+  end
+
+  // One tracked work ID (an arbitrary injection, anyseq): it stays intact in
+  // the register it is in and leaves with its value, never to its source.
+  (* anyseq *) logic f_pick;
+  logic                f_trk, f_at_out;
+  logic [IdxWidth-1:0] f_pos, f_srcc;
+  logic [IdWidth-1:0]  f_val;
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_trk <= 1'b0;
+    end else if (!f_trk) begin
+      for (int unsigned c = 0; c < NumCores; c++) begin
+        if (!f_trk && f_pick && inject_valid_i[c] && inject_ready_o[c]) begin
+          f_trk    <= 1'b1;
+          f_at_out <= 1'b0;
+          f_pos    <= IdxWidth'(c);
+          f_srcc   <= IdxWidth'(c);
+          f_val    <= inject_id_i[c*IdWidth +: IdWidth];
+        end
+      end
+    end else if (!f_at_out && taken[f_pos]) begin
+      for (int unsigned o = 0; o < NumCores; o++) begin
+        if (moved[o] && src[o] == f_pos) begin
+          f_at_out <= 1'b1;
+          f_pos    <= IdxWidth'(o);
+        end
+      end
+    end else if (f_at_out && eject_ready_i[f_pos]) begin
+      f_trk <= 1'b0;
+    end
+  end
+`ifndef F_NO_TRK
+  always @(*) if (f_past_valid && rst_ni && f_trk) begin
+    if (!f_at_out) assert (in_v_q[f_pos] && in_id_q[32'(f_pos)*IdWidth +: IdWidth] == f_val && f_pos == f_srcc);
+    else assert (out_v_q[f_pos] && out_id_q[32'(f_pos)*IdWidth +: IdWidth] == f_val && f_pos != f_srcc);
+    assert (32'(f_pos) < NumCores && 32'(f_srcc) < NumCores);
+  end
+`endif
+
+  // Bounded delivery: a held input ID leaves its register within NumCores
+  // cycles during which some other core can take IDs (not greedy, output
+  // register free or being emptied): the round-robin pointer reaches it.
+  logic [7:0] f_wait [NumCores];
+  for (genvar i = 0; i < NumCores; i++) begin : g_f_wait
+    logic avail;
+    always @(*) begin
+      avail = 1'b0;
+      for (int unsigned o = 0; o < NumCores; o++)
+        if (o != i && !greedy_i[o] && (!out_v_q[o] || eject_ready_i[o])) avail = 1'b1;
+    end
+    always @(posedge clk_i) f_wait[i] <= (!rst_ni || !in_v_q[i] || taken[i] || !avail) ? 8'd0 : f_wait[i] + 8'd1;
+`ifndef F_NO_WAIT
+    always @(*) if (f_past_valid && rst_ni) assert (32'(f_wait[i]) < NumCores);
+`endif
+  end
+  always @(*) if (f_past_valid && rst_ni) assert (32'(rr_q) < NumCores);
+`endif
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       in_v_q   <= '0;

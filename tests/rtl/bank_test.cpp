@@ -52,7 +52,7 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
     dut->ri_put_i = ri_put;
     dut->ri_id_i = ri_id;
     dut.settle();
-    const auto m = model.lane(dbl, pull, push);
+    const auto m = model.lane(dbl, pull, push, swap);
     ASSERT_EQ(dut->pull_gnt_o, m.pull_gnt) << "cycle " << c;
     ASSERT_EQ(dut->push_gnt_o, m.push_gnt) << "cycle " << c;
     ASSERT_EQ(dut->rd_ok_o, m.rd_ok) << "cycle " << c;
@@ -76,7 +76,8 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
       ASSERT_EQ(dut->rd_id_o, part[pp].front()) << "FIFO order, cycle " << c;
       part[pp].pop_front();
     } else if (ri_put && dut->ri_ok_o) {
-      part[pp].push_back(ri_id);
+      // In a swap cycle the reception joins the side that becomes the pull side.
+      part[dbl && swap && dut->empty_o ? sp : pp].push_back(ri_id);
       next_id += 11;
     }
     if (dut->push_gnt_o) {

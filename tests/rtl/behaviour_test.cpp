@@ -272,14 +272,15 @@ class Run {
   std::string fail;
 };
 
-// The drain bound with every lane polling (docs/worklist-rtl.md, "Liveness"):
-// polled banks are not donors, so nothing moves between banks or into the
-// network; a bank empties in at most Depth cycles (a double-buffered one in
-// Depth/2 + 1 + Depth/2, the swap taking effect once its pull side is
-// empty); by then no core is greedy, and an ID in the network's input
-// register leaves it within NumCores cycles (round robin), one cycle later it
-// is in a bank and the next it is pulled; DONE on the following cycle.
-std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + 1 + p.cores + 4; }
+// The drain bound with every lane polling, from the last push to DONE on
+// every lane (docs/worklist-rtl.md, "Liveness"; the same bound as
+// system_test.cpp): polled non-empty banks are not donors, so nothing moves
+// between banks or into the network; a bank empties within Depth + 1 cycles
+// (double-buffered: Depth/2, the swap, Depth/2); by then no core is greedy
+// and every core has an empty bank, so a hub input register moves within
+// NumCores cycles (round robin), its ID is ejected the next cycle, pulled the
+// one after, and DONE follows.
+std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + p.cores + 4; }
 
 // ---------------------------------------------------------------- scenarios
 
@@ -395,6 +396,47 @@ std::string scenario_poll_livelock(Worklist& w) {
   return r.fail;
 }
 
+// WAIT while the only work ID is in the network. Double-buffered, so that
+// lanes can keep banks busy without adding pullable work: core 0's pull side
+// gets T+1 IDs per bank (globally greedy); the other cores' lanes push into
+// their push sides every cycle, so none of their banks can take an ID (a
+// granted push holds the port); core 0 injects an ID at the tick, then its
+// lanes pull everything else. With every pull side empty and the ID held in
+// the network, a pull must return WAIT, not DONE.
+std::string scenario_wait_for_the_network(Worklist& w) {
+  Run r(w);
+  const auto& p = w.params();
+  const unsigned L = p.lanes, NL = p.cores * L, K = p.threshold + 1;
+  r.dbl = true;
+  std::vector<unsigned> lanes0;
+  for (unsigned l = 0; l < L; ++l) lanes0.push_back(l);
+  r.load(lanes0, K);
+  while (r.cycle % p.interval != p.interval - 2) r.wait(1);
+  hwwl::LaneIn in = r.idle();
+  in.swap = true;  // core 0's pull side now holds K per bank; the others swap empty sides
+  r.step(in);
+  if (r.core_total(0) != L * K) r.note("swap did not expose core 0's IDs: " + r.where());
+  bool saw_only_network = false;
+  for (unsigned i = 0; i < p.depth / 2 && r.fail.empty(); ++i) {
+    in = r.idle();
+    for (unsigned l = L; l < NL; ++l) in.push[l] = true, in.push_id[l] = r.fresh();
+    // Core 0 idles through the tick (its WRU injects), then polls.
+    for (unsigned l = 0; l < L && i >= 1; ++l) in.pull[l] = true;
+    const unsigned pullable = r.banks_total();
+    const hwwl::SysOut o = r.step(in);
+    for (unsigned l = L; l < NL; ++l)
+      if (!o.push_gnt[l]) r.note("push to a push side stalled early");
+    if (i >= 1 && pullable == 0 && !r.outstanding.empty()) {
+      saw_only_network = true;
+      if (o.pull_status[0] != hwwl::kPullWait) r.note("pull with the only ID in the network did not WAIT");
+    }
+  }
+  if (r.fail.empty() && !saw_only_network)
+    r.note("setup: never reached a state with the only pullable ID in the network: " + r.where());
+  r.drain(drain_bound(p), /*swap=*/true);
+  return r.fail;
+}
+
 // Double buffering: pushes go to the push partition (not pullable, not
 // redistributed); a swap exchanges a bank's partitions only when its pull
 // side is empty. The sequence sits between two redistribution ticks.
@@ -476,6 +518,7 @@ TEST_P(HwwlBehaviour, DoneOnlyAfterTheLastIdAndWithinTheDrainBound) {
 }
 TEST_P(HwwlBehaviour, PollingLanesDoNotStrandANetworkId) { EXPECT_EQ(scenario_poll_livelock(*w), ""); }
 TEST_P(HwwlBehaviour, DoubleBufferSwapsOnlyWhenThePullSideIsEmpty) { EXPECT_EQ(scenario_double_buffer(*w), ""); }
+TEST_P(HwwlBehaviour, WaitWhileTheOnlyIdIsInTheNetwork) { EXPECT_EQ(scenario_wait_for_the_network(*w), ""); }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, HwwlBehaviour,
                          ::testing::Values(Case{Backend::Model, Scheme::Threshold}, Case{Backend::Rtl, Scheme::Threshold},

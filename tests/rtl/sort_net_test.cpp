@@ -4,7 +4,11 @@
 // RTL against the golden model every cycle (pipelined configurations too, and
 // the valid bit with a random enable).
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <random>
+#include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -114,10 +118,40 @@ TEST(HwwlSortNet, RandomKeysN32Pipelined) { random_keys<Vsort_n32_s3>(32, 6, 3, 
 TEST(HwwlSortNet, EnableAndValidN16) { random_keys<Vsort_n16_s0>(16, 6, 0, tb::cycles(20000), 5, true); }
 TEST(HwwlSortNet, EnableAndValidN32Pipelined) { random_keys<Vsort_n32_s3>(32, 6, 3, tb::cycles(20000), 6, true); }
 
+// Compare-and-swap cells of the RTL as Yosys elaborates it: each cell is one
+// magnitude comparator ($gt in ascending blocks, $lt in descending ones) on
+// {key, index}; after constant folding nothing else in the network compares.
+unsigned rtl_comparators(unsigned n, unsigned stages) {
+  const std::string rtl = FG_SOURCE_DIR "/rtl/hwwl/";
+  const std::string cmd = "yosys -p 'read_verilog -sv -DSYNTHESIS " + rtl + "hwwl_pkg.sv " + rtl +
+                          "hwwl_sort_net.sv; chparam -set N " + std::to_string(n) + " -set KeyWidth 6 -set Stages " +
+                          std::to_string(stages) + " hwwl_sort_net; prep -top hwwl_sort_net; select -count t:$gt t:$lt' 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return 0;
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, f)) out += buf;
+  pclose(f);
+  const auto pos = out.rfind(" objects");
+  if (pos == std::string::npos) {
+    ADD_FAILURE() << "yosys gave no count: " << out;
+    return 0;
+  }
+  std::size_t b = pos;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(out[b - 1]))) --b;
+  return static_cast<unsigned>(std::stoul(out.substr(b, pos - b)));
+}
+
 TEST(HwwlSortNet, CellCountOfTheBitonicNetwork) {
-  // log2(N)(log2(N)+1)/2 layers of N/2 cells: 80 cells for N = 16.
-  hwwl::SortNet s(16, 6, 0);
-  EXPECT_EQ(s.layers() * 16 / 2, 80u);
+  // log2(N)(log2(N)+1)/2 layers of N/2 cells: 80 cells for N = 16 (the model's
+  // layer count and the RTL's comparators as Yosys sees them must agree).
+  for (auto [n, stages] : {std::pair{8u, 0u}, {16u, 0u}, {16u, 3u}, {32u, 2u}}) {
+    hwwl::SortNet s(n, 6, 0);
+    const unsigned logn = hwwl::clog2(n), expect = logn * (logn + 1) / 2 * n / 2;
+    EXPECT_EQ(s.layers() * n / 2, expect) << "model, N=" << n;
+    EXPECT_EQ(rtl_comparators(n, stages), expect) << "RTL, N=" << n << " Stages=" << stages;
+  }
+  EXPECT_EQ(rtl_comparators(16, 0), 80u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // (nothing duplicated or invented), everything pushed is pulled by the end of
 // each episode (nothing lost), DONE never while work exists, WAIT never when
 // the system is empty and idle.
+#include <algorithm>
 #include <random>
 #include <unordered_set>
 
@@ -15,7 +16,9 @@
 #include "Vcore_l8_thr.h"
 #include "Vicrn_c4.h"
 #include "Vsys_c2_l8_thr.h"
+#include "Vsys_c3_l4_lsort.h"
 #include "Vsys_c4_l16_lsort.h"
+#include "Vsys_c8_l2_thr.h"
 
 namespace fg {
 namespace {
@@ -67,6 +70,7 @@ TEST(HwwlIcrn, FourCoresMatchModelAndLoseNothing) {
     dut.clock();
   }
   EXPECT_TRUE(inside.empty()) << inside.size() << " work IDs never left the network";
+  ::testing::Test::RecordProperty("cycles", static_cast<int>(std::min<std::uint64_t>(n + 200, INT32_MAX)));
 }
 
 // ---------------------------------------------------------------- traffic
@@ -212,6 +216,7 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
       tr.episode(L);
     }
   }
+  ::testing::Test::RecordProperty("cycles", static_cast<int>(std::min<std::uint64_t>(n, INT32_MAX)));
 }
 
 // ---------------------------------------------------------------- system
@@ -291,6 +296,19 @@ TEST(HwwlSystem, TwoCoresEightLanesThresholdMatchModel) {
   hwwl::Params p;
   p.cores = 2, p.lanes = 8, p.depth = 8, p.threshold = 2, p.interval = 4, p.scheme = hwwl::Scheme::Threshold;
   run_system<Vsys_c2_l8_thr>(p, tb::cycles(150000), 8);
+}
+
+TEST(HwwlSystem, ThreeCoresFourLanesLsortingTwoSortStagesMatchModel) {
+  hwwl::Params p;  // a core count that is not a power of two; a ranking two cycles old
+  p.cores = 3, p.lanes = 4, p.depth = 16, p.id_width = 16, p.threshold = 3, p.interval = 7, p.sort_stages = 2;
+  run_system<Vsys_c3_l4_lsort>(p, tb::cycles(100000), 9);
+}
+
+TEST(HwwlSystem, EightCoresTwoLanesTinyBanksThresholdMatchModel) {
+  hwwl::Params p;  // many cores, 4-entry banks (full banks, stalled pushes), a tick every other cycle
+  p.cores = 8, p.lanes = 2, p.depth = 4, p.id_width = 16, p.threshold = 1, p.interval = 2,
+  p.scheme = hwwl::Scheme::Threshold;
+  run_system<Vsys_c8_l2_thr>(p, tb::cycles(100000), 10);
 }
 
 }  // namespace
