@@ -218,7 +218,9 @@ std::uint32_t ComputeUnit::free_slot() const {
 }
 
 void ComputeUnit::place(KernelState& k, std::uint32_t group) {
-  auto* wg = new Workgroup;
+  // The CU owns its workgroups (freed on retirement, or with the CU when a
+  // run stops on a fault with work still resident).
+  auto* wg = workgroups_owned_.emplace_back(std::make_unique<Workgroup>()).get();
   wg->kernel = &k;
   wg->id = group;
   wg->waves = waves_per_group(k);
@@ -316,7 +318,10 @@ void ComputeUnit::retire(Wavefront* w) {
     ++workgroups;
     const std::uint32_t id = wg->id;
     const Tick end = wg->end;  // the member that completed last, not the last retired
-    delete wg;
+    auto g = std::find_if(workgroups_owned_.begin(), workgroups_owned_.end(), [&](const auto& p) { return p.get() == wg; });
+    if (g == workgroups_owned_.end())
+      throw std::logic_error(fmt::format("{}: retiring workgroup {} that this CU does not own", name(), id));
+    workgroups_owned_.erase(g);
     if (dispatcher_) dispatcher_->workgroup_finished(k, id, end);
   }
 }
@@ -401,6 +406,14 @@ void ComputeUnit::restore(const WaveHandle& h, Tick at) {
                                from.name()));
   std::unique_ptr<Wavefront> p = std::move(*it);
   from.parked_.erase(it);
+  if (&from != this) {  // a one-wavefront workgroup moves: so does its ownership
+    auto g = std::find_if(from.workgroups_owned_.begin(), from.workgroups_owned_.end(),
+                          [&](const auto& q) { return q.get() == &w->workgroup(); });
+    if (g == from.workgroups_owned_.end())
+      throw std::logic_error(fmt::format("{}: restore of a wavefront whose workgroup {} does not own", name(), from.name()));
+    workgroups_owned_.push_back(std::move(*g));
+    from.workgroups_owned_.erase(g);
+  }
   w->state = WaveState::Restoring;
   ++pending_waves_;
   pending_regs_ += regs_per_wave(*w->workgroup().kernel);

@@ -146,6 +146,7 @@ class ComputeUnit : public sc_core::sc_module {
   CuTiming timing_;
   MemPort& port_;
   Dispatcher* dispatcher_ = nullptr;
+  std::vector<std::unique_ptr<Workgroup>> workgroups_owned_;  // resident workgroups (declared before their wavefronts)
   std::vector<std::unique_ptr<Wavefront>> slots_;  // by slot; empty = free
   std::vector<Tick> slot_free_at_;                 // when the slot's last wavefront left it
   std::vector<Tick> simd_free_;

@@ -117,9 +117,11 @@ std::string describe_range(const ParamInfo& info) {
   return "";
 }
 
-// Integer text: decimal or 0x hex; byte-valued parameters also take K/M/G with
-// an optional B or iB (binary multiples, as the papers' "16 KB" means 16384).
-bool parse_integer(const ParamInfo& info, const std::string& t, long double& out) {
+// Integer text: decimal or 0x hex; byte-valued parameters also take K/M/G/T/P
+// with an optional B or iB (binary multiples, as the papers' "16 KB" means
+// 16384). `mag_out` gets the exact magnitude when there is no suffix.
+bool parse_integer(const ParamInfo& info, const std::string& t, long double& out, unsigned long long& mag_out,
+                   bool& neg_out) {
   if (t.empty()) return false;
   std::size_t pos = 0;
   bool neg = false;
@@ -151,9 +153,13 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
     if (s == "K" || s == "k") mult = 1024.0L;
     else if (s == "M") mult = 1024.0L * 1024;
     else if (s == "G") mult = 1024.0L * 1024 * 1024;
+    else if (s == "T") mult = 1024.0L * 1024 * 1024 * 1024;
+    else if (s == "P") mult = 1024.0L * 1024 * 1024 * 1024 * 1024;
     else if (!s.empty()) return false;
   }
   out = (neg ? -1.0L : 1.0L) * static_cast<long double>(mag) * mult;
+  mag_out = mult == 1 ? mag : 0;
+  neg_out = neg;
   return true;
 }
 
@@ -162,24 +168,32 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
 ParamValue parse_value(const ParamInfo& info, const std::string& raw, const std::string& place) {
   const std::string t = trim(raw);
   auto fail = [&](const std::string& what) -> ParamValue {
-    throw UserError(fmt::format("{}: {} for '{}', got '{}'", place, what, info.name, raw));
+    throw UserError(fmt::format("{}: {} for '{}', got '{}'", place, what, info.name, shown(raw)));
   };
   auto check_range = [&](long double x) {
     if ((info.min && x < *info.min) || (info.max && x > *info.max))
-      throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, t, info.name,
+      throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
                                   describe_range(info), info.unit.empty() ? "" : " " + info.unit));
   };
   switch (info.type) {
     case ParamType::Int:
     case ParamType::UInt: {
       long double x = 0;
-      if (!parse_integer(info, t, x))
+      unsigned long long mag = 0;
+      bool neg = false;
+      if (!parse_integer(info, t, x, mag, neg))
         return fail(info.unit == "B" ? "expected an integer number of bytes (e.g. 16384 or 16KiB)"
                                      : "expected an integer");
       if (info.type == ParamType::UInt && x < 0) return fail("expected a non-negative integer");
-      if (x > 9.2e18L || x < -9.2e18L) return fail("integer too large");
+      // UInt takes the full 64-bit range (seeds); Int the signed one.
+      if (info.type == ParamType::UInt) {
+        if (x > 18446744073709551615.0L) return fail("integer too large (above 2^64 - 1)");
+        check_range(x);
+        return mag ? static_cast<std::uint64_t>(mag) : static_cast<std::uint64_t>(x);
+      }
+      if (x > 9223372036854775807.0L || x < -9223372036854775808.0L) return fail("integer too large");
       check_range(x);
-      if (info.type == ParamType::UInt) return static_cast<std::uint64_t>(x);
+      (void)neg;
       return static_cast<std::int64_t>(x);
     }
     case ParamType::Double: {
@@ -256,7 +270,7 @@ void Config::set(const std::string& key, const std::string& text, const std::str
   const ParamInfo* info = ParamRegistry::global().find(key);
   if (!info) {
     std::string hint = ParamRegistry::global().suggest(key);
-    throw UserError(fmt::format("{}: unknown parameter '{}'{} (see `fgsim params`)", origin, key,
+    throw UserError(fmt::format("{}: unknown parameter '{}'{} (see `fgsim params`)", origin, shown(key),
                                 hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
   }
   entries_[key] = Entry{parse_value(*info, text, origin), origin};
@@ -265,26 +279,42 @@ void Config::set(const std::string& key, const std::string& text, const std::str
 void Config::apply_assignment(const std::string& a) {
   auto eq = a.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UserError(fmt::format("--set '{}': expected key=value", a));
+    throw UserError(fmt::format("--set '{}': expected key=value", shown(a)));
   std::string key = trim(a.substr(0, eq));
-  set(key, a.substr(eq + 1), fmt::format("--set {}", key));
+  set(key, a.substr(eq + 1), fmt::format("--set {}", shown(key)));
 }
 
 namespace {
 
+// Bounds on what a config file may expand to: YAML aliases can refer to
+// themselves (a cycle) or double at every level (an exponential expansion).
+// Parameter names have at most a handful of levels, and the whole registry
+// has a few hundred parameters.
+constexpr int kMaxDepth = 16;
+std::size_t full_length(const std::string& prefix, const std::string& k) { return prefix.size() + 1 + k.size(); }
+constexpr std::size_t kMaxItems = 10000;
+
 void flatten(const YAML::Node& node, const std::string& prefix, const std::string& source,
-             std::vector<std::tuple<std::string, std::string, int>>& out) {
+             std::vector<std::tuple<std::string, std::string, int>>& out, int depth = 0) {
   auto line = [&](const YAML::Node& n) { return n.Mark().line + 1; };
+  if (depth > kMaxDepth)
+    throw UserError(fmt::format("{}:{}: '{}' nests more than {} levels (a YAML alias that refers to itself?)", source,
+                                line(node), shown(prefix), kMaxDepth));
   if (node.IsMap()) {
     for (const auto& kv : node) {
       if (!kv.first.IsScalar())
         throw UserError(fmt::format("{}:{}: keys must be plain names", source, line(kv.first)));
       std::string k = kv.first.as<std::string>();
+      if (full_length(prefix, k) > 256)
+        throw UserError(fmt::format("{}:{}: parameter name too long: '{}'", source, line(kv.first), shown(prefix + "." + k)));
       std::string full = prefix.empty() ? k : prefix + "." + k;
       if (prefix.empty() && k == "description") continue;  // preset description, not a parameter
       if (kv.second.IsMap()) {
-        flatten(kv.second, full, source, out);
+        flatten(kv.second, full, source, out, depth + 1);
       } else if (kv.second.IsScalar()) {
+        if (out.size() >= kMaxItems)
+          throw UserError(fmt::format("{}:{}: more than {} settings (YAML aliases expanding without bound?)", source,
+                                      line(kv.first), kMaxItems));
         out.emplace_back(full, kv.second.Scalar(), line(kv.first));
       } else if (kv.second.IsNull()) {
         throw UserError(fmt::format("{}:{}: '{}' has no value", source, line(kv.first), full));
@@ -299,15 +329,54 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
 
 }  // namespace
 
+namespace {
+
+// A quoted scalar whose closing quote is missing: yaml-cpp accepts `x: "4` in
+// block context and reads it as the text up to the end of the file.
+void check_quotes(const YAML::Node& node, const std::string& text, const std::string& source) {
+  if (node.IsMap()) {
+    for (const auto& kv : node) check_quotes(kv.second, text, source);
+    return;
+  }
+  if (!node.IsScalar()) return;
+  const YAML::Mark m = node.Mark();
+  if (m.pos < 0 || static_cast<std::size_t>(m.pos) >= text.size()) return;
+  const char q = text[static_cast<std::size_t>(m.pos)];
+  if (q != '"' && q != '\'') return;
+  for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text.size(); ++i) {
+    if (q == '"' && text[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (text[i] == q) {
+      if (q == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {  // '' inside single quotes
+        ++i;
+        continue;
+      }
+      return;
+    }
+  }
+  throw UserError(fmt::format("{}:{}: unterminated quoted value", source, m.line + 1));
+}
+
+}  // namespace
+
 void Config::apply_yaml(const std::string& yaml_text, const std::string& source) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    // One document: a second one (after `---`, or text after `...`) would be
+    // ignored by a plain load, so it is an error here.
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1)
+      throw UserError(fmt::format("{}:{}: a second YAML document (after '---' or '...'); a config file holds one",
+                                  source, docs[1].Mark().line + 1));
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw UserError(fmt::format("{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.msg));
   }
   std::vector<std::tuple<std::string, std::string, int>> items;
   flatten(root, "", source, items);
+  check_quotes(root, yaml_text, source);
   // A key given twice in one file is a mistake (YAML parsers keep one silently).
   std::map<std::string, int> first;
   for (const auto& [key, text, line] : items)

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/trace.h"
 
-#include <cerrno>
-#include <cstring>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -16,32 +13,42 @@ Trace& Trace::get() {
   return t;
 }
 
-Trace::~Trace() { close(); }
+Trace::~Trace() { discard(); }
 
 void Trace::open(const std::string& path, Tick window_start, Tick window_end) {
-  close();
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw UserError(fmt::format("--trace {}: cannot write ({})", path, std::strerror(errno)));
+  discard();
+  file_ = std::make_unique<OutputFile>(path, "--trace");
   start_ = window_start;
   end_ = window_end;
   first_ = true;
-  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+  file_->stream() << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
 }
 
-void Trace::close() {
-  if (!file_) return;
-  std::fputs("\n]}\n", file_);
-  std::fclose(file_);
-  file_ = nullptr;
+void Trace::reset() {
+  file_.reset();
   pids_.clear();
   tids_.clear();
   next_tid_ = 1;
 }
 
+void Trace::close() {
+  if (!file_) return;
+  file_->stream() << "\n]}\n";
+  std::unique_ptr<OutputFile> f = std::move(file_);
+  reset();
+  f->commit();
+}
+
+void Trace::discard() {
+  if (file_) file_->discard();
+  reset();
+}
+
 void Trace::emit_raw(const std::string& s) {
-  if (!first_) std::fputs(",\n", file_);
+  std::ostream& o = file_->stream();
+  if (!first_) o << ",\n";
   first_ = false;
-  std::fputs(s.c_str(), file_);
+  o << s;
 }
 
 int Trace::track(const std::string& group, const std::string& name) {

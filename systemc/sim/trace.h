@@ -7,11 +7,12 @@
 // [start, end). Timestamps are microseconds with picosecond precision.
 #pragma once
 
-#include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
+#include "sim/output.h"
 #include "sim/time.h"
 
 namespace fg {
@@ -19,8 +20,12 @@ namespace fg {
 class Trace {
  public:
   static Trace& get();
+  // The file is written through an OutputFile: it replaces `path` only when
+  // close() completes it (close() throws UserError on a write error).
   void open(const std::string& path, Tick window_start, Tick window_end);
   void close();
+  // Drops an unfinished trace (the target file is left as it was).
+  void discard();
   bool on() const { return file_ != nullptr; }
 
   // Track id for (group, name); creates it (with its metadata) on first use.
@@ -34,7 +39,8 @@ class Trace {
   ~Trace();
   void emit_raw(const std::string& s);
 
-  std::FILE* file_ = nullptr;
+  void reset();
+  std::unique_ptr<OutputFile> file_;
   Tick start_ = 0, end_ = 0;
   bool first_ = true;
   std::map<std::string, int> pids_;

@@ -40,7 +40,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
   fg::Config cfg;
   if (!preset.empty()) {
     auto it = fg::presets().find(preset);
-    if (it == fg::presets().end()) throw fg::UserError(fmt::format("--preset: unknown preset '{}'", preset));
+    if (it == fg::presets().end()) throw fg::UserError(fmt::format("--preset: unknown preset '{}'", fg::shown(preset)));
     cfg.apply_yaml(it->second.text, it->second.source);
   }
   bool any = false;
@@ -57,7 +57,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
       if (!info.choices.empty()) p["choices"] = info.choices;
       out.push_back(std::move(p));
     }
-    if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", prefix));
+    if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", fg::shown(prefix)));
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -81,7 +81,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
     std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", name, fg::to_string(info.type),
                              fg::format_value(info, cfg.value(name)), info.unit, help);
   }
-  if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", prefix));
+  if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", fg::shown(prefix)));
   return 0;
 }
 
@@ -95,16 +95,19 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "help for every subcommand");
 
   fg::RunSpec spec;
+  // An option given with an empty value is a mistake, not "not given".
+  const auto non_empty = CLI::Validator(
+      [](std::string& v) { return v.empty() ? std::string("empty value") : std::string(); }, "", "non-empty");
   auto* run = app.add_subcommand("run", "run a workload on the modelled GPU");
   run->add_option("workload", spec.workload, "workload name (see `fgsim list`)")->required();
-  run->add_option("--preset", spec.preset, "machine preset (see `fgsim list`)");
-  run->add_option("--config", spec.config_files, "YAML config file (repeatable, applied in order)");
-  run->add_option("--set", spec.sets, "override one parameter: key=value (repeatable)");
-  run->add_option("--seed", spec.seed, "random seed (same as --set sim.seed=N)");
-  run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)");
-  run->add_option("--stats", spec.stats_file, "write statistics JSON here ('-': standard output)");
-  run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)");
-  run->add_option("--output", spec.output_file, "write the workload's results here");
+  run->add_option("--preset", spec.preset, "machine preset (see `fgsim list`)")->check(non_empty);
+  run->add_option("--config", spec.config_files, "YAML config file (repeatable, applied in order)")->check(non_empty);
+  run->add_option("--set", spec.sets, "override one parameter: key=value (repeatable)")->check(non_empty);
+  run->add_option("--seed", spec.seed, "random seed (same as --set sim.seed=N)")->check(non_empty);
+  run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)")->check(non_empty);
+  run->add_option("--stats", spec.stats_file, "write statistics JSON here ('-': standard output)")->check(non_empty);
+  run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)")->check(non_empty);
+  run->add_option("--output", spec.output_file, "write the workload's results here")->check(non_empty);
   run->add_flag("--quiet", spec.quiet, "no end-of-run summary");
   run->add_flag("--progress", spec.progress,
                 "a progress line on standard error every 2 s (default when standard error is a terminal)");
@@ -113,7 +116,7 @@ int main(int argc, char** argv) {
   std::string prefix, params_preset;
   auto* params = app.add_subcommand("params", "list parameters: name, type, default, unit, help");
   params->add_option("prefix", prefix, "only parameters whose name starts with this");
-  params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults");
+  params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults")->check(non_empty);
   bool params_json = false;
   params->add_flag("--json", params_json, "JSON: name, type, value, unit, help, min/max, choices");
 
@@ -125,7 +128,7 @@ int main(int argc, char** argv) {
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == cmd;
     if (!known) {
       std::fprintf(stderr, "fgsim: error: unknown command '%s' (commands: run, list, params; see fgsim --help)\n",
-                   cmd.c_str());
+                   fg::shown(cmd).c_str());
       return fg::kExitUserError;
     }
   }
@@ -141,7 +144,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     if (auto nl = msg.find('\n'); nl != std::string::npos) msg = msg.substr(0, nl);
-    std::fprintf(stderr, "fgsim: error: %s (see fgsim --help)\n", msg.c_str());
+    std::fprintf(stderr, "fgsim: error: %s (see fgsim --help)\n", fg::shown(msg, 300).c_str());
     return fg::kExitUserError;
   }
 
@@ -151,7 +154,8 @@ int main(int argc, char** argv) {
     fg::Config cfg = fg::resolve_config(spec);
     return fg::simulate(spec, cfg);
   } catch (const fg::UserError& e) {
-    std::fprintf(stderr, "fgsim: error: %s\n", e.what());
+    // One line whatever the message holds (values in it are already shown()).
+    std::fprintf(stderr, "fgsim: error: %s\n", fg::shown(e.what(), 2000).c_str());
     return fg::kExitUserError;
   } catch (const fg::SimFault& e) {
     std::fprintf(stderr, "fgsim: simulated fault: %s\n", e.what());

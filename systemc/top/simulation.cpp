@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "gpu/host.h"
 #include "sim/error.h"
 #include "sim/guard.h"
+#include "sim/output.h"
 #include "sim/setup.h"
 #include "sim/stats.h"
 #include "sim/trace.h"
@@ -72,11 +75,11 @@ void check_readable(const std::string& path, const std::string& what) {
 
 Config resolve_config(const RunSpec& spec) {
   const WorkloadInfo* w = WorkloadRegistry::global().find(spec.workload);
-  if (!w) throw UserError(fmt::format("unknown workload '{}' (see `fgsim list`)", spec.workload));
+  if (!w) throw UserError(fmt::format("unknown workload '{}' (see `fgsim list`)", shown(spec.workload)));
   Config cfg;
   if (!spec.preset.empty()) {
     auto it = presets().find(spec.preset);
-    if (it == presets().end()) throw UserError(fmt::format("--preset: unknown preset '{}' (see `fgsim list`)", spec.preset));
+    if (it == presets().end()) throw UserError(fmt::format("--preset: unknown preset '{}' (see `fgsim list`)", shown(spec.preset)));
     cfg.apply_yaml(it->second.text, it->second.source);
   }
   for (const auto& f : spec.config_files) {
@@ -94,6 +97,15 @@ Config resolve_config(const RunSpec& spec) {
     auto in = std::get<std::string>(cfg.value(w->input_param));
     if (!in.empty()) check_readable(in, "input file (" + w->input_param + ")");
   }
+  // Two outputs in one file would corrupt both.
+  const std::pair<const char*, const std::string*> outs[] = {
+      {"--stats", &spec.stats_file}, {"--trace", &spec.trace_file}, {"--output", &spec.output_file}};
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = i + 1; j < 3; ++j) {
+      const std::string &a = *outs[i].second, &b = *outs[j].second;
+      if (!a.empty() && !b.empty() && a != "-" && b != "-" && same_file(a, b))
+        throw UserError(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, a));
+    }
   double ts = kTraceStart.get(cfg), te = kTraceEnd.get(cfg);
   if (te > 0 && te <= ts) throw UserError(fmt::format("trace.end: {} ns is not after trace.start ({} ns)", te, ts));
   return cfg;
@@ -150,20 +162,21 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   const WorkloadInfo& w = *WorkloadRegistry::global().find(spec.workload);
   setup_systemc(kQuantum.get(cfg));
 
-  std::ofstream out_file;
+  // Outputs go to temporary files that replace the targets only when complete
+  // (sim/output.h): nothing is created or truncated before the run, and a run
+  // that stops on an error before it starts leaves earlier files in place.
+  std::unique_ptr<OutputFile> out_file, stats_out;
   std::ostream null_out(nullptr);
   std::ostream* out = &null_out;
   if (!spec.output_file.empty()) {
-    out_file.open(spec.output_file);
-    if (!out_file) throw UserError(fmt::format("--output {}: cannot write", spec.output_file));
-    out = &out_file;
+    out_file = std::make_unique<OutputFile>(spec.output_file, "--output");
+    out = &out_file->stream();
   }
-  std::ofstream stats_out;
   const bool stats_to_stdout = spec.stats_file == "-";
-  if (!spec.stats_file.empty() && !stats_to_stdout) {
-    stats_out.open(spec.stats_file);
-    if (!stats_out) throw UserError(fmt::format("--stats {}: cannot write", spec.stats_file));
-  }
+  if (!spec.stats_file.empty() && !stats_to_stdout) stats_out = std::make_unique<OutputFile>(spec.stats_file, "--stats");
+  struct TraceGuard {
+    ~TraceGuard() { Trace::get().discard(); }
+  } trace_guard;
   if (!spec.trace_file.empty()) {
     double te = kTraceEnd.get(cfg);
     Trace::get().open(spec.trace_file, ns_to_tick(kTraceStart.get(cfg)), te > 0 ? ns_to_tick(te) : ~Tick{0});
@@ -208,18 +221,39 @@ int simulate(const RunSpec& spec, const Config& cfg) {
                                       tick_to_ns(sc_core::sc_time_stamp().value()), w.name, top.diagnose());
     failure = std::make_exception_ptr(SimFault(message));
   }
-  Trace::get().close();
+  // Every output is completed and checked; a write error is reported (exit 2)
+  // without hiding a fault (which keeps exit 3, both messages printed).
+  std::vector<std::string> write_errors;
+  auto commit = [&](auto&& f) {
+    try {
+      f();
+    } catch (const UserError& e) {
+      write_errors.push_back(e.what());
+    }
+  };
+  commit([] { Trace::get().close(); });  // a trace of a failed run is kept: it shows the way to the failure
 
   RunReport report{spec, cfg, host, top, status, message, wall};
-  if (stats_out.is_open()) {
-    stats_out << stats_json(report).dump(2) << "\n";
-    if (!stats_out) throw UserError(fmt::format("--stats {}: write failed", spec.stats_file));
+  if (stats_out) {
+    stats_out->stream() << stats_json(report).dump(2) << "\n";
+    commit([&] { stats_out->commit(); });
   } else if (stats_to_stdout) {
     std::cout << stats_json(report).dump(2) << "\n" << std::flush;
   }
+  if (out_file) {
+    if (status == "ok") {
+      commit([&] { out_file->commit(); });
+    } else {
+      out_file->discard();
+      std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n",
+                   spec.output_file.c_str(), status.c_str());
+    }
+  }
   // With the stats on standard output the summary goes to standard error.
   if (!spec.quiet) print_summary(stats_to_stdout ? std::cerr : std::cout, report);
+  for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
   if (failure) std::rethrow_exception(failure);
+  if (!write_errors.empty()) return kExitUserError;
   if (status == "interrupted") {
     std::fprintf(stderr, "fgsim: interrupted: %s\n", message.c_str());
     return kExitInterrupted;

@@ -496,11 +496,13 @@ struct Case {
   Backend backend;
   Scheme scheme;
 };
-std::string case_name(const ::testing::TestParamInfo<Case>& i) {
-  const char* s = i.param.scheme == Scheme::Threshold ? "Threshold" : i.param.scheme == Scheme::Lsorting ? "Lsorting"
-                                                                                                          : "None";
-  return std::string(i.param.backend == Backend::Model ? "Model" : "Rtl") + s;
+std::string case_label(const Case& c) {
+  const char* s = c.scheme == Scheme::Threshold ? "Threshold" : c.scheme == Scheme::Lsorting ? "Lsorting" : "None";
+  return std::string(c.backend == Backend::Model ? "Model" : "Rtl") + s;
 }
+// Test names and ctest's listing show the case, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << case_label(c); }
+std::string case_name(const ::testing::TestParamInfo<Case>& i) { return case_label(i.param); }
 
 class HwwlBehaviour : public ::testing::TestWithParam<Case> {
  protected:

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "sim/error.h"
+
+namespace fg {
+
+namespace fs = std::filesystem;
+
+OutputFile::FdBuf::FdBuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
+
+OutputFile::FdBuf::~FdBuf() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool OutputFile::FdBuf::drain() {
+  const char* p = pbase();
+  while (p < pptr()) {
+    const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (!err_) err_ = n < 0 ? errno : EIO;
+      setp(buf_, buf_ + sizeof buf_);
+      return false;
+    }
+    p += n;
+  }
+  setp(buf_, buf_ + sizeof buf_);
+  return true;
+}
+
+int OutputFile::FdBuf::overflow(int c) {
+  if (!drain()) return traits_type::eof();
+  if (c != traits_type::eof()) {
+    *pptr() = static_cast<char>(c);
+    pbump(1);
+  }
+  return traits_type::not_eof(c);
+}
+
+int OutputFile::FdBuf::sync() { return drain() ? 0 : -1; }
+
+int OutputFile::FdBuf::close() {
+  drain();
+  if (fd_ >= 0) {
+    if (::close(fd_) != 0 && !err_) err_ = errno;
+    fd_ = -1;
+  }
+  return err_;
+}
+
+OutputFile::OutputFile(std::string path, std::string option) : path_(std::move(path)), option_(std::move(option)) {
+  std::error_code ec;
+  const auto st = fs::status(path_, ec);
+  if (!ec && fs::exists(st) && fs::is_directory(st))
+    throw UserError(fmt::format("{} {}: is a directory", option_, shown(path_)));
+  const bool direct = !ec && fs::exists(st) && !fs::is_regular_file(st);
+  if (!direct) tmp_ = fmt::format("{}.fgsim-tmp-{}", path_, static_cast<long>(::getpid()));
+  const int fd = ::open(direct ? path_.c_str() : tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    throw UserError(fmt::format("{} {}: cannot write ({})", option_, shown(path_), std::strerror(errno)));
+  buf_ = std::make_unique<FdBuf>(fd);
+  out_.rdbuf(buf_.get());
+  open_ = true;
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+void OutputFile::commit() {
+  if (!open_) return;
+  out_.flush();
+  const int e = buf_->close();
+  open_ = false;
+  if (e) {
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
+    throw UserError(fmt::format("{} {}: write failed ({})", option_, shown(path_), std::strerror(e)));
+  }
+  if (!tmp_.empty()) {
+    std::error_code ec;
+    fs::rename(tmp_, path_, ec);
+    if (ec) {
+      std::remove(tmp_.c_str());
+      throw UserError(fmt::format("{} {}: cannot replace the file ({})", option_, shown(path_), ec.message()));
+    }
+  }
+}
+
+void OutputFile::discard() {
+  if (!open_) return;
+  buf_->close();
+  open_ = false;
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  if (fs::exists(a, ec1) && fs::exists(b, ec2)) {
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec)) return true;
+  }
+  std::error_code ec;
+  const auto ca = fs::weakly_canonical(fs::absolute(a), ec);
+  const auto cb = fs::weakly_canonical(fs::absolute(b), ec);
+  return ca == cb;
+}
+
+}  // namespace fg
