@@ -94,6 +94,7 @@ module hwwl_bank #(
   logic                pl_full_q;    // pull side full
   logic                push_full_q;  // the side pushes go to is full
   logic                pl_empty, swapping;
+  logic                pl_empty_q;  // registered pl_cnt_q == 0 (the port decision waits on no comparator)
   logic                greedy_q, needy_q;  // of the pull side's count
 
   // Next entry address within the side's ring: the whole array in single
@@ -115,7 +116,7 @@ module hwwl_bank #(
   //                with swapping = double_buf_i & swap_i & empty_o
   // The ok outputs never depend on the WRU's take/put, so the WRU can use
   // them without a loop.
-  assign pl_empty   = (pl_cnt_q == '0);
+  assign pl_empty   = pl_empty_q;
   assign pull_gnt_o = pull_i && !pl_empty;
   assign push_gnt_o = push_i && !pull_i && !push_full_q;
   assign swapping   = double_buf_i && swap_i && pl_empty;
@@ -139,11 +140,12 @@ module hwwl_bank #(
       ps_cnt_q    <= '0;
       pl_full_q   <= 1'b0;
       push_full_q <= 1'b0;
+      pl_empty_q  <= 1'b1;
       greedy_q    <= 1'b0;
       needy_q     <= (Threshold > 0);
     end else begin
-      logic                push, free, rin, pl_in, pl_out, ps_in, swap;
-      logic [CntWidth-1:0] pl_cnt, ps_cnt, sw_cnt;
+      logic                push, free, rin, pl_in, pl_out, ps_in, swap, up, dn, full_d;
+      logic [CntWidth-1:0] ps_cnt, sw_cnt, cnt_p1, cnt_m1;
       push   = push_i && !pull_i && !push_full_q;
       free   = !(pull_i && !pl_empty) && !push;  // no lane access granted: the WRU may use the port
       swap   = swapping;
@@ -151,9 +153,15 @@ module hwwl_bank #(
       pl_in  = rin || (push && !double_buf_i);
       pl_out = (pull_i || (rd_take_i && free)) && !pl_empty;
       ps_in  = push && double_buf_i;
-      pl_cnt = pl_cnt_q + CntWidth'(pl_in) - CntWidth'(pl_out);
       ps_cnt = ps_cnt_q + CntWidth'(ps_in);
       sw_cnt = ps_cnt + CntWidth'(rin);  // a swap's new pull side: the push side, this cycle's push or reception
+      // The flags of the next count, compared on count +/- 1 (from registers
+      // only) and then selected: the comparators do not wait for the port
+      // decision, which depends on the requests and the empty flag.
+      up     = pl_in && !pl_out;
+      dn     = pl_out && !pl_in;
+      cnt_p1 = pl_cnt_q + 1'b1;
+      cnt_m1 = pl_cnt_q - 1'b1;
       // Storage (no reset, SRAM-like), one write port: a push or a reception.
       if (push) mem_q[double_buf_i ? ps_tail_q : pl_tail_q] <= push_id_i;
       else if (rin) mem_q[swap ? ps_tail_q : pl_tail_q] <= ri_id_i;
@@ -170,6 +178,7 @@ module hwwl_bank #(
         ps_cnt_q    <= '0;
         pl_full_q   <= (sw_cnt == CntWidth'(Half));
         push_full_q <= 1'b0;
+        pl_empty_q  <= (sw_cnt == '0);
         greedy_q    <= (sw_cnt > CntWidth'(Threshold));
         needy_q     <= (sw_cnt < CntWidth'(Threshold));
       end else if (pl_in || pl_out || ps_in) begin
@@ -178,8 +187,8 @@ module hwwl_bank #(
           if (pl_in) pl_tail_q <= next_addr(pl_tail_q, 1'b1);
           if (ps_in) ps_tail_q <= next_addr(ps_tail_q, 1'b1);
           ps_cnt_q    <= ps_cnt;
-          pl_full_q   <= (pl_cnt == CntWidth'(Half));
-          push_full_q <= (ps_cnt == CntWidth'(Half));
+          pl_full_q   <= up ? (cnt_p1 == CntWidth'(Half)) : (!dn && pl_full_q);
+          push_full_q <= ps_in ? (ps_cnt == CntWidth'(Half)) : push_full_q;
         end else begin
           // Single mode: the push side follows the half opposite the tail.
           if (pl_out) pl_head_q <= pl_head_q + 1'b1;
@@ -188,12 +197,14 @@ module hwwl_bank #(
             ps_head_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
             ps_tail_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
           end
-          pl_full_q   <= (pl_cnt == CntWidth'(Depth));
-          push_full_q <= (pl_cnt == CntWidth'(Depth));
+          full_d       = up ? (cnt_p1 == CntWidth'(Depth)) : (!dn && pl_full_q);
+          pl_full_q   <= full_d;
+          push_full_q <= full_d;
         end
-        pl_cnt_q <= pl_cnt;
-        greedy_q <= (pl_cnt > CntWidth'(Threshold));
-        needy_q  <= (pl_cnt < CntWidth'(Threshold));
+        pl_cnt_q <= up ? cnt_p1 : (dn ? cnt_m1 : pl_cnt_q);
+        pl_empty_q <= up ? 1'b0 : (dn ? (cnt_m1 == '0) : pl_empty_q);
+        greedy_q <= up ? (cnt_p1 > CntWidth'(Threshold)) : (dn ? (cnt_m1 > CntWidth'(Threshold)) : greedy_q);
+        needy_q  <= up ? (cnt_p1 < CntWidth'(Threshold)) : (dn ? (cnt_m1 < CntWidth'(Threshold)) : needy_q);
       end
     end
   end

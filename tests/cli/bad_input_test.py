@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The error contract, data-driven: every tests/cli/bad_inputs/*.case runs fgsim and checks the exit code and
+the message. A case file is a header of `# key: value` lines, then the content of {file} (if any):
+
+    # args: run vecadd --config {file}       fgsim's arguments (shell words); placeholders below
+    # exit: 2                                expected exit code
+    # message: <regex>                       must match a line of standard error (repeatable)
+    # lines: N                               standard error has exactly N lines (default: 1 when exit != 0)
+    # existing: {out}                        this file exists before the run and must be unchanged after it
+
+Placeholders: {file} (the case's content), {out}, {out2} (output paths in a scratch directory), {dir} (that
+directory). Every case also checks: no crash (exit 0, 2 or 3 only), done within 60 s, nothing left in the
+scratch directory but what the run was meant to write.
+
+    bad_input_test.py FGSIM [CASE_DIR]
+"""
+import glob
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run_case(fgsim, path, scratch):
+    text = open(path, encoding="utf-8").read()
+    header, body = [], []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) and lines[i].startswith("# "):
+        header.append(lines[i][2:])
+        i += 1
+    body = "\n".join(lines[i:])
+    meta = {"message": [], "existing": []}
+    for h in header:
+        k, _, v = h.partition(": ")
+        if k in ("message", "existing"):
+            meta[k].append(v)
+        else:
+            meta[k] = v
+    sub = {"{file}": os.path.join(scratch, "case.yaml"), "{out2}": os.path.join(scratch, "out2"),
+           "{out}": os.path.join(scratch, "out"), "{dir}": scratch}
+
+    def fill(s):
+        for k, v in sub.items():
+            s = s.replace(k, v)
+        return s
+
+    with open(sub["{file}"], "w", encoding="utf-8") as f:
+        f.write(body)
+    before = {}
+    for e in meta["existing"]:
+        p = fill(e)
+        with open(p, "w") as f:
+            f.write("earlier content\n")
+        before[p] = "earlier content\n"
+    args = [fill(a) for a in shlex.split(meta["args"])]
+    try:
+        r = subprocess.run([fgsim] + args, capture_output=True, text=True, timeout=60, cwd=scratch)
+    except subprocess.TimeoutExpired:
+        return "did not finish within 60 s"
+    want = int(meta["exit"])
+    err_lines = [l for l in r.stderr.split("\n") if l]
+    problems = []
+    if r.returncode != want:
+        problems.append(f"exit {r.returncode}, expected {want}")
+    if r.returncode not in (0, 2, 3):
+        problems.append("exit code outside the contract (0, 2, 3)")
+    n = int(meta.get("lines", "1" if want else "0"))
+    if len(err_lines) != n:
+        problems.append(f"{len(err_lines)} lines on standard error, expected {n}")
+    for m in meta["message"]:
+        rx_text = m
+        for k, v in sub.items():
+            rx_text = rx_text.replace(k, re.escape(v))
+        rx = re.compile(rx_text)
+        if not any(rx.search(l) for l in err_lines):
+            problems.append(f"no line matches /{m}/")
+    for p, content in before.items():
+        if not os.path.exists(p) or open(p).read() != content:
+            problems.append(f"{os.path.basename(p)} was changed or removed")
+    leftovers = [f for f in os.listdir(scratch) if "fgsim-tmp" in f]
+    if leftovers:
+        problems.append(f"temporary files left: {leftovers}")
+    if problems:
+        return "; ".join(problems) + "\n      stderr: " + r.stderr[:600].replace("\n", "\n              ")
+    return None
+
+
+def main():
+    fgsim = os.path.abspath(sys.argv[1])
+    case_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "bad_inputs")
+    cases = sorted(glob.glob(os.path.join(case_dir, "*.case")))
+    if not cases:
+        print(f"no cases in {case_dir}")
+        return 1
+    failed = 0
+    for c in cases:
+        scratch = tempfile.mkdtemp(prefix="fg-badinput-")
+        try:
+            why = run_case(fgsim, c, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        name = os.path.basename(c)[:-5]
+        if why:
+            failed += 1
+            print(f"FAIL {name}: {why}")
+        else:
+            print(f"ok   {name}")
+    print(f"{len(cases) - failed}/{len(cases)} cases hold")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
