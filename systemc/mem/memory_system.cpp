@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mem/memory_system.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/error.h"
@@ -33,6 +35,7 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, cons
 
 std::uint64_t MemorySystem::allocate(std::uint64_t bytes, std::uint64_t align) {
   if (bytes == 0) bytes = 1;
+  align = std::max<std::uint64_t>(align, line_);
   std::uint64_t cursor = align;  // keep address 0 unused: it reads as a null pointer in kernels
   for (const auto& [a, s] : allocations_) {
     std::uint64_t base = (cursor + align - 1) / align * align;

@@ -43,6 +43,8 @@ class MemorySystem : public sc_core::sc_module {
   unsigned line_size() const { return line_; }
 
   // Device allocator (first fit, `align`-byte aligned). Throws SimFault when full.
+  // Aligned to `align` and never less than a cache line (a line-sized access
+  // to an allocation then never crosses a line, whatever gpu.line is).
   std::uint64_t allocate(std::uint64_t bytes, std::uint64_t align = 256);
   void free(std::uint64_t addr);
   std::uint64_t bytes_allocated() const;

@@ -13,4 +13,11 @@ void record_failure(std::exception_ptr e) {
 
 std::exception_ptr first_failure() { return g_failure; }
 
+void stop_once() {
+  static bool stopped = false;
+  if (stopped || sc_core::sc_get_status() == sc_core::SC_STOPPED) return;
+  stopped = true;
+  sc_core::sc_stop();
+}
+
 }  // namespace fg

@@ -18,9 +18,11 @@ std::exception_ptr first_failure();
 
 // sc_stop() unless a failure already stopped the simulation (a second
 // sc_stop is a SystemC warning).
-inline void stop_simulation() {
-  if (!first_failure()) sc_core::sc_stop();
-}
+// sc_stop() once per run: a second call is a SystemC warning (W545), which a
+// second failing thread (or the host after a failure) would otherwise cause.
+void stop_once();
+
+inline void stop_simulation() { stop_once(); }
 
 template <class F>
 void run_guarded(F&& f) {
@@ -28,7 +30,7 @@ void run_guarded(F&& f) {
     f();
   } catch (...) {
     record_failure(std::current_exception());
-    sc_core::sc_stop();
+    stop_once();
   }
 }
 

@@ -5,12 +5,14 @@
 // that `--input FILE` sets, if any.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 
 namespace fg {
 
+class Config;
 class Host;
 
 struct WorkloadInfo {
@@ -18,6 +20,10 @@ struct WorkloadInfo {
   std::string description;  // one line, for `fgsim list`
   std::string input_param;  // e.g. "bfs.input"; empty: no input file
   std::function<void(Host&)> run;
+  // Device memory the workload allocates for a configuration (its buffers),
+  // checked before the run against gpu.mem.size and, with the host copies,
+  // against sim.max_memory. Empty: a few kilobytes.
+  std::function<std::uint64_t(const Config&)> device_bytes;
 };
 
 class WorkloadRegistry {

@@ -28,7 +28,7 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
               {"preset", r.spec.preset},
               {"config_files", r.spec.config_files},
               {"status", r.status},
-              {"complete", r.status != "interrupted"},
+              {"complete", r.status != "interrupted" && r.status != "host time limit"},
               {"message", r.message}};
   j["config"] = r.cfg.to_json();
   const auto now = sc_core::sc_time_stamp();

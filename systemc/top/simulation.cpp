@@ -39,6 +39,12 @@ const Param<double> kQuantum{"sim.quantum", 20.0, "ns",
 const Param<double> kMaxTime{"sim.max_time", 1e9, "ns",
                              "watchdog: a run still going at this simulated time is stopped as a fault (0 = none)",
                              {{0}, {1e15}}};
+const Param<std::uint64_t> kMaxMemory{"sim.max_memory", 0, "B",
+                                      "host memory a run may need, estimated before it starts (0 = half of this "
+                                      "machine's memory)"};
+const Param<double> kMaxHost{"sim.max_host_seconds", 0.0, "s",
+                             "host-time limit: a run still going after this much wall time stops (0 = none)",
+                             {{0}, {1e9}}};
 const Param<double> kTraceStart{"trace.start", 0.0, "ns", "trace window start (simulated time)", {{0}, {1e15}}};
 const Param<double> kTraceEnd{"trace.end", 0.0, "ns", "trace window end (0 = end of run)", {{0}, {1e15}}};
 
@@ -71,6 +77,37 @@ void check_readable(const std::string& path, const std::string& what) {
   if (!in) throw UserError(fmt::format("{}: cannot read {}", path, what));
 }
 
+std::string bytes_text(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (b >= 1024 && u < 5) b /= 1024, ++u;
+  return fmt::format("{:.{}f} {}", b, u ? 1 : 0, units[u]);
+}
+
+// Before anything is built: the workload's device memory against the modelled
+// memory, and an estimate of the host memory against sim.max_memory. The
+// estimate: the workload's buffers twice (the device's sparse backing store
+// and the host's copies) plus a fixed 256 MiB for the simulator itself.
+void check_resources(const WorkloadInfo& w, const Config& cfg) {
+  const std::uint64_t dev = w.device_bytes ? w.device_bytes(cfg) : 0;
+  const std::uint64_t mem = std::get<std::uint64_t>(cfg.value("gpu.mem.size"));
+  if (dev > mem)
+    throw UserError(fmt::format("gpu.mem.size: workload '{}' needs about {} of device memory, more than gpu.mem.size "
+                                "= {}", w.name, bytes_text(double(dev)), bytes_text(double(mem))));
+  std::uint64_t limit = kMaxMemory.get(cfg);
+  const bool automatic = limit == 0;
+  if (automatic) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    limit = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 2 : ~0ull;
+  }
+  const std::uint64_t need = 2 * dev + (256ull << 20);
+  if (need > limit)
+    throw UserError(fmt::format("sim.max_memory: workload '{}' needs about {} of host memory ({} of buffers, twice, "
+                                "and the simulator), above the limit of {}{}",
+                                w.name, bytes_text(double(need)), bytes_text(double(dev)), bytes_text(double(limit)),
+                                automatic ? " (half of this machine's memory; set sim.max_memory to change it)" : ""));
+}
+
 }  // namespace
 
 Config resolve_config(const RunSpec& spec) {
@@ -97,6 +134,7 @@ Config resolve_config(const RunSpec& spec) {
     auto in = std::get<std::string>(cfg.value(w->input_param));
     if (!in.empty()) check_readable(in, "input file (" + w->input_param + ")");
   }
+  check_resources(*w, cfg);
   // Two outputs in one file would corrupt both.
   const std::pair<const char*, const std::string*> outs[] = {
       {"--stats", &spec.stats_file}, {"--trace", &spec.trace_file}, {"--output", &spec.output_file}};
@@ -117,8 +155,11 @@ extern "C" void on_signal(int sig) { g_signal = sig; }
 
 // Runs SystemC in slices of simulated time so that a signal or the progress
 // line is noticed between slices (slicing does not change the event order).
-// Returns false when interrupted.
-bool run_sliced(double max_ns, bool progress, std::chrono::steady_clock::time_point t0) {
+// Returns false when interrupted or stopped by the host-time limit
+// (`host_limited` says which).
+bool run_sliced(double max_ns, double max_host_s, bool progress, std::chrono::steady_clock::time_point t0,
+                bool& host_limited) {
+  host_limited = false;
   using sc_core::sc_time;
   const sc_time slice(1, sc_core::SC_US);
   const sc_time limit = max_ns > 0 ? sc_time(max_ns, sc_core::SC_NS) : sc_core::SC_ZERO_TIME;
@@ -141,6 +182,11 @@ bool run_sliced(double max_ns, bool progress, std::chrono::steady_clock::time_po
       step = std::min(step, left);
     }
     sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
+    if (max_host_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= max_host_s &&
+        sc_core::sc_get_status() != sc_core::SC_STOPPED && sc_core::sc_pending_activity()) {
+      host_limited = true;
+      break;
+    }
     if (progress || tty) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last_report >= std::chrono::seconds(2)) {
@@ -154,7 +200,7 @@ bool run_sliced(double max_ns, bool progress, std::chrono::steady_clock::time_po
     }
   }
   if (reported && tty) std::fprintf(stderr, "\n");
-  return !g_signal;
+  return !g_signal && !host_limited;
 }
 }  // namespace
 
@@ -191,14 +237,20 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   g_signal = 0;
   auto old_int = std::signal(SIGINT, on_signal), old_term = std::signal(SIGTERM, on_signal);
-  const bool finished = run_sliced(max_ns, spec.progress, t0);
+  bool host_limited = false;
+  const bool finished = run_sliced(max_ns, kMaxHost.get(cfg), spec.progress, t0, host_limited);
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::exception_ptr failure = first_failure();
   std::string status = "ok", message;
-  if (!finished && !failure) {
+  if (host_limited && !failure) {
+    status = "host time limit";
+    message = fmt::format("sim.max_host_seconds: stopped after {:.1f} s of host time at {} ns simulated; statistics "
+                          "so far", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                          tick_to_ns(sc_core::sc_time_stamp().value()));
+  } else if (!finished && !failure) {
     status = "interrupted";
     message = fmt::format("{} at {} ns simulated; statistics so far", g_signal == SIGTERM ? "SIGTERM" : "SIGINT",
                           tick_to_ns(sc_core::sc_time_stamp().value()));
@@ -254,6 +306,10 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
   if (failure) std::rethrow_exception(failure);
   if (!write_errors.empty()) return kExitUserError;
+  if (status == "host time limit") {
+    std::fprintf(stderr, "fgsim: error: %s\n", message.c_str());
+    return kExitUserError;
+  }
   if (status == "interrupted") {
     std::fprintf(stderr, "fgsim: interrupted: %s\n", message.c_str());
     return kExitInterrupted;

@@ -159,11 +159,15 @@ void divergent(Host& h) {
   for (auto v : got) h.output() << v << "\n";
 }
 
-const RegisterWorkload r1{{"vecadd", "c = a + b on floats: coalesced loads and stores", "", vecadd}};
-const RegisterWorkload r2{{"reduce", "sum with a wavefront reduction and one atomic per wavefront", "", reduce}};
-const RegisterWorkload r3{{"histogram", "atomic increments into histogram.bins bins (contention)", "", histogram}};
+const RegisterWorkload r1{{"vecadd", "c = a + b on floats: coalesced loads and stores", "", vecadd,
+                           [](const Config& c) { return 12 * kVecN.get(c); }}};
+const RegisterWorkload r2{{"reduce", "sum with a wavefront reduction and one atomic per wavefront", "", reduce,
+                           [](const Config& c) { return 4 * kRedN.get(c) + 8; }}};
+const RegisterWorkload r3{{"histogram", "atomic increments into histogram.bins bins (contention)", "", histogram,
+                           [](const Config& c) { return 4 * kHistN.get(c) + 4 * kBins.get(c); }}};
 const RegisterWorkload r4{{"divergent", "divergent.fraction of lanes run a long loop (branch divergence)", "",
-                           divergent}};
+                           divergent,
+                           [](const Config& c) { return 4 * kDivN.get(c); }}};
 
 }  // namespace
 }  // namespace fg

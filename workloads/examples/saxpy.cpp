@@ -49,7 +49,8 @@ void saxpy(Host& h) {
   for (float v : got) h.output() << v << "\n";  // --output FILE
 }
 
-const RegisterWorkload r{{"saxpy", "y = a*x + y (the example of docs/workloads.md)", "", saxpy}};
+const RegisterWorkload r{{"saxpy", "y = a*x + y (the example of docs/workloads.md)", "", saxpy,
+                          [](const Config& c) { return 8 * kN.get(c); }}};
 
 }  // namespace
 }  // namespace fg

@@ -143,9 +143,18 @@ void run(Host& h) {
     h.output() << fmt::format("cu{} lines {} finish_ns {:.3f}\n", c, lines * passes, finish_ps[c] / 1000.0);
 }
 
+// Per active CU a region (two for copy); the line size is at most 4 KiB.
+std::uint64_t device_bytes(const Config& cfg) {
+  const std::uint64_t cus = std::get<std::uint64_t>(cfg.value("gpu.cus"));
+  const std::uint64_t active = kActive.get(cfg) == 0 ? cus : std::min(kActive.get(cfg), cus);
+  const std::string pattern = kPattern.get(cfg);
+  if (pattern == "cas") return 4096;
+  return active * (kBytes.get(cfg) + 4096) * (pattern == "copy" ? 2 : 1);
+}
+
 const RegisterWorkload reg{{"memstream",
                             "memory microbenchmark: per-CU agents stream, reuse, copy or CAS through the caches",
-                            "", run}};
+                            "", run, device_bytes}};
 
 }  // namespace
 }  // namespace fg

@@ -82,7 +82,7 @@ void pingpong(Host& h) {
 }
 
 const RegisterWorkload r{{"pingpong", "two wavefronts on two CUs pass a token (pingpong.via): mean hand-off time", "",
-                          pingpong}};
+                          pingpong, {}}};  // a few bytes of device memory
 
 }  // namespace
 }  // namespace fg
