@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DFG_WERROR=ON,)
 
-.PHONY: all deps configure build run test soak bench experiments synth formal clean
+.PHONY: all deps configure build run test soak fuzz sanitize bench experiments synth formal clean
 
 all: build
 
@@ -28,6 +28,14 @@ test: build
 # 20+ million cycles of the worklist RTL against its golden model (about 3 minutes; CI runs it after `test`).
 soak: build
 	python3 tools/soak.py $(BUILD)
+
+# libFuzzer campaign of the config layer, 10 minutes (docs/reliability.md; CI runs 3).
+fuzz: deps
+	tools/fuzz.sh 600
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/), its tests and every workload.
+sanitize: deps
+	tools/sanitize.sh
 
 bench: build
 	tools/bench.sh $(BUILD)

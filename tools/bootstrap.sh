@@ -22,9 +22,9 @@ packages=(
   build-essential cmake make pkg-config git
   libsystemc-dev           # SystemC 2.3.4 + TLM-2.0 (pkg-config: systemc)
   verilator                # RTL simulation (5.006 on Debian 12)
-  yosys                    # synthesis, yosys-smtbmc for the formal check
+  yosys                    # synthesis and the formal proofs (sat -tempinduct, tools/formal.py)
   opensta                  # static timing (binary: sta)
-  z3                       # SMT solver for yosys-smtbmc
+  clang-14 libfuzzer-14-dev  # libFuzzer harness of the config layer (tools/fuzz.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
   python3 python3-matplotlib python3-yaml

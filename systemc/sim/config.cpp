@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sim/error.h"
@@ -317,9 +318,9 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
                                       line(kv.first), kMaxItems));
         out.emplace_back(full, kv.second.Scalar(), line(kv.first));
       } else if (kv.second.IsNull()) {
-        throw UserError(fmt::format("{}:{}: '{}' has no value", source, line(kv.first), full));
+        throw UserError(fmt::format("{}:{}: '{}' has no value", source, line(kv.first), shown(full)));
       } else {
-        throw UserError(fmt::format("{}:{}: '{}' must be a single value, not a list", source, line(kv.first), full));
+        throw UserError(fmt::format("{}:{}: '{}' must be a single value, not a list", source, line(kv.first), shown(full)));
       }
     }
   } else if (!node.IsNull()) {
@@ -330,6 +331,23 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
 }  // namespace
 
 namespace {
+
+// Parser events of one document: only where it starts matters.
+struct DocumentMarks : YAML::EventHandler {
+  YAML::Mark start;
+  bool started = false;
+  void OnDocumentStart(const YAML::Mark& m) override {
+    if (!started) start = m, started = true;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
 
 // A quoted scalar whose closing quote is missing: yaml-cpp accepts `x: "4` in
 // block context and reads it as the text up to the end of the file.
@@ -365,14 +383,20 @@ void Config::apply_yaml(const std::string& yaml_text, const std::string& source)
   YAML::Node root;
   try {
     // One document: a second one (after `---`, or text after `...`) would be
-    // ignored by a plain load, so it is an error here.
-    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
-    if (docs.size() > 1)
-      throw UserError(fmt::format("{}:{}: a second YAML document (after '---' or '...'); a config file holds one",
-                                  source, docs[1].Mark().line + 1));
-    if (!docs.empty()) root = docs[0];
+    // ignored by a plain load, so it is an error here. Counted with the
+    // event parser, two documents at most: yaml-cpp 0.7's LoadAll loops
+    // forever on some malformed input (found by fuzzing).
+    {
+      std::istringstream in(yaml_text);
+      YAML::Parser parser(in);
+      DocumentMarks first, second;
+      if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second))
+        throw UserError(fmt::format("{}:{}: a second YAML document (after '---' or '...'); a config file holds one",
+                                    source, second.start.line + 1));
+    }
+    root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    throw UserError(fmt::format("{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.msg));
+    throw UserError(fmt::format("{}:{}: YAML syntax error: {}", source, e.mark.line + 1, shown(e.msg, 200)));
   }
   std::vector<std::tuple<std::string, std::string, int>> items;
   flatten(root, "", source, items);
@@ -381,16 +405,16 @@ void Config::apply_yaml(const std::string& yaml_text, const std::string& source)
   std::map<std::string, int> first;
   for (const auto& [key, text, line] : items)
     if (auto [it, fresh] = first.emplace(key, line); !fresh)
-      throw UserError(fmt::format("{}:{}: '{}' given twice (first at line {})", source, line, key, it->second));
+      throw UserError(fmt::format("{}:{}: '{}' given twice (first at line {})", source, line, shown(key), it->second));
   for (const auto& [key, text, line] : items) set(key, text, fmt::format("{}:{}", source, line));
 }
 
 void Config::apply_yaml_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw UserError(fmt::format("{}: cannot read config file ({})", path, std::strerror(errno)));
+  if (!in) throw UserError(fmt::format("{}: cannot read config file ({})", shown(path, 200), std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw UserError(fmt::format("{}: cannot read config file", path));
+  if (in.bad()) throw UserError(fmt::format("{}: cannot read config file", shown(path, 200)));
   apply_yaml(ss.str(), path);
 }
 
@@ -408,7 +432,10 @@ const std::string& Config::origin(const std::string& key) const {
 
 nlohmann::ordered_json Config::to_json() const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [k, e] : entries_) std::visit([&](const auto& x) { j[k] = x; }, e.value);
+  for (const auto& kv : entries_) {  // (clang 14 cannot capture a structured binding)
+    const std::string& k = kv.first;
+    std::visit([&](const auto& x) { j[k] = x; }, kv.second.value);
+  }
   return j;
 }
 

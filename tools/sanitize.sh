@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The sanitizer job (CI runs it after the README's test command; `make sanitize`):
+# an AddressSanitizer + UndefinedBehaviorSanitizer build of fgsim and the tests
+# in build-asan/, its test suite (without the long RTL soak, synthesis, formal
+# and workflow tests, which run no C++ of ours that the normal suite does not),
+# every workload on both presets, and runs that end in a fault or an input
+# error, which must keep their exit codes (3, 2): a leak on a fault path would
+# turn them into 1. Any finding fails the job.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FG_ASAN_BUILD:-$here/build-asan}"
+jobs="${JOBS:-$(nproc)}"
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=address,undefined \
+  -DFG_BUILD_BENCH=OFF ${CI:+-DFG_WERROR=ON} >/dev/null
+cmake --build "$build" -j "$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster")
+fgsim="$build/fgsim"
+status=0
+check() {  # expected-exit description args...
+  local want="$1" what="$2"; shift 2
+  local log rc=0
+  log="$("$fgsim" "$@" 2>&1 >/dev/null)" || rc=$?
+  if [[ "$rc" != "$want" ]] || grep -q "Sanitizer\|runtime error:" <<<"$log"; then
+    echo "sanitize: FAIL $what: exit $rc (expected $want)"
+    grep -m5 "ERROR\|runtime error\|SUMMARY" <<<"$log" || echo "$log" | tail -5
+    status=1
+  else
+    echo "sanitize: ok   $what (exit $rc)"
+  fi
+}
+for preset in orr2014 kim2014; do
+  for w in $("$fgsim" list | awk '/^Workloads/{on=1; next} /^Presets/{on=0} on {print $1}'); do
+    check 0 "$w on $preset" run "$w" --preset "$preset" --quiet
+  done
+done
+check 3 "watchdog fault" run divergent --preset orr2014 --quiet --set sim.max_time=5000
+check 3 "deadlock-free fault with resident work" run vecadd --preset kim2014 --quiet --set sim.max_time=2000
+check 2 "config error while building the GPU" run vecadd --quiet --set gpu.line=48
+check 2 "host-time limit" run divergent --quiet --set divergent.work=1048576 --set sim.max_host_seconds=2
+exit "$status"
