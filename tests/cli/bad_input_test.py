@@ -26,14 +26,14 @@ import tempfile
 
 
 def run_case(fgsim, path, scratch):
-    text = open(path, encoding="utf-8").read()
-    header, body = [], []
-    lines = text.split("\n")
+    raw = open(path, "rb").read()  # the content may be any bytes (fuzzer findings)
+    header = []
+    lines = raw.split(b"\n")
     i = 0
-    while i < len(lines) and lines[i].startswith("# "):
-        header.append(lines[i][2:])
+    while i < len(lines) and re.match(rb"# (args|exit|message|lines|existing): ", lines[i]):
+        header.append(lines[i][2:].decode("utf-8"))
         i += 1
-    body = "\n".join(lines[i:])
+    body = b"\n".join(lines[i:])
     meta = {"message": [], "existing": []}
     for h in header:
         k, _, v = h.partition(": ")
@@ -49,7 +49,7 @@ def run_case(fgsim, path, scratch):
             s = s.replace(k, v)
         return s
 
-    with open(sub["{file}"], "w", encoding="utf-8") as f:
+    with open(sub["{file}"], "wb") as f:
         f.write(body)
     before = {}
     for e in meta["existing"]:
