@@ -11,8 +11,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FG_ASAN_BUILD:-$here/build-asan}"
 jobs="${JOBS:-$(nproc)}"
+# Warnings are the normal build's business (-Werror in CI there): with the
+# sanitizers g++ 12 raises false -Wmaybe-uninitialized / -Wstringop warnings.
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=address,undefined \
-  -DFG_BUILD_BENCH=OFF ${CI:+-DFG_WERROR=ON} >/dev/null
+  -DFG_BUILD_BENCH=OFF -DFG_WERROR=OFF >/dev/null
 cmake --build "$build" -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
