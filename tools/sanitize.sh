@@ -18,15 +18,31 @@ jobs="${JOBS:-$(nproc)}"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=address,undefined \
   -DFG_BUILD_BENCH=OFF -DFG_BUILD_RTL_TESTS=OFF -DFG_WERROR=OFF >/dev/null
 cmake --build "$build" -j "$jobs"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0
+# Leak detection is on for complete runs (every workload below) and off for
+# the test suite and the fault runs: a run that stops with SystemC threads
+# suspended drops their stacks without unwinding them, and LeakSanitizer
+# reports what their frames held (a workload's host vectors); killing the
+# suspended threads before the kernel stops is the fix, not built yet
+# (docs/reliability.md). Left to the normal build: the bad-input corpus and
+# three tests whose fault is an exception thrown inside a SystemC thread: ASan
+# then warns that it "is ignoring requested __asan_handle_no_return" on a stack
+# it does not know (Debian's libsystemc has no fiber annotations) and announces
+# that "false positive error reports may follow" (google/sanitizers#189); they
+# do follow (stack-buffer-overflow inside stat(), sigaltstack()).
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster")
+nolsan="detect_leaks=0:halt_on_error=1:detect_stack_use_after_return=0"
+lsan="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0"
+asan_fp="bad_inputs|Port.AnInitiatorWhoseTimeGoesBackwardsIsAnInternalError|Occupancy.AWorkgroupLargerThanACuIsAFault"
+asan_fp+="|Ops.ShuffleFromAnInactiveLaneIsAFault"
+(cd "$build" && ASAN_OPTIONS="$nolsan" ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster" \
+   -E "$asan_fp")
 fgsim="$build/fgsim"
 status=0
 check() {  # expected-exit description args...
   local want="$1" what="$2"; shift 2
-  local log rc=0
-  log="$("$fgsim" "$@" 2>&1 >/dev/null)" || rc=$?
+  local log rc=0 opts="$lsan"
+  [[ "$want" != 0 ]] && opts="$nolsan"
+  log="$(ASAN_OPTIONS="$opts" "$fgsim" "$@" 2>&1 >/dev/null)" || rc=$?
   if [[ "$rc" != "$want" ]] || grep -q "Sanitizer\|runtime error:" <<<"$log"; then
     echo "sanitize: FAIL $what: exit $rc (expected $want)"
     grep -m5 "ERROR\|runtime error\|SUMMARY" <<<"$log" || echo "$log" | tail -5
@@ -41,7 +57,7 @@ for preset in orr2014 kim2014; do
   done
 done
 check 3 "watchdog fault" run divergent --preset orr2014 --quiet --set sim.max_time=5000
-check 3 "deadlock-free fault with resident work" run vecadd --preset kim2014 --quiet --set sim.max_time=2000
+check 3 "watchdog with work resident" run vecadd --preset kim2014 --quiet --set sim.max_time=2000
 check 2 "config error while building the GPU" run vecadd --quiet --set gpu.line=48
 check 2 "host-time limit" run divergent --quiet --set divergent.work=1048576 --set sim.max_host_seconds=2
 exit "$status"
