@@ -489,19 +489,27 @@ unsigned System::total() const {
   return t;
 }
 
+std::string Core::where(bool double_buf, const std::string& prefix) const {
+  std::string s;
+  for (unsigned l = 0; l < p_.lanes; ++l)
+    for (bool pull_side : {true, false}) {
+      const auto v = banks_[l].contents(double_buf, pull_side);
+      if (v.empty()) continue;
+      std::string ids;
+      for (std::size_t i = 0; i < v.size() && i < 8; ++i) ids += (i ? ", " : "") + std::to_string(v[i]);
+      if (v.size() > 8) ids += ", ... (" + std::to_string(v.size()) + ")";
+      s += (s.empty() ? "" : "; ") + (prefix + "lane " + std::to_string(l) +
+                                      (pull_side ? " pull side: " : " push side: ")) + ids;
+    }
+  return s;
+}
+
 std::string System::where(bool double_buf) const {
   std::string s;
-  for (unsigned c = 0; c < p_.cores; ++c)
-    for (unsigned l = 0; l < p_.lanes; ++l)
-      for (bool pull_side : {true, false}) {
-        const auto v = cores_[c].bank(l).contents(double_buf, pull_side);
-        if (v.empty()) continue;
-        std::string ids;
-        for (std::size_t i = 0; i < v.size() && i < 8; ++i) ids += (i ? ", " : "") + std::to_string(v[i]);
-        if (v.size() > 8) ids += ", ... (" + std::to_string(v.size()) + ")";
-        s += (s.empty() ? "" : "; ") + ("core " + std::to_string(c) + " lane " + std::to_string(l) +
-                                        (pull_side ? " pull side: " : " push side: ")) + ids;
-      }
+  for (unsigned c = 0; c < p_.cores; ++c) {
+    const std::string core = cores_[c].where(double_buf, "core " + std::to_string(c) + " ");
+    if (!core.empty()) s += (s.empty() ? "" : "; ") + core;
+  }
   const std::string net = icrn_.where();
   if (!net.empty()) s += (s.empty() ? "" : "; ") + net;
   return s;

@@ -32,6 +32,15 @@ struct Params {
   Scheme scheme = Scheme::Lsorting;
   unsigned sort_stages = 0;
   unsigned cnt_width() const { return clog2(depth + 1); }
+  // Cycles from the last push until every ID is pulled and DONE returned,
+  // with every lane pulling every cycle (and, double-buffered, swapping):
+  // polled non-empty banks are not donors, so nothing moves between banks or
+  // into the network; a bank's pull side empties within Depth cycles
+  // (double-buffered: Depth/2, the swap, Depth/2: Depth + 1); then no core is
+  // greedy and every core has an empty bank, so a hub input register moves
+  // within NumCores cycles (round robin), its ID is ejected the next cycle,
+  // pulled the one after, and DONE follows (docs/worklist-rtl.md, "Liveness").
+  unsigned drain_bound() const { return depth + cores + 4; }
 };
 
 // hwwl_bank
@@ -187,6 +196,9 @@ class Core {
   const Bank& bank(unsigned b) const { return banks_[b]; }
   unsigned pull_total() const;  // work in pull partitions
   unsigned total() const;       // work in all partitions
+  // The banks holding work IDs, e.g. "<prefix>lane 3 pull side: 5, 9" (at
+  // most 8 IDs per side shown), joined by "; ". Empty when nothing is inside.
+  std::string where(bool double_buf, const std::string& prefix = "") const;
 
  private:
   Params p_;

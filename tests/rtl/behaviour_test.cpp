@@ -14,7 +14,7 @@
 //     WAIT while any ID exists anywhere (checked on every pull of every
 //     scenario against the suite's own book of pushed-but-not-pulled IDs);
 //   - with every lane polling, the system drains within a bound derived from
-//     the configuration (the livelock: a work ID stranded in the network
+//     the configuration (hwwl::Params::drain_bound) (the livelock: a work ID stranded in the network
 //     while every bank is empty);
 //   - double buffering swaps a bank's partitions only when its pull side is
 //     empty.
@@ -216,6 +216,12 @@ class Run {
     }
     note("load: pushes stalled");
   }
+  // Every lane of core 0 pushes n IDs.
+  void load_core0(unsigned n) {
+    std::vector<unsigned> lanes;
+    for (unsigned l = 0; l < p_.lanes; ++l) lanes.push_back(l);
+    load(lanes, n);
+  }
   unsigned count(unsigned b) const { return w_.count(b); }
   unsigned core_total(unsigned c) const {
     unsigned t = 0;
@@ -272,15 +278,6 @@ class Run {
   std::string fail;
 };
 
-// The drain bound with every lane polling, from the last push to DONE on
-// every lane (docs/worklist-rtl.md, "Liveness"; the same bound as
-// system_test.cpp): polled non-empty banks are not donors, so nothing moves
-// between banks or into the network; a bank empties within Depth + 1 cycles
-// (double-buffered: Depth/2, the swap, Depth/2); by then no core is greedy
-// and every core has an empty bank, so a hub input register moves within
-// NumCores cycles (round robin), its ID is ejected the next cycle, pulled the
-// one after, and DONE follows.
-std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + p.cores + 4; }
 
 // ---------------------------------------------------------------- scenarios
 
@@ -313,7 +310,7 @@ std::string scenario_levelling(Worklist& w, unsigned* intervals_taken = nullptr)
                                                      std::to_string(K) + " IDs after levelling: " + r.where());
   r.wait(3 * p.interval);  // stays levelled
   if (!levelled(r, 0)) r.note("core 0 no longer levelled: " + r.where());
-  r.drain(drain_bound(p));
+  r.drain(p.drain_bound());
   return r.fail;
 }
 
@@ -326,10 +323,8 @@ std::string scenario_levelling(Worklist& w, unsigned* intervals_taken = nullptr)
 std::string scenario_tree(Worklist& w) {
   Run r(w);
   const auto& p = w.params();
-  std::vector<unsigned> lanes;
-  for (unsigned l = 0; l < p.lanes; ++l) lanes.push_back(l);
   const unsigned K = p.threshold + 4;
-  r.load(lanes, K);
+  r.load_core0(K);
   const std::uint64_t start = r.cycle;
   auto others = [&] { return r.banks_total() - r.core_total(0); };
   while (others() == 0 && r.cycle - start < p.interval + 3) r.wait(1);
@@ -343,7 +338,7 @@ std::string scenario_tree(Worklist& w) {
   r.wait(2 * p.interval);
   if (r.fail.empty() && r.banks_total() != p.lanes * K)
     r.note("work lost or made: " + std::to_string(r.banks_total()) + " of " + std::to_string(p.lanes * K) + " IDs");
-  r.drain(drain_bound(p));
+  r.drain(p.drain_bound());
   return r.fail;
 }
 
@@ -368,7 +363,7 @@ std::string scenario_done_after_last(Worklist& w, int seed) {
       r.step(in);
     }
     const std::uint64_t pulled_before = r.pulled;
-    r.drain(drain_bound(p));
+    r.drain(p.drain_bound());
     if (r.fail.empty() && !r.outstanding.empty()) r.note("drained with IDs outstanding: " + r.where());
     if (r.fail.empty() && r.pulled == pulled_before && round > 3) r.note("nothing to drain: the scenario is too weak");
   }
@@ -382,17 +377,15 @@ std::string scenario_done_after_last(Worklist& w, int seed) {
 std::string scenario_poll_livelock(Worklist& w) {
   Run r(w);
   const auto& p = w.params();
-  std::vector<unsigned> lanes;
-  for (unsigned l = 0; l < p.lanes; ++l) lanes.push_back(l);
   const unsigned K = p.threshold + 1;
-  r.load(lanes, K);
+  r.load_core0(K);
   // Wait for the injection: core 0 loses an ID while nobody pulls.
   for (unsigned i = 0; i < 4 * p.interval && r.core_total(0) == p.lanes * K; ++i) r.wait(1);
   if (r.core_total(0) == p.lanes * K) {
     r.note("core 0 never injected into the network: " + r.where());
     return r.fail;
   }
-  r.drain(drain_bound(p));
+  r.drain(p.drain_bound());
   return r.fail;
 }
 
@@ -408,9 +401,7 @@ std::string scenario_wait_for_the_network(Worklist& w) {
   const auto& p = w.params();
   const unsigned L = p.lanes, NL = p.cores * L, K = p.threshold + 1;
   r.dbl = true;
-  std::vector<unsigned> lanes0;
-  for (unsigned l = 0; l < L; ++l) lanes0.push_back(l);
-  r.load(lanes0, K);
+  r.load_core0(K);
   while (r.cycle % p.interval != p.interval - 2) r.wait(1);
   hwwl::LaneIn in = r.idle();
   in.swap = true;  // core 0's pull side now holds K per bank; the others swap empty sides
@@ -433,7 +424,7 @@ std::string scenario_wait_for_the_network(Worklist& w) {
   }
   if (r.fail.empty() && !saw_only_network)
     r.note("setup: never reached a state with the only pullable ID in the network: " + r.where());
-  r.drain(drain_bound(p), /*swap=*/true);
+  r.drain(p.drain_bound(), /*swap=*/true);
   return r.fail;
 }
 
@@ -486,7 +477,7 @@ std::string scenario_double_buffer(Worklist& w) {
   for (unsigned l = 0; l < L; ++l)
     if (o.pull_status[l] != hwwl::kPullDone) r.note("lane " + std::to_string(l) + " did not get DONE after the pull side");
   // 4. A swap now exposes d and e; then everything drains to DONE.
-  r.drain(drain_bound(p), /*swap=*/true);
+  r.drain(p.drain_bound(), /*swap=*/true);
   return r.fail;
 }
 

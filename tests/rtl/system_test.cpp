@@ -170,16 +170,7 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
     // The stand-in network offers IDs at random, so no tight bound follows
     // from the configuration; a hang still ends as a diagnosis, not a timeout.
     ASSERT_LE(c - episode_start, 3000u + 20000u)
-        << "cycle " << c << ": core not drained; bank contents: "
-        << [&] {
-             std::string s;
-             for (unsigned b = 0; b < L; ++b)
-               for (bool ps : {true, false})
-                 for (auto id : model.bank(b).contents(dbl, ps))
-                   s += "lane " + std::to_string(b) + (ps ? " pull:" : " push:") + std::to_string(id) + " ";
-             return s;
-           }()
-        << "; stand-in network holds " << net.size();
+        << "cycle " << c << ": core not drained; " << model.where(dbl) << "; stand-in network holds " << net.size();
     const hwwl::LaneIn in = tr.lanes(L, dbl, draining, next, W);
     const bool inject_ready = tr.u(tr.rng) < 0.7;
     const bool eject_valid = !net.empty() && tr.u(tr.rng) < 0.5;
@@ -221,17 +212,6 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
 
 // ---------------------------------------------------------------- system
 
-// Drain bound (docs/worklist-rtl.md, "Liveness"): with every lane pulling
-// every cycle and no pushes, no bank donates (a pulled non-empty bank is
-// busy), so no work moves between banks or into the network; a bank's pull
-// side empties within Depth/2 or Depth cycles (a double-buffered bank swaps
-// in the cycle after and empties its second half: Depth + 1 in all); by then
-// no core is greedy and every core has an empty bank, so a hub input register
-// moves within NumCores cycles (round robin), its ID is ejected the next
-// cycle and pulled the one after, and the system is empty the cycle after
-// that: every ID pushed is pulled, and DONE returned, within
-// Depth + NumCores + 4 cycles of the last push.
-std::uint64_t drain_bound(const hwwl::Params& p) { return p.depth + p.cores + 4; }
 
 template <class V>
 void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
@@ -244,7 +224,7 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   std::uint32_t next = 1;
   bool dbl = false, draining = false;
   std::uint64_t episode_start = 0, episodes = 0, redistributed_waits = 0, drain_start = 0, worst_drain = 0;
-  const std::uint64_t bound = drain_bound(p);
+  const std::uint64_t bound = p.drain_bound();  // hwwl::Params::drain_bound: the derivation
   tr.episode(NL);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
     if (!draining && c - episode_start > 2000) draining = true, drain_start = c;
