@@ -223,6 +223,15 @@ TEST(Generators, RmatIsSeededAndSkewed) {
   // a = 0.57 puts most arcs in the upper-left quadrant: node 0's out-degree is
   // far above the mean of 16; a uniform graph's is not.
   EXPECT_GT(a.row[1] - a.row[0], 16u * 8);
+  // The first recursion level puts a, b, c, d of the arcs in the four
+  // quadrants (u low/high half, v low/high half); 16384 arcs: sd < 0.004.
+  double quadrant[4] = {};
+  for (std::uint32_t u = 0; u < a.nodes; ++u)
+    for (auto k = a.row[u]; k < a.row[u + 1]; ++k) quadrant[2 * (u >= 512) + (a.col[k] >= 512)] += 1.0 / a.arcs();
+  EXPECT_NEAR(quadrant[0], 0.57, 0.02);
+  EXPECT_NEAR(quadrant[1], 0.19, 0.02);
+  EXPECT_NEAR(quadrant[2], 0.19, 0.02);
+  EXPECT_NEAR(quadrant[3], 0.05, 0.02);
   const Graph u = uniform(1024, 16384, 100, 7, {});
   std::uint32_t max_degree = 0;
   for (std::uint32_t i = 0; i < u.nodes; ++i) max_degree = std::max(max_degree, u.row[i + 1] - u.row[i]);

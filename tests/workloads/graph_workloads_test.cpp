@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// bfs and sssp through fgsim: every variant on every generator and both
+// presets passes its host check (the workload compares every distance with
+// a host BFS / Dijkstra and exits 3 otherwise); the shared real graphs when
+// present; the --output format; the source in the input's numbering.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fg_test.h"
+
+namespace fg {
+namespace {
+
+using test::run_fgsim;
+
+nlohmann::json run_json(const std::string& args) {
+  auto r = run_fgsim(args + " --quiet --stats -");
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+  if (r.code != 0) return {};
+  return nlohmann::json::parse(r.out);
+}
+
+using Case = std::tuple<const char*, const char*, const char*, const char*>;  // workload, variant, generator, preset
+class GraphWorkload : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GraphWorkload, DistancesEqualTheHostReference) {
+  const auto [w, v, g, p] = GetParam();
+  const std::string W = w;
+  auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".variant=" + v + " --set " + W +
+                    ".generator=" + g + " --set " + W + ".scale=9");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  ASSERT_EQ(j["workload"]["checks"].size(), 1u);
+  const auto& r = j["workload"]["results"];
+  EXPECT_EQ(r["nodes"], 512);
+  // Not a trivial graph: the source reaches a good part of it in several steps.
+  EXPECT_GT(r["reached"].get<int>(), 100) << r.dump();
+  EXPECT_GT(r["steps"].get<int>(), 2) << r.dump();
+  if (std::string(v) == "swwl") {
+    // Every reached node but the source was pushed at least once.
+    EXPECT_GE(r["pushes"].get<int>(), r["reached"].get<int>() - 1);
+  } else {
+    EXPECT_EQ(r["work_items"].get<int>(), 512 * r["steps"].get<int>());  // topology-driven: every node every step
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, GraphWorkload,
+                         ::testing::Combine(::testing::Values("bfs", "sssp"), ::testing::Values("topo", "swwl"),
+                                            ::testing::Values("rmat", "grid", "uniform"),
+                                            ::testing::Values("orr2014", "kim2014")),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param) + "_" +
+                                  std::get<2>(i.param) + "_" + std::get<3>(i.param);
+                         });
+
+std::filesystem::path shared_input(const char* name) {
+  return std::filesystem::path(FG_SOURCE_DIR) / ".." / "shared" / "inputs" / name;
+}
+
+TEST(GraphInputs, Test4GivesTheHandWorkedDistancesInTheInputsNumbering) {
+  const auto in = shared_input("test4.gr");
+  if (!std::filesystem::exists(in)) GTEST_SKIP() << in << " is not present";
+  for (const char* v : {"topo", "swwl"}) {
+    const auto out = test::scratch_dir() / (std::string(v) + ".txt");
+    auto r = run_fgsim("run sssp --preset kim2014 --input " + in.string() + " --set sssp.variant=" + v + " --output " +
+                       out.string() + " --quiet");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(test::slurp(out.string()), "1 0\n2 4\n3 2\n4 5\n") << v;  // SOURCES.md
+  }
+}
+
+TEST(GraphInputs, UnreachableNodesAreAWordAndTheSourceIsAnInputId) {
+  const auto dir = test::scratch_dir();
+  const auto in = (dir / "g.txt").string(), out = (dir / "out.txt").string();
+  std::ofstream(in) << "# SNAP-like, sparse ids\n100 200\n200 300\n300 100\n400 100\n";
+  auto r = run_fgsim("run bfs --input " + in + " --set bfs.source=200 --set bfs.variant=swwl --output " + out + " --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::slurp(out), "100 2\n200 0\n300 1\n400 unreachable\n");
+}
+
+TEST(GraphInputs, Rome99BothWorkloadsBothVariants) {
+  const auto in = shared_input("rome99.gr");
+  if (!std::filesystem::exists(in)) GTEST_SKIP() << in << " is not present";
+  for (const char* w : {"bfs", "sssp"})
+    for (const char* v : {"topo", "swwl"}) {
+      auto j = run_json(std::string("run ") + w + " --preset kim2014 --input " + in.string() + " --set " + w +
+                        ".variant=" + v);
+      ASSERT_FALSE(j.is_null());
+      EXPECT_EQ(j["workload"]["results"]["reached"], 3353) << w << " " << v;  // strongly connected (SOURCES.md)
+    }
+}
+
+TEST(GraphInputs, MatrixMarketGraphs) {
+  for (const char* name : {"netscience.mtx", "karate.mtx", "dolphins.mtx"}) {
+    const auto in = shared_input(name);
+    if (!std::filesystem::exists(in)) GTEST_SKIP() << in << " is not present";
+    for (const char* w : {"bfs", "sssp"}) {
+      auto j = run_json(std::string("run ") + w + " --preset orr2014 --input " + in.string() + " --set " + w +
+                        ".variant=swwl --set " + w + ".source=2");
+      ASSERT_FALSE(j.is_null()) << name;
+      EXPECT_GT(j["workload"]["results"]["reached"].get<int>(), 3) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fg

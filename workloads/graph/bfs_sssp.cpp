@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// bfs and sssp (the worklist paper, Sec. II and Table II; LonestarGPU's BFS
+// and SSSP) on a graph file or a generated graph (workloads/inputs/).
+//
+// Variants (`bfs.variant`, `sssp.variant`):
+//   topo  topology-driven (the paper's Fig. 1, left): every super-step
+//         launches one work-item per node; a node whose value changed last
+//         step (bfs: whose level is the current one; sssp: every reached
+//         node) relaxes its out-arcs. Steps repeat until nothing changes.
+//   swwl  data-driven with a shared software worklist (Fig. 1, right; the
+//         paper's baseline with atomics): a double-buffered worklist in
+//         memory; one work-item per item pulls a node and relaxes its arcs;
+//         a node whose value improved is pushed with an atomic add on the
+//         out-list's count (sssp: at most once per step, by an atomic
+//         exchange on a per-node stamp). The host swaps the lists between
+//         steps until the out-list is empty.
+// The hardware-worklist variant (hwwl) and the software options of Sec. II
+// (WCH, ARU, WDO, VKC) are not built yet (issue 14).
+//
+// Every run compares the distances with a host BFS / Dijkstra; `--output FILE`
+// writes one line per node: its id in the input's numbering and its distance,
+// or `unreachable`.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpu/dispatcher.h"
+#include "gpu/host.h"
+#include "gpu/kernel.h"
+#include "inputs/graph_params.h"
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/workload.h"
+
+namespace fg {
+namespace {
+
+using graph::Graph;
+using graph::kUnreached;
+
+constexpr std::uint32_t kGroup = 256;  // work-items per workgroup (LonestarGPU's BLOCKSIZE is 256 or 384)
+
+struct Workload {
+  const char* name;
+  bool weighted;  // sssp: weights and atomic min; bfs: levels
+  graph::GraphParams graph;
+  Param<std::string> variant;
+  Param<std::int64_t> source;
+};
+
+Workload make(const char* name, bool weighted) {
+  return Workload{name, weighted, graph::GraphParams{name},
+                  Param<std::string>{std::string(name) + ".variant", "topo", std::vector<std::string>{"topo", "swwl"},
+                                     "topo: topology-driven; swwl: shared software worklist (docs/worklists.md)"},
+                  Param<std::int64_t>{std::string(name) + ".source", -1, "",
+                                      "source node, in the input's numbering (-1: the first node)",
+                                      {{-1}, {9.2e18}}}};
+}
+
+const Workload kBfs = make("bfs", false);
+const Workload kSssp = make("sssp", true);
+
+struct DevGraph {
+  std::uint64_t row, col, weight;
+  std::uint32_t nodes;
+};
+
+std::uint64_t at(std::uint64_t base, std::uint32_t i) { return base + 4ull * i; }
+
+// sssp: du + w, saturated below kUnreached (a path longer than 32 bits is
+// never final: the host reference refuses graphs whose distances do not fit).
+std::uint32_t relaxed(std::uint32_t du, std::uint32_t w) {
+  const std::uint64_t s = std::uint64_t{du} + w;
+  return s >= kUnreached ? kUnreached - 1 : static_cast<std::uint32_t>(s);
+}
+
+// ---- topology-driven --------------------------------------------------------
+
+Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, std::uint32_t level) {
+  const std::uint32_t u = l.global_id();
+  if (u >= g.nodes) co_return;
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  if (du != level) co_return;
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  bool any = false;
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto dv = co_await l.load<std::uint32_t>(at(dist, v));
+    if (dv == kUnreached) {
+      co_await l.store<std::uint32_t>(at(dist, v), level + 1);
+      any = true;
+    }
+  }
+  if (any) co_await l.store<std::uint32_t>(changed, 1);
+}
+
+Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed) {
+  const std::uint32_t u = l.global_id();
+  if (u >= g.nodes) co_return;
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  if (du == kUnreached) co_return;
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  bool any = false;
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto w = co_await l.load<std::uint32_t>(at(g.weight, k));
+    co_await l.alu(1);
+    const auto nd = relaxed(du, w);
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
+    if (nd < old) any = true;
+  }
+  if (any) co_await l.store<std::uint32_t>(changed, 1);
+}
+
+// ---- shared software worklist -------------------------------------------------
+
+struct Lists {
+  std::uint64_t in, out, out_count, stamp;
+  std::uint32_t in_count, capacity;
+};
+
+// Push v on the out-list; past the capacity only the count grows (the host
+// reports the overflow).
+Task<> push(Lane& l, const Lists& w, std::uint32_t v) {
+  const auto slot = co_await l.atomic_add<std::uint32_t>(w.out_count, 1);
+  if (slot < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot), v);
+}
+
+Task<> bfs_swwl(Lane& l, DevGraph g, std::uint64_t dist, Lists w, std::uint32_t level) {
+  const std::uint32_t i = l.global_id();
+  if (i >= w.in_count) co_return;
+  const auto u = co_await l.load<std::uint32_t>(at(w.in, i));
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto old = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, level + 1);
+    if (old == kUnreached) co_await push(l, w, v);
+  }
+}
+
+Task<> sssp_swwl(Lane& l, DevGraph g, std::uint64_t dist, Lists w, std::uint32_t step) {
+  const std::uint32_t i = l.global_id();
+  if (i >= w.in_count) co_return;
+  const auto u = co_await l.load<std::uint32_t>(at(w.in, i));
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
+    co_await l.alu(1);
+    const auto nd = relaxed(du, wt);
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
+    if (nd < old) {
+      // Once per step: the first improver of v this step pushes it.
+      const auto seen = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step);
+      if (seen != step) co_await push(l, w, v);
+    }
+  }
+}
+
+// ---- host side ------------------------------------------------------------------
+
+std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g) {
+  if (g.nodes == 0) throw UserError(fmt::format("{}: the graph has no nodes", g.origin));
+  const auto s = wl.source.get(cfg);
+  if (s < 0) return 0;
+  const auto node = g.node_of(static_cast<std::uint64_t>(s));
+  if (!node) {
+    const std::string range = g.ids.empty() ? fmt::format("ids {}..{}", g.id_base, g.id_base + g.nodes - 1)
+                                            : fmt::format("{} sparse ids", g.ids.size());
+    throw UserError(fmt::format("{} = {}: no such node in {} ({})", wl.source.name(), s, g.origin, range));
+  }
+  return *node;
+}
+
+void run(const Workload& wl, Host& h) {
+  const Config& cfg = h.config();
+  const Graph g = wl.graph.load(cfg, h.rng()());
+  const std::uint32_t src = source_node(wl, cfg, g);
+  // The reference first: a graph whose distances do not fit is bad input.
+  const auto want = wl.weighted ? graph::dijkstra(g, src) : graph::bfs_levels(g, src);
+  const std::string variant = wl.variant.get(cfg);
+
+  const DevGraph dg{h.upload(g.row), h.upload(g.col), h.upload(g.weight), g.nodes};
+  std::vector<std::uint32_t> init(g.nodes, kUnreached);
+  init[src] = 0;
+  const std::uint64_t dist = h.upload(init);
+  const std::uint64_t flag = h.alloc(4);
+  sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME;
+  std::uint64_t steps = 0, items = 0, pushes = 0;
+  const std::uint64_t step_limit = std::uint64_t{g.nodes} + 2;  // Bellman-Ford needs at most nodes - 1 steps
+
+  auto launch = [&](const char* kname, std::uint64_t n, KernelBody body) {
+    if (++steps > step_limit)
+      throw SimFault(fmt::format("{}: {} steps without converging (at most {} are needed)", wl.name, steps - 1,
+                                 step_limit));
+    items += n;
+    kernel_time += h.run_kernel({kname, n, kGroup, 16, 0, std::move(body)});
+  };
+
+  if (variant == "topo") {
+    for (std::uint32_t level = 0;; ++level) {
+      const std::uint32_t zero = 0;
+      h.copy_in(flag, &zero, 4);
+      if (wl.weighted)
+        launch("sssp_topo", g.nodes, [=](Lane& l) { return sssp_topo(l, dg, dist, flag); });
+      else
+        launch("bfs_topo", g.nodes, [=](Lane& l) { return bfs_topo(l, dg, dist, flag, level); });
+      std::uint32_t changed = 0;
+      h.copy_out(&changed, flag, 4);
+      if (!changed) break;
+    }
+  } else {
+    Lists w{h.alloc(4ull * g.nodes), h.alloc(4ull * g.nodes), flag, 0, 1, g.nodes};
+    if (wl.weighted) w.stamp = h.upload(std::vector<std::uint32_t>(g.nodes, 0xffffffffu));
+    h.copy_in(w.in, &src, 4);
+    for (std::uint32_t step = 0; w.in_count > 0; ++step) {
+      const std::uint32_t zero = 0;
+      h.copy_in(w.out_count, &zero, 4);
+      if (wl.weighted)
+        launch("sssp_swwl", w.in_count, [=](Lane& l) { return sssp_swwl(l, dg, dist, w, step); });
+      else
+        launch("bfs_swwl", w.in_count, [=](Lane& l) { return bfs_swwl(l, dg, dist, w, step); });
+      std::uint32_t count = 0;
+      h.copy_out(&count, w.out_count, 4);
+      if (count > w.capacity)
+        throw SimFault(fmt::format("{}: software worklist overflow: {} pushes in step {} into {} entries", wl.name,
+                                   count, step, w.capacity));
+      pushes += count;
+      std::swap(w.in, w.out);
+      w.in_count = count;
+    }
+  }
+
+  const auto got = h.download<std::uint32_t>(dist, g.nodes);
+  std::uint64_t bad = 0, reached = 0;
+  std::uint32_t first_bad = 0;
+  for (std::uint32_t i = 0; i < g.nodes; ++i) {
+    if (got[i] != want[i] && bad++ == 0) first_bad = i;
+    reached += want[i] != kUnreached;
+  }
+  h.check(bad == 0, bad == 0 ? fmt::format("{}: {} distances equal the host {}", wl.name, g.nodes,
+                                           wl.weighted ? "Dijkstra" : "BFS")
+                             : fmt::format("{}: {} of {} distances differ from the host {} (first: node {}: {} != {})",
+                                           wl.name, bad, g.nodes, wl.weighted ? "Dijkstra" : "BFS",
+                                           g.id_of(first_bad), got[first_bad], want[first_bad]));
+  h.result("graph", g.origin);
+  h.result("nodes", g.nodes);
+  h.result("arcs", g.arcs());
+  if (g.dropped_parallel) h.result("dropped_parallel_arcs", g.dropped_parallel);
+  if (g.dropped_self_loops) h.result("dropped_self_loops", g.dropped_self_loops);
+  if (g.added_reverse) h.result("added_reverse_arcs", g.added_reverse);
+  h.result("source", g.id_of(src));
+  h.result("reached", reached);
+  h.result("steps", steps);
+  h.result("work_items", items);
+  if (variant == "swwl") h.result("pushes", pushes);
+  h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
+  for (std::uint32_t i = 0; i < g.nodes; ++i) {
+    h.output() << g.id_of(i) << ' ';
+    if (got[i] == kUnreached) h.output() << "unreachable\n";
+    else h.output() << got[i] << '\n';
+  }
+}
+
+std::uint64_t device_bytes(const Workload& wl, const Config& c) {
+  // Graph, distances, the flag, two lists and the stamps (swwl).
+  return wl.graph.estimate_bytes(c) + 16 * (wl.graph.estimate_nodes(c) + 1);
+}
+
+const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo or swwl) on a graph file or generator",
+                              kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); },
+                              [](const Config& c) { return device_bytes(kBfs, c); }}};
+const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo or swwl) on a graph file or generator",
+                               kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); },
+                               [](const Config& c) { return device_bytes(kSssp, c); }}};
+
+}  // namespace
+}  // namespace fg
