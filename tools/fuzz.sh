@@ -1,31 +1,49 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Fuzzing campaign of the config layer (tests/fuzz/config_fuzz.cpp) with
-# libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer (Debian packages
-# clang-14 and libfuzzer-14-dev; tools/bootstrap.sh installs them).
+# Fuzzing campaigns with libFuzzer, AddressSanitizer and
+# UndefinedBehaviorSanitizer (Debian packages clang-14 and libfuzzer-14-dev;
+# tools/bootstrap.sh installs them), one per harness:
+#   config  tests/fuzz/config_fuzz.cpp   YAML configs and --set assignments
+#   graph   tests/fuzz/graph_fuzz.cpp    the graph-file readers
 #
-#   tools/fuzz.sh [SECONDS]     default 600 (make fuzz); CI runs 120
+#   tools/fuzz.sh [SECONDS [HARNESS...]]   SECONDS per harness, default 600
+#                                          (make fuzz); CI runs 120 each
 #
-# Starts from the committed seed corpus (tests/fuzz/corpus/config), keeps what
-# it finds in build/fuzz/corpus (not committed), writes crashes to
-# build/fuzz/ and fails on the first one. Prints the executions and the
-# coverage reached (docs/reliability.md records the numbers).
+# Each starts from its committed seed corpus (tests/fuzz/corpus/HARNESS),
+# keeps what it finds in build/fuzz/corpus-HARNESS (not committed), writes
+# crashes to build/fuzz/ and fails on the first one. Prints the executions
+# and the coverage reached (docs/reliability.md records the numbers).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 secs="${1:-600}"
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(config graph)
 out="${FG_FUZZ_DIR:-$here/build/fuzz}"
-mkdir -p "$out/corpus"
+mkdir -p "$out"
 cxx="$(command -v clang++-14 || command -v clang++)"
-"$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$here/systemc" "$here/tests/fuzz/config_fuzz.cpp" "$here/systemc/sim/config.cpp" \
-  -lyaml-cpp -lfmt -o "$out/config_fuzz"
-cd "$out"
-# -rss_limit_mb: a config that makes the parser or the flattening grow without
-# bound is a finding; -timeout: so is one that takes a second.
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ./config_fuzz -max_total_time="$secs" -timeout=1 -rss_limit_mb=1024 -max_len=4096 -print_final_stats=1 \
-  -artifact_prefix="$out/" corpus "$here/tests/fuzz/corpus/config" 2>&1 | tee "$out/config_fuzz.log" | \
-  grep -E "^#[0-9]+ +(INITED|DONE)|stat::|ERROR|SUMMARY|Test unit written" || true
-status="${PIPESTATUS[0]}"
-grep -q "^stat::number_of_executed_units" "$out/config_fuzz.log" || { echo "fuzz: no final stats"; exit 1; }
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here/systemc")
+status=0
+for h in "${harnesses[@]}"; do
+  case "$h" in
+    config) srcs=("$here/systemc/sim/config.cpp"); libs=(-lyaml-cpp -lfmt) ;;
+    graph) srcs=("$here/workloads/inputs/graph.cpp"); libs=(-lfmt) ;;
+    *) echo "fuzz.sh: unknown harness '$h' (config, graph)"; exit 2 ;;
+  esac
+  "$cxx" "${flags[@]}" -I"$here/workloads" "$here/tests/fuzz/${h}_fuzz.cpp" "${srcs[@]}" "${libs[@]}" \
+    -o "$out/${h}_fuzz"
+  mkdir -p "$out/corpus-$h"
+  echo "== $h: $secs s"
+  # -rss_limit_mb: an input that makes a parser grow without bound is a
+  # finding; -timeout: so is one that takes a second.
+  set +e
+  (cd "$out" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "./${h}_fuzz" -max_total_time="$secs" -timeout=1 -rss_limit_mb=1024 -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$out/$h-" "corpus-$h" "$here/tests/fuzz/corpus/$h") > "$out/${h}_fuzz.log" 2>&1
+  rc=$?
+  set -e
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::|ERROR|SUMMARY|Test unit written" "$out/${h}_fuzz.log" || true
+  grep -q "^stat::number_of_executed_units" "$out/${h}_fuzz.log" || { echo "fuzz: $h: no final stats"; rc=1; }
+  [ "$rc" -eq 0 ] || status=$rc
+done
 exit "$status"
