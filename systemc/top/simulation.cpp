@@ -232,6 +232,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   Host host(cfg, top.memory(), top.ports(), *out, kSeed.get(cfg));
   top.attach_host(host);
   HostAgent agent("host", host, w);
+  Reaper reaper("reaper");  // a run that stops early unwinds its threads (sim/guard.h)
 
   const double max_ns = kMaxTime.get(cfg);
   const auto t0 = std::chrono::steady_clock::now();
@@ -304,6 +305,10 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   // With the stats on standard output the summary goes to standard error.
   if (!spec.quiet) print_summary(stats_to_stdout ? std::cerr : std::cout, report);
   for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
+  // Watchdog, deadlock, host-time limit, signal: the kernel is paused with
+  // threads suspended; unwind them (a failure inside a process was reaped
+  // when it happened). After the report: unwinding may free what it reads.
+  reaper.reap();
   if (failure) std::rethrow_exception(failure);
   if (!write_errors.empty()) return kExitUserError;
   if (status == "host time limit") {

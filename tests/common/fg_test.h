@@ -69,6 +69,7 @@ class MemHarness {
     setup_systemc(quantum_ns);
     strict_systemc();
     top_ = std::make_unique<GpuTop>("gpu", cfg_);
+    reaper_ = std::make_unique<Reaper>("reaper");  // a failing agent unwinds the others (sim/guard.h)
   }
   GpuTop& top() { return *top_; }
   MemorySystem& mem() { return top_->memory(); }
@@ -91,6 +92,7 @@ class MemHarness {
           ("agent" + std::to_string(i)).c_str());
     }
     sc_core::sc_start();
+    reaper_->reap();  // a deadlock (no events left) leaves threads suspended: unwind them
     if (auto f = first_failure()) std::rethrow_exception(f);
   }
   const std::vector<double>& finish_ns() const { return finish_ns_; }
@@ -103,6 +105,7 @@ class MemHarness {
  private:
   Config cfg_;
   std::unique_ptr<GpuTop> top_;
+  std::unique_ptr<Reaper> reaper_;
   std::vector<double> finish_ns_;
 };
 
@@ -117,14 +120,18 @@ class HostHarness : public sc_core::sc_module {
     top_ = std::make_unique<GpuTop>("gpu", cfg);
     host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
     top_->attach_host(*host_);
+    reaper_ = std::make_unique<Reaper>("reaper");
     SC_HAS_PROCESS(HostHarness);
     SC_THREAD(main);
   }
   void run() {
     sc_core::sc_start();
+    reaper_->reap();  // a deadlock (no events left) leaves threads suspended: unwind them
     if (auto f = first_failure()) std::rethrow_exception(f);
   }
   GpuTop& top() { return *top_; }
+  // Unwind the threads a test left suspended (a deadlock it inspected).
+  void reap() { reaper_->reap(); }
   double stat(const std::string& n) { return StatRegistry::global().find(n)->scalar(); }
 
  private:
@@ -136,6 +143,7 @@ class HostHarness : public sc_core::sc_module {
   std::ostream null_{nullptr};
   std::unique_ptr<GpuTop> top_;
   std::unique_ptr<Host> host_;
+  std::unique_ptr<Reaper> reaper_;
 };
 
 // Runs fgsim with arguments; captures exit code, stdout and stderr.

@@ -210,7 +210,6 @@ TEST(UnitSeam, TwoUnitsWithOneNameAreRejected) {
 
 TEST(Blocking, BlockedWithNoFreeSlotIsADeadlockThatNamesTheCondition) {
   FG_REQUIRE_FRESH_KERNEL();
-  // Left alive: the host thread is still suspended at exit.
   auto* h = new HostHarness(test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.slots=1"}), [](Host& host) {
     g_gate = Gate{};
     const std::uint64_t out = host.alloc(32 * 128);
@@ -221,6 +220,7 @@ TEST(Blocking, BlockedWithNoFreeSlotIsADeadlockThatNamesTheCondition) {
   const std::string d = h->top().diagnose();
   EXPECT_NE(d.find("1 wavefronts: 1 blocked on gate;"), std::string::npos) << d;
   EXPECT_NE(d.find("64 lanes test_gate_block at seams_test.cpp"), std::string::npos) << d;
+  h->reap();  // the suspended threads' frames are freed (LeakSanitizer in tools/sanitize.sh)
 }
 
 Task<> all_block(Lane& l) { co_await gate_wait(l, false); }
@@ -236,6 +236,7 @@ TEST(Diagnosis, ManyBlockedWavefrontsAreSummarisedByKind) {
   EXPECT_EQ(d.rfind("10 wavefronts: 10 blocked on gate;", 0), 0u) << d;
   EXPECT_NE(d.find("... and 6 more"), std::string::npos) << d;
   EXPECT_EQ(std::count(d.begin(), d.end(), '\n'), 5) << d;  // 4 examples + the "more" line
+  h->reap();
 }
 
 // ---- the example unit of docs/compute-unit.md, as written there ----
