@@ -64,6 +64,7 @@ class Wavefront {
   void arrive_at_barrier(std::uint64_t mask);
   void release_barrier();
   bool finished() const { return live_ == 0; }
+  std::uint32_t live() const { return live_; }  // lanes that have not finished
   bool waiting_at_barrier() const { return live_ > 0 && live_ == at_barrier_; }
   std::uint32_t width() const { return width_; }
   Workgroup& workgroup() { return *wg_; }

@@ -35,6 +35,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
     cus.push_back(cus_.back().get());
   }
   dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus, Dispatcher::Params::from(cfg), clock_);
+  // The hardware worklist (docs/worklists.md): idle, and stepping nothing,
+  // until a kernel uses it.
+  worklist_ = std::make_unique<wl::Worklist>("worklist", cfg, static_cast<unsigned>(n), clock_);
 }
 
 void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }

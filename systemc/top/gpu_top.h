@@ -15,6 +15,7 @@
 #include "mem/memory_system.h"
 #include "sim/config.h"
 #include "sim/time.h"
+#include "worklist/worklist.h"
 
 namespace fg {
 
@@ -41,10 +42,12 @@ class GpuTop : public sc_core::sc_module {
   std::vector<std::unique_ptr<MemPort>> ports_;
   std::vector<std::unique_ptr<ComputeUnit>> cus_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<wl::Worklist> worklist_;
 
  public:
   ComputeUnit& cu(int i) { return *cus_[i]; }
   Dispatcher& dispatcher() { return *dispatcher_; }
+  wl::Worklist& worklist() { return *worklist_; }
 };
 
 }  // namespace fg

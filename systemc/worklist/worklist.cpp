@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "worklist/worklist.h"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "gpu/compute_unit.h"
+#include "gpu/wavefront.h"
+#include "hwwl/hwwl_model.h"
+#include "sim/error.h"
+#include "sim/guard.h"
+
+namespace fg::wl {
+
+namespace {
+
+// Defaults: the paper's design point (Kim & Batten, ../shared/papers/001):
+// 16 lanes per core (Sec. IV-A), 32 entries per bank (Sec. IV-E: "32 entries
+// per bank achieves most of the performance"), work threshold 5 and a
+// 10-cycle redistribution interval (Sec. IV-D), 24-bit work IDs (Sec. III-B).
+const Param<std::string> kBackend{"worklist.backend", "model", std::vector<std::string>{"model"},
+                                  "model: the golden model of models/hwwl (the Verilated RTL is not wired in yet)"};
+const Param<std::uint64_t> kLanes{"worklist.lanes", 0, "",
+                                  "banks per core, a power of two (0: gpu.cu.simd_width; paper: 16, Sec. IV-A)",
+                                  {{0}, {64}}};
+const Param<std::uint64_t> kDepth{"worklist.depth", 32, "entries",
+                                  "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
+const Param<std::string> kScheme{"worklist.scheme", "lsorting",
+                                 std::vector<std::string>{"none", "threshold", "lsorting"},
+                                 "work redistribution (Sec. III-C; paper's choice: lsorting)"};
+const Param<std::uint64_t> kThreshold{"worklist.threshold", 5, "", "work threshold (paper: 5, Sec. IV-D)",
+                                      {{0}, {1u << 16}}};
+const Param<std::uint64_t> kInterval{"worklist.interval", 10, "cycles",
+                                     "redistribution interval (paper: 10, Sec. IV-D)", {{1}, {1u << 20}}};
+const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
+                                    "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
+                                    {{0}, {1000}}};
+
+class ModelBackend final : public Backend {
+ public:
+  explicit ModelBackend(const hwwl::Params& p) : sys_(p) { sys_.reset(); }
+  Out step(const In& in) override {
+    li_.double_buf = in.double_buf;
+    li_.swap = in.swap;
+    li_.pull = in.pull;
+    li_.push = in.push;
+    li_.push_id = in.push_id;
+    hwwl::SysOut o = sys_.step(li_);
+    Out r;
+    r.pull_status = std::move(o.pull_status);
+    r.pull_id = std::move(o.pull_id);
+    r.push_gnt = std::move(o.push_gnt);
+    r.sys_empty = o.sys_empty;
+    return r;
+  }
+  unsigned pull_count(unsigned core, unsigned lane, bool dbl) const override {
+    return sys_.core(core).bank(lane).count(dbl);
+  }
+  unsigned total() const override { return sys_.total(); }
+  std::string where(bool dbl) const override { return sys_.where(dbl); }
+
+ private:
+  hwwl::System sys_;
+  hwwl::LaneIn li_;
+};
+
+Worklist* g_active = nullptr;
+
+}  // namespace
+
+struct Worklist::Request {
+  WaveHandle h;
+  unsigned core = 0;
+  bool push = false;
+  std::vector<Lane*> lanes;  // in lane order
+  std::vector<std::uint32_t> ids;
+  std::vector<bool> done;
+  std::size_t left = 0;
+  bool all_wait = true;
+  bool whole_wave = false;
+};
+
+Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock)
+    : sc_module(name),
+      cores_(cores),
+      lanes_(static_cast<unsigned>(kLanes.get(cfg) ? kLanes.get(cfg)
+                                                   : std::get<std::uint64_t>(cfg.value("gpu.cu.simd_width")))),
+      id_limit_(1u << 24),
+      latency_(kLatency.get(cfg)),
+      clock_(clock),
+      pulls(StatGroup("gpu.worklist"), "pulls", "wlpull lane accesses", ""),
+      pull_ids(StatGroup("gpu.worklist"), "pull_ids", "pulls that returned a work ID", ""),
+      pull_waits(StatGroup("gpu.worklist"), "pull_waits", "pulls that returned WAIT", ""),
+      pull_dones(StatGroup("gpu.worklist"), "pull_dones", "pulls that returned DONE", ""),
+      pushes(StatGroup("gpu.worklist"), "pushes", "wlpush lane accesses", ""),
+      port_retries(StatGroup("gpu.worklist"), "port_retries",
+                   "lane accesses deferred a cycle: another lane of the wavefront had the bank's port", ""),
+      wait_blocks(StatGroup("gpu.worklist"), "wait_blocks",
+                  "pulls whose lanes all got WAIT: the wavefront blocked until a bank had work", ""),
+      cycles(StatGroup("gpu.worklist"), "cycles", "cycles the unit stepped", "cycles"),
+      idle_cycles(StatGroup("gpu.worklist"), "idle_cycles", "stepped cycles without lane requests", "cycles") {
+  const auto depth = kDepth.get(cfg);
+  if (!std::has_single_bit(lanes_))
+    throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
+  if (!std::has_single_bit(depth)) throw UserError(fmt::format("worklist.depth: {} is not a power of two", depth));
+  hwwl::Params p;
+  p.cores = cores;
+  p.lanes = lanes_;
+  p.depth = depth_ = static_cast<unsigned>(depth);
+  settle_ = 4ull * kInterval.get(cfg) + depth_ + cores + 8;
+  p.id_width = 24;
+  p.threshold = static_cast<unsigned>(kThreshold.get(cfg));
+  p.interval = static_cast<unsigned>(kInterval.get(cfg));
+  const std::string s = kScheme.get(cfg);
+  p.scheme = s == "none" ? hwwl::Scheme::None : s == "threshold" ? hwwl::Scheme::Threshold : hwwl::Scheme::Lsorting;
+  (void)kBackend.get(cfg);
+  backend_ = std::make_unique<ModelBackend>(p);
+  in_.pull.assign(std::size_t{cores} * lanes_, false);
+  in_.push.assign(in_.pull.size(), false);
+  in_.push_id.assign(in_.pull.size(), 0);
+  SC_HAS_PROCESS(Worklist);
+  SC_THREAD(run);
+  g_active = this;
+}
+
+Worklist::~Worklist() {
+  if (g_active == this) g_active = nullptr;
+}
+
+Worklist* Worklist::active() { return g_active; }
+
+void Worklist::configure(bool double_buf) {
+  if (double_buf == double_buf_) return;
+  if (backend_->total() != 0)
+    throw SimFault(fmt::format("wlcfg: changing to {}-buffer mode with {} work IDs inside ({})",
+                               double_buf ? "double" : "single", backend_->total(), where()));
+  double_buf_ = double_buf;
+}
+
+void Worklist::submit(IssueContext& c, bool push) {
+  auto r = std::make_unique<Request>();
+  r->core = static_cast<unsigned>(c.cu().index());
+  r->push = push;
+  c.for_each([&](Lane& l) {
+    r->lanes.push_back(&l);
+    if (push) {
+      const auto id = static_cast<std::uint32_t>(l.pending.value);
+      if (id >= id_limit_)
+        throw SimFault(fmt::format("wlpush: work ID {} does not fit in the worklist's 24 bits", l.pending.value));
+      r->ids.push_back(id);
+    }
+  });
+  // Only a wavefront whose every live lane is at this pull may block on WAIT:
+  // diverged lanes elsewhere may hold the work the others wait for.
+  r->whole_wave = c.active() == c.wave().live();
+  r->done.assign(r->lanes.size(), false);
+  r->left = r->lanes.size();
+  r->h = c.block(push ? "wlpush" : "wlpull");
+  pending_.push_back(std::move(r));
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Worklist::kernel_done() {
+  if (!double_buf_) return;
+  swap_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+unsigned Worklist::work_inside() const { return backend_->total(); }
+
+std::string Worklist::where() const {
+  const std::string w = backend_->where(double_buf_);
+  return w.empty() ? "nothing inside" : w;
+}
+
+void Worklist::deliver(Request& r, Tick at) { r.h.cu->wake(r.h, at, true); }
+
+void Worklist::step_cycle(bool idle) {
+  const std::size_t n = in_.pull.size();
+  std::fill(in_.pull.begin(), in_.pull.end(), false);
+  std::fill(in_.push.begin(), in_.push.end(), false);
+  in_.double_buf = double_buf_;
+  in_.swap = swap_;
+  struct Presented {
+    Request* r;
+    std::size_t i;
+    std::size_t bank;
+  };
+  std::vector<Presented> presented;
+  // The swap cycle (kernel boundary) takes no lane request: a pull of the
+  // next kernel must see the swapped partitions.
+  if (!idle && !swap_) {
+    std::vector<bool> used(n, false);
+    for (auto& rp : pending_) {
+      Request& r = *rp;
+      for (std::size_t i = 0; i < r.lanes.size(); ++i) {
+        if (r.done[i]) continue;
+        const std::size_t bank = std::size_t{r.core} * lanes_ + r.lanes[i]->lane_id() % lanes_;
+        if (used[bank]) {
+          ++port_retries;
+          continue;
+        }
+        used[bank] = true;
+        (r.push ? in_.push : in_.pull)[bank] = true;
+        if (r.push) in_.push_id[bank] = r.ids[i];
+        presented.push_back({&r, i, bank});
+      }
+    }
+  }
+  const Backend::Out out = backend_->step(in_);
+  swap_ = false;
+  ++cycles;
+  if (presented.empty()) ++idle_cycles;
+  const Tick end = sample_time(cycle_) + clock_.period() / 2;
+  ++cycle_;
+  for (const Presented& p : presented) {
+    Request& r = *p.r;
+    Lane& l = *r.lanes[p.i];
+    if (r.push) {
+      ++pushes;
+      if (!out.push_gnt[p.bank])
+        throw SimFault(fmt::format(
+            "worklist overflow: a push of work ID {} to the full bank {} of core {} ({} entries per side in {}-buffer "
+            "mode; no overflow buffer: the paper's hardware exception, Sec. III-A); inside: {}",
+            r.ids[p.i], p.bank % lanes_, r.core, double_buf_ ? depth_ / 2 : depth_,
+            double_buf_ ? "double" : "single", where()));
+    } else {
+      ++pulls;
+      const auto st = out.pull_status[p.bank];
+      if (st == hwwl::kPullId) {
+        ++pull_ids;
+        l.pending.result = out.pull_id[p.bank];
+        r.all_wait = false;
+      } else if (st == hwwl::kPullWait) {
+        ++pull_waits;
+        l.pending.result = kWait;
+      } else {
+        ++pull_dones;
+        l.pending.result = kDone;
+        r.all_wait = false;
+      }
+    }
+    r.done[p.i] = true;
+    --r.left;
+  }
+  // Finished requests: deliver, or block the all-WAIT pulls.
+  for (std::size_t k = 0; k < pending_.size();) {
+    if (pending_[k]->left != 0) {
+      ++k;
+      continue;
+    }
+    std::unique_ptr<Request> r = std::move(pending_[k]);
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
+    if (!r->push && r->all_wait && r->whole_wave) {
+      ++wait_blocks;
+      waiting_.push_back(std::move(r));
+    } else {
+      deliver(*r, std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_));
+    }
+  }
+  std::uint64_t sig = 0;
+  for (unsigned c = 0; c < cores_; ++c)
+    for (unsigned b = 0; b < lanes_; ++b) sig = sig * 1000003u + backend_->pull_count(c, b, double_buf_);
+  quiet_cycles_ = (sig == last_sig_ && presented.empty()) ? quiet_cycles_ + 1 : 0;
+  last_sig_ = sig;
+  // Blocked waiters retry when one of their banks has work or nothing is left.
+  for (std::size_t k = 0; k < waiting_.size();) {
+    Request& r = *waiting_[k];
+    bool go = out.sys_empty;
+    for (Lane* l : r.lanes)
+      go = go || backend_->pull_count(r.core, l->lane_id() % lanes_, double_buf_) != 0;
+    if (go) {
+      // The lanes issue the pull again (not before now: catch-up cycles).
+      r.h.cu->wake(r.h, std::max<Tick>(end, sc_core::sc_time_stamp().value()), false);
+      waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      ++k;
+    }
+  }
+}
+
+void Worklist::run() {
+  run_guarded([&] {
+    for (;;) {
+      // Sleep when nothing can change: empty, or only blocked waiters while
+      // the banks' pull-side counts have not moved for a settle window (no
+      // redistribution is bringing work; a new request wakes the unit and
+      // the skipped cycles are stepped then). With nothing else running the
+      // kernel then ends in a deadlock diagnosis instead of spinning.
+      const bool empty = pending_.empty() && waiting_.empty() && !swap_ && backend_->total() == 0;
+      const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_;
+      if (empty || settled) {
+        wait(wake_);
+        quiet_cycles_ = 0;
+        continue;
+      }
+      const Tick now = sc_core::sc_time_stamp().value();
+      // Idle cycles since the unit slept: nothing was inside and no request
+      // came, so stepping them without inputs is exact.
+      while (sample_time(cycle_) < now) step_cycle(true);
+      if (sample_time(cycle_) > now) wait(sc_core::sc_time::from_value(sample_time(cycle_) - now));
+      step_cycle(false);
+    }
+  });
+}
+
+// ---- the ISA operations (Table III) ------------------------------------------
+
+namespace {
+
+Worklist& unit(const char* op) {
+  Worklist* w = Worklist::active();
+  if (!w) throw SimFault(fmt::format("{}: this GPU has no worklist", op));
+  return *w;
+}
+
+class WlPull final : public OpUnit {
+ public:
+  WlPull() : OpUnit("wlpull", Order::Synchronising) {}
+  void issue(IssueContext& c) const override { unit("wlpull").submit(c, false); }
+};
+class WlPush final : public OpUnit {
+ public:
+  WlPush() : OpUnit("wlpush", Order::Synchronising) {}
+  void issue(IssueContext& c) const override { unit("wlpush").submit(c, true); }
+};
+class WlCfg final : public OpUnit {
+ public:
+  WlCfg() : OpUnit("wlcfg", Order::Synchronising) {}
+  void issue(IssueContext& c) const override { unit("wlcfg").configure(c.first().pending.value != 0); }
+};
+const WlPull kPull;
+const WlPush kPush;
+const WlCfg kCfg;
+
+}  // namespace
+
+OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc) {
+  return l.op<std::uint32_t>(kPull, loc, [](PendingOp&) {});
+}
+OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc) {
+  return l.op(kPush, loc, [id](PendingOp& o) { o.value = id; });
+}
+OpAwaiter<void> wl_cfg(Lane& l, bool double_buf, Lane::Loc loc) {
+  return l.op(kCfg, loc, [double_buf](PendingOp& o) { o.value = double_buf; });
+}
+
+}  // namespace fg::wl

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// The hardware worklist inside the GPU model (Kim & Batten, Sec. III): per-core
+// banks, work redistribution and the inter-core network, as one cycle-stepped
+// unit clocked by the core clock, and the ISA operations that reach it through
+// the device-operation seam (Table III):
+//
+//   co_await wl_cfg(l, true);        // wlcfg: double-buffer mode
+//   const std::uint32_t r = co_await wl_pull(l);   // wlpull: a work ID, kWait or kDone
+//   co_await wl_push(l, id);         // wlpush
+//
+// Lane i of a wavefront uses bank i mod worklist.lanes of its CU's core. The
+// unit presents each cycle at most one access per bank (the bank's single
+// port; lanes of a wavefront that share a bank go in successive cycles, in
+// lane order) and steps the backend (the golden model of models/hwwl; the
+// Verilated RTL is not wired in yet). A wavefront whose pull returned WAIT on
+// every lane is blocked and issues the pull again when one of its banks has
+// work on its pull side or the system is empty (DONE). A push to a full bank
+// is the paper's hardware exception (no overflow buffer yet): exit 3.
+//
+// Loose timing: the operations are synchronising (sim.sync_order), so they
+// reach the unit in simulated-time order; the unit samples requests in the
+// middle of each cycle and steps every cycle while it holds work or
+// requests, and catches up idle cycles when it wakes (docs/worklists.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "gpu/kernel.h"
+#include "gpu/op.h"
+#include "sim/config.h"
+#include "sim/stats.h"
+#include "sim/time.h"
+
+namespace fg {
+class ComputeUnit;
+}
+
+namespace fg::wl {
+
+inline constexpr std::uint32_t kWait = 0xfffffffeu;
+inline constexpr std::uint32_t kDone = 0xffffffffu;
+
+// The cycle-stepped worklist system (both backends give the same answers).
+class Backend {
+ public:
+  struct In {
+    bool double_buf = false, swap = false;
+    std::vector<bool> pull, push;  // core * lanes + lane
+    std::vector<std::uint32_t> push_id;
+  };
+  struct Out {
+    std::vector<std::uint8_t> pull_status;  // hwwl::PullStatus
+    std::vector<std::uint32_t> pull_id;
+    std::vector<bool> push_gnt;
+    bool sys_empty = true;
+  };
+  virtual ~Backend() = default;
+  virtual Out step(const In& in) = 0;
+  virtual unsigned pull_count(unsigned core, unsigned lane, bool double_buf) const = 0;
+  virtual unsigned total() const = 0;
+  virtual std::string where(bool double_buf) const = 0;
+};
+
+class Worklist : public sc_core::sc_module {
+ public:
+  Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock);
+  ~Worklist() override;
+  // The GPU's worklist (one per elaboration); null when none is built.
+  static Worklist* active();
+
+  unsigned lanes() const { return lanes_; }
+  bool double_buffered() const { return double_buf_; }
+  // ---- the operations' side (at issue; SystemC time is the issue time) ----
+  void configure(bool double_buf);
+  // A wavefront's pull or push: lanes (wavefront lane ids) with their Lane
+  // objects (results go to pending.result) and push IDs. The wavefront is
+  // blocked by the caller; the unit wakes it.
+  void submit(IssueContext& c, bool push);
+  // ---- the host's side ----
+  // End of a kernel in double-buffer mode: the partitions swap (the banks
+  // whose pull side is empty; the paper swaps after every kernel call).
+  void kernel_done();
+  // Work IDs inside (banks, both partitions, network).
+  unsigned work_inside() const;
+  std::string where() const;
+
+ private:
+  struct Request;
+  void run();
+  void step_cycle(bool idle);
+  void deliver(Request& r, Tick at);
+  Tick sample_time(std::uint64_t cycle) const { return cycle * clock_.period() + clock_.period() / 2; }
+
+  unsigned cores_, lanes_, depth_ = 0;
+  std::uint32_t id_limit_;
+  std::uint64_t latency_;
+  Clock clock_;
+  std::unique_ptr<Backend> backend_;
+  bool double_buf_ = false, swap_ = false;
+  std::uint64_t cycle_ = 0;  // next cycle to step
+  std::uint64_t quiet_cycles_ = 0, settle_ = 0, last_sig_ = 0;
+  std::vector<std::unique_ptr<Request>> pending_, waiting_;
+  sc_core::sc_event wake_;
+  Backend::In in_;
+
+ public:
+  Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles;
+};
+
+// Device functions (kernels co_await them).
+OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc = Lane::Loc::current());
+OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc = Lane::Loc::current());
+OpAwaiter<void> wl_cfg(Lane& l, bool double_buf, Lane::Loc loc = Lane::Loc::current());
+
+}  // namespace fg::wl
