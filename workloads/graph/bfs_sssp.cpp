@@ -14,8 +14,13 @@
 //         out-list's count (sssp: at most once per step, by an atomic
 //         exchange on a per-node stamp). The host swaps the lists between
 //         steps until the out-list is empty.
-// The hardware-worklist variant (hwwl) and the software options of Sec. II
-// (WCH, ARU, WDO, VKC) are not built yet (issue 14).
+//   hwwl  data-driven with the hardware worklist (systemc/worklist/), in
+//         double-buffer mode as the paper runs it: an initialization kernel
+//         configures it and pushes the source; each step launches persistent
+//         threads (every wavefront slot) that pull until DONE and push the
+//         nodes whose distance improved; the partitions swap after each
+//         kernel. No overflow buffer yet: a push to a full bank is exit 3.
+// The software options of Sec. II (WCH, ARU, WDO, VKC) are not built yet.
 //
 // Every run compares the distances with a host BFS / Dijkstra; `--output FILE`
 // writes one line per node: its id in the input's numbering and its distance,
@@ -33,6 +38,7 @@
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
+#include "worklist/worklist.h"
 
 namespace fg {
 namespace {
@@ -52,8 +58,9 @@ struct Workload {
 
 Workload make(const char* name, bool weighted) {
   return Workload{name, weighted, graph::GraphParams{name},
-                  Param<std::string>{std::string(name) + ".variant", "topo", std::vector<std::string>{"topo", "swwl"},
-                                     "topo: topology-driven; swwl: shared software worklist (docs/worklists.md)"},
+                  Param<std::string>{std::string(name) + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
+                                     "topo: topology-driven; swwl: shared software worklist; hwwl: the hardware "
+                                     "worklist, double-buffered (docs/worklists.md)"},
                   Param<std::int64_t>{std::string(name) + ".source", -1, "",
                                       "source node, in the input's numbering (-1: the first node)",
                                       {{-1}, {9.2e18}}}};
@@ -164,6 +171,66 @@ Task<> sssp_swwl(Lane& l, DevGraph g, std::uint64_t dist, Lists w, std::uint32_t
   }
 }
 
+// ---- hardware worklist (double-buffered: one kernel per step) -------------------
+
+// The paper's initialization kernel: double-buffer mode, the source pushed.
+Task<> hwwl_init(Lane& l, std::uint32_t src) {
+  co_await wl::wl_cfg(l, true);
+  if (l.global_id() == 0) co_await wl::wl_push(l, src);
+}
+
+Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, std::uint32_t u) {
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto old = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, level + 1);
+    if (old == kUnreached) co_await wl::wl_push(l, v);
+  }
+}
+
+// Persistent threads pull until DONE; WAIT: pull again (a wavefront whose
+// lanes all got WAIT is blocked by the unit until it can retry). The loop's
+// pull is at its bottom: lanes reconverge at the lowest pending
+// source site (docs/compute-unit.md), so lanes that got WAIT wait there until
+// the lanes that got work come round to pull again (the paper's "waiting
+// threads ... reconverge when the active threads pull again", Sec. III-C). A
+// pull at the top would be issued again and again ahead of the working lanes.
+Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level) {
+  std::uint32_t u = co_await wl::wl_pull(l);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) co_await bfs_visit(l, g, dist, level, u);
+    u = co_await wl::wl_pull(l);
+  }
+}
+
+Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, std::uint32_t u) {
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
+    co_await l.alu(1);
+    const auto nd = relaxed(du, wt);
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
+    if (nd < old) {
+      const auto seen = co_await l.atomic_exch<std::uint32_t>(at(stamp, v), step);
+      if (seen != step) co_await wl::wl_push(l, v);
+    }
+  }
+}
+
+Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step) {
+  std::uint32_t u = co_await wl::wl_pull(l);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) co_await sssp_visit(l, g, dist, stamp, step, u);
+    u = co_await wl::wl_pull(l);
+  }
+}
+
 // ---- host side ------------------------------------------------------------------
 
 std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g) {
@@ -215,6 +282,25 @@ void run(const Workload& wl, Host& h) {
       std::uint32_t changed = 0;
       h.copy_out(&changed, flag, 4);
       if (!changed) break;
+    }
+  } else if (variant == "hwwl") {
+    wl::Worklist* unit = wl::Worklist::active();
+    if (!unit) throw SimFault(fmt::format("{}: this GPU has no hardware worklist", wl.name));
+    if (g.nodes > (1u << 24))
+      throw UserError(fmt::format("{}: {} nodes do not fit in the worklist's 24-bit work IDs", g.origin, g.nodes));
+    const std::uint64_t stamp = wl.weighted ? h.upload(std::vector<std::uint32_t>(g.nodes, 0xffffffffu)) : 0;
+    // Persistent threads: every wavefront slot of every CU.
+    const std::uint64_t threads = static_cast<std::uint64_t>(h.cus()) *
+                                  std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
+                                  std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+    h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, src); }});
+    unit->kernel_done();  // the source moves to the pull side
+    for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
+      if (wl.weighted)
+        launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step); });
+      else
+        launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step); });
+      unit->kernel_done();
     }
   } else {
     Lists w{h.alloc(4ull * g.nodes), h.alloc(4ull * g.nodes), flag, 0, 1, g.nodes};
