@@ -32,7 +32,7 @@ TEST_P(GraphWorkload, DistancesEqualTheHostReference) {
   const auto [w, v, g, p] = GetParam();
   const std::string W = w;
   auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".variant=" + v + " --set " + W +
-                    ".generator=" + g + " --set " + W + ".scale=9");
+                    ".generator=" + g + " --set " + W + ".scale=9 --set worklist.depth=1024");
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["run"]["status"], "ok");
   ASSERT_EQ(j["workload"]["checks"].size(), 1u);
@@ -44,19 +44,47 @@ TEST_P(GraphWorkload, DistancesEqualTheHostReference) {
   if (std::string(v) == "swwl") {
     // Every reached node but the source was pushed at least once.
     EXPECT_GE(r["pushes"].get<int>(), r["reached"].get<int>() - 1);
+  } else if (std::string(v) == "hwwl") {
+    // Through the hardware worklist: every reached node pushed (the source
+    // by the init kernel) and pulled as a work ID; bfs exactly once.
+    const auto& st = j["stats"];
+    EXPECT_GE(st["gpu.worklist.pushes"].get<int>(), r["reached"].get<int>());
+    EXPECT_EQ(st["gpu.worklist.pull_ids"], st["gpu.worklist.pushes"]);
+    if (W == "bfs") {
+      EXPECT_EQ(st["gpu.worklist.pushes"], r["reached"]);
+    }
+    EXPECT_GT(st["gpu.worklist.cycles"].get<double>(), 0);
   } else {
     EXPECT_EQ(r["work_items"].get<int>(), 512 * r["steps"].get<int>());  // topology-driven: every node every step
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Generated, GraphWorkload,
-                         ::testing::Combine(::testing::Values("bfs", "sssp"), ::testing::Values("topo", "swwl"),
+                         ::testing::Combine(::testing::Values("bfs", "sssp"), ::testing::Values("topo", "swwl", "hwwl"),
                                             ::testing::Values("rmat", "grid", "uniform"),
                                             ::testing::Values("orr2014", "kim2014")),
                          [](const ::testing::TestParamInfo<Case>& i) {
                            return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param) + "_" +
                                   std::get<2>(i.param) + "_" + std::get<3>(i.param);
                          });
+
+// The worklist's loose-timing bridge: its behaviour must not depend on the
+// quantum by more than 5% against a one-cycle quantum (kim2014: 700 MHz,
+// 1.4286 ns); docs/worklists.md tabulates the numbers.
+TEST(HardwareWorklist, KernelTimeWithin5PercentOfAOneCycleQuantum) {
+  for (const char* w : {"bfs", "sssp"}) {
+    const std::string W = w;
+    std::vector<double> ns;
+    for (const char* q : {"1.4286", "20", "100"}) {
+      auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+                        ".scale=9 --set worklist.depth=1024 --set sim.quantum=" + q);
+      ASSERT_FALSE(j.is_null());
+      ns.push_back(j["workload"]["results"]["kernel_ns"].get<double>());
+    }
+    for (std::size_t i = 1; i < ns.size(); ++i)
+      EXPECT_NEAR(ns[i] / ns[0], 1.0, 0.05) << W << ": " << ns[i] << " ns vs " << ns[0] << " ns at one cycle";
+  }
+}
 
 std::filesystem::path shared_input(const char* name) {
   return std::filesystem::path(FG_SOURCE_DIR) / ".." / "shared" / "inputs" / name;

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// The hardware worklist in the GPU model (systemc/worklist/): the ISA
+// operations through the device-operation seam, the lane-to-bank mapping,
+// conservation (every pushed work ID pulled exactly once, then DONE) under
+// every redistribution scheme, the double-buffer swap, the overflow
+// exception, and independence from the quantum.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fg_test.h"
+#include "gpu/dispatcher.h"
+#include "sim/error.h"
+#include "worklist/worklist.h"
+
+namespace fg {
+namespace {
+
+using test::HostHarness;
+
+// Work-item i < n pushes base + 3 i (double-buffer mode): a pull that
+// returned another value than a pushed one lands on a slot no push has.
+Task<> push_kernel(Lane& l, std::uint32_t base, std::uint32_t n) {
+  co_await wl::wl_cfg(l, true);
+  if (l.global_id() < n) co_await wl::wl_push(l, base + 3 * l.global_id());
+}
+
+// Persistent pullers: count every ID pulled (hits[id] += 1); the loop pulls
+// at its bottom (see workloads/graph/bfs_sssp.cpp). `first` records, per
+// work-item, the first ID it pulled (or kDone).
+Task<> pull_kernel(Lane& l, std::uint64_t hits, std::uint64_t first, std::uint32_t base) {
+  std::uint32_t u = co_await wl::wl_pull(l);
+  co_await l.store<std::uint32_t>(first + 4ull * l.global_id(), u);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) {
+      co_await l.atomic_add<std::uint32_t>(hits + 4ull * (u - base), 1);
+      co_await l.alu(20);  // some work per item
+    }
+    u = co_await wl::wl_pull(l);
+  }
+}
+
+// pull_kernel on CU `cu` only (the other work-items end at once).
+Task<> pull_on_cu(Lane& l, std::uint32_t cu, std::uint64_t hits, std::uint64_t first, std::uint32_t base) {
+  const std::uint32_t mine = co_await l.cu_id();
+  if (mine == cu) co_await pull_kernel(l, hits, first, base);
+}
+
+struct Result {
+  std::vector<std::uint32_t> hits, first;
+  double pull_ids = 0, pull_dones = 0, pushes = 0;
+  unsigned inside_after = 0;
+  std::string where;  // the banks after the pushes
+};
+
+Result push_then_pull(std::vector<std::string> sets, std::uint32_t n, std::uint32_t push_items,
+                      std::uint32_t pull_items) {
+  Result r;
+  sets.insert(sets.begin(), "gpu.cus=4");  // the caller's settings win
+  auto* h = new HostHarness(test::make_config("kim2014", sets), [&](Host& host) {
+    const std::uint32_t base = 1000;
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * n, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(pull_items, 0));
+    wl::Worklist& w = *wl::Worklist::active();
+    host.run_kernel({"push", push_items, 32, 4, 0, [=](Lane& l) { return push_kernel(l, base, n); }});
+    EXPECT_EQ(w.work_inside(), n);
+    r.where = w.where();
+    w.kernel_done();  // swap: the pushed IDs become pullable
+    host.run_kernel({"pull", pull_items, 32, 8, 0, [=](Lane& l) { return pull_kernel(l, hits, first, base); }});
+    r.hits = host.download<std::uint32_t>(hits, 3 * n);
+    r.first = host.download<std::uint32_t>(first, pull_items);
+    r.inside_after = w.work_inside();
+  });
+  h->run();
+  r.pull_ids = h->stat("gpu.worklist.pull_ids");
+  r.pull_dones = h->stat("gpu.worklist.pull_dones");
+  r.pushes = h->stat("gpu.worklist.pushes");
+  return r;
+}
+
+class Conservation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // 900 IDs pushed by the first 900 of 2048 work-items (uneven: the last
+  // wavefronts push nothing), pulled by 4 x 8 wavefronts of 32.
+  const Result r = push_then_pull({std::string("worklist.scheme=") + GetParam(), "worklist.depth=128"}, 900, 2048,
+                                  4 * 8 * 32);
+  ASSERT_EQ(r.hits.size(), 3 * 900u);
+  std::uint32_t bad = 0;
+  for (std::uint32_t i = 0; i < r.hits.size(); ++i) bad += r.hits[i] != (i % 3 == 0 ? 1u : 0u);
+  EXPECT_EQ(bad, 0u) << "IDs not pulled exactly once";
+  EXPECT_EQ(r.pull_ids, 900);
+  EXPECT_EQ(r.pushes, 900);
+  EXPECT_EQ(r.pull_dones, 4 * 8 * 32);  // every work-item ends with DONE
+  EXPECT_EQ(r.inside_after, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schemes, Conservation, ::testing::Values("none", "threshold", "lsorting"),
+                         [](const auto& i) { return std::string(i.param); });
+
+TEST(Banks, LaneIUsesBankIOfItsCore) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // One wavefront of 32 on 16 banks pushes 1000 + 3 lane: lanes i and i + 16
+  // share bank i, in lane order. Without redistribution the first pull of
+  // lane i (one wavefront again, on the same CU) returns its bank's head.
+  const Result r = push_then_pull({"worklist.scheme=none", "gpu.cus=1"}, 32, 32, 32);
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    EXPECT_NE((r.where + ";").find("core 0 lane " + std::to_string(i) + " push side: " + std::to_string(1000 + 3 * i) + ", " +
+                           std::to_string(1000 + 3 * (i + 16)) + ";"),
+              std::string::npos)
+        << "bank " << i << ": " << r.where;
+    EXPECT_EQ(r.first[i], 1000 + 3 * i) << "lane " << i;
+    EXPECT_EQ(r.first[i + 16], 1000 + 3 * (i + 16)) << "lane " << i + 16;
+  }
+}
+
+// Lanes 16..23 pull while lanes 0..15 are elsewhere (sleeping, then pushing)
+// and the only pullable ID (pushed before by lane 9) is in bank 9: the pull
+// gets WAIT on all its lanes, but the wavefront must not block, since the
+// lanes it would hold are the ones that pull bank 9.
+Task<> diverged_kernel(Lane& l, std::uint64_t hits) {
+  const std::uint32_t lane = l.lane_id();
+  if (lane >= 24) co_return;
+  std::uint32_t u = wl::kWait;
+  if (lane >= 16) {
+    u = co_await wl::wl_pull(l);
+  } else {
+    co_await l.sleep(200);
+    co_await wl::wl_push(l, 2000 + lane);  // to the push side: pulled in a later kernel
+  }
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) co_await l.atomic_add<std::uint32_t>(hits, 1);
+    u = co_await wl::wl_pull(l);
+  }
+}
+
+Task<> push_lane9(Lane& l) {
+  co_await wl::wl_cfg(l, true);
+  if (l.lane_id() == 9) co_await wl::wl_push(l, 1009);
+}
+
+TEST(Wait, APartlyDivergedWavefrontIsNotBlocked) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::uint32_t pulled = 0;
+  bool finished = false;
+  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", "worklist.scheme=none"}), [&](Host& host) {
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(1, 0));
+    host.run_kernel({"push9", 32, 32, 4, 0, [](Lane& l) { return push_lane9(l); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"diverged", 32, 32, 8, 0, [=](Lane& l) { return diverged_kernel(l, hits); }});
+    pulled = host.download<std::uint32_t>(hits, 1)[0];
+    finished = true;
+  });
+  h.run();
+  EXPECT_TRUE(finished) << "the kernel did not finish";
+  EXPECT_EQ(pulled, 1u);
+  EXPECT_EQ(wl::Worklist::active()->work_inside(), 16u);  // the 16 pushes wait on the push side
+  if (!finished) h.reap();
+}
+
+TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // Scheme none on 2 cores: 32 IDs pushed on one core, pulled by a
+  // wavefront on the other; its banks never get
+  // work (WAIT), nobody pulls the IDs: the unit settles and sleeps, and the
+  // run ends without events instead of spinning.
+  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=2", "worklist.scheme=none"}), [&](Host& host) {
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(64, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
+    // Workgroup 0 (CU 0) pushes, workgroup 1 (CU 1) does not; then only
+    // the workgroup on CU 1 pulls.
+    host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hits, first, 1000); }});
+  });
+  sc_core::sc_start();
+  EXPECT_FALSE(sc_core::sc_pending_activity());  // no events left: the driver reports a deadlock
+  const std::string d = h->top().diagnose();
+  EXPECT_NE(d.find("blocked on wlpull"), std::string::npos) << d;
+  EXPECT_GT(wl::Worklist::active()->work_inside(), 0u);
+  h->reap();
+}
+
+TEST(Overflow, APushToAFullBankIsTheHardwareException) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // Depth 4 double-buffered: 2 entries per side; one wavefront of 32 lanes on
+  // 16 banks pushes 2 per bank (fits), a second wavefront 2 more (does not).
+  try {
+    push_then_pull({"worklist.depth=4", "gpu.cus=1"}, 64, 64, 32);
+    FAIL() << "no exception";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("worklist overflow: a push of work ID"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(2 entries per side in double-buffer mode"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fg
