@@ -20,6 +20,7 @@
 #include "sim/error.h"
 #include "sim/workload.h"
 #include "top/simulation.h"
+#include "worklist/worklist.h"
 
 #include "fg_git_version.h"  // generated: FG_GIT_COMMIT
 
@@ -33,6 +34,18 @@ int cmd_list() {
   std::cout << "Presets (--preset NAME):\n";
   for (const auto& [name, p] : fg::presets())
     std::cout << fmt::format("  {:<14}{}\n", name, fg::preset_description(p));
+  std::cout << "Verilated worklist RTL (worklist.backend=rtl runs these configurations):\n";
+  if (fg::wl::rtl_builds().empty()) std::cout << "  none: built with -DFG_RTL_BACKEND=OFF\n";
+  for (const auto& b : fg::wl::rtl_builds()) {
+    const auto& p = b.params;
+    const char* scheme = p.scheme == fg::hwwl::Scheme::None        ? "none"
+                         : p.scheme == fg::hwwl::Scheme::Threshold ? "threshold"
+                                                                   : "lsorting";
+    std::cout << fmt::format(
+        "  {:<30}--set gpu.cus={} --set worklist.lanes={} --set worklist.depth={} --set worklist.scheme={} "
+        "--set worklist.threshold={} --set worklist.interval={}\n",
+        b.name, p.cores, p.lanes, p.depth, scheme, p.threshold, p.interval);
+  }
   return 0;
 }
 
@@ -108,6 +121,9 @@ int main(int argc, char** argv) {
   run->add_option("--stats", spec.stats_file, "write statistics JSON here ('-': standard output)")->check(non_empty);
   run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)")->check(non_empty);
   run->add_option("--output", spec.output_file, "write the workload's results here")->check(non_empty);
+  run->add_option("--vcd", spec.vcd_file,
+                  "write the worklist RTL's waveform here (worklist.backend=rtl; window: worklist.vcd_from/vcd_to)")
+      ->check(non_empty);
   run->add_flag("--quiet", spec.quiet, "no end-of-run summary");
   run->add_flag("--progress", spec.progress,
                 "a progress line on standard error every 2 s (default when standard error is a terminal)");

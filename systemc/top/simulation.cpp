@@ -28,6 +28,7 @@
 #include "sim/workload.h"
 #include "top/gpu_top.h"
 #include "top/report.h"
+#include "worklist/worklist.h"
 
 namespace fg {
 
@@ -136,10 +137,12 @@ Config resolve_config(const RunSpec& spec) {
   }
   check_resources(*w, cfg);
   // Two outputs in one file would corrupt both.
-  const std::pair<const char*, const std::string*> outs[] = {
-      {"--stats", &spec.stats_file}, {"--trace", &spec.trace_file}, {"--output", &spec.output_file}};
-  for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t j = i + 1; j < 3; ++j) {
+  const std::pair<const char*, const std::string*> outs[] = {{"--stats", &spec.stats_file},
+                                                             {"--trace", &spec.trace_file},
+                                                             {"--output", &spec.output_file},
+                                                             {"--vcd", &spec.vcd_file}};
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = i + 1; j < 4; ++j) {
       const std::string &a = *outs[i].second, &b = *outs[j].second;
       if (!a.empty() && !b.empty() && a != "-" && b != "-" && same_file(a, b))
         throw UserError(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, a));
@@ -228,6 +231,17 @@ int simulate(const RunSpec& spec, const Config& cfg) {
     Trace::get().open(spec.trace_file, ns_to_tick(kTraceStart.get(cfg)), te > 0 ? ns_to_tick(te) : ~Tick{0});
   }
 
+  // The rtl worklist backend writes its waveform itself (as the RTL runs, so
+  // that a run ending in a fault keeps it); checked writable here.
+  if (!spec.vcd_file.empty()) {
+    if (spec.vcd_file == "-") throw UserError("--vcd: the waveform needs a file, not standard output");
+    OutputFile probe(spec.vcd_file, "--vcd");
+    probe.discard();
+  }
+  struct WaveGuard {
+    explicit WaveGuard(const std::string& f) { wl::Worklist::set_wave_file(f); }
+    ~WaveGuard() { wl::Worklist::set_wave_file(""); }
+  } wave_guard(spec.vcd_file);
   GpuTop top("gpu", cfg);
   Host host(cfg, top.memory(), top.ports(), *out, kSeed.get(cfg));
   top.attach_host(host);

@@ -18,6 +18,7 @@ struct RunSpec {
   std::string seed;               // --seed, applied last (empty: not given)
   std::string input;              // --input, sets the workload's input parameter
   std::string stats_file, trace_file, output_file;  // stats_file "-": standard output
+  std::string vcd_file;  // --vcd: the rtl worklist backend's waveform
   bool quiet = false;
   bool progress = false;  // a progress line on stderr every few seconds (also when stderr is a terminal)
 };

@@ -20,8 +20,13 @@ namespace {
 // 16 lanes per core (Sec. IV-A), 32 entries per bank (Sec. IV-E: "32 entries
 // per bank achieves most of the performance"), work threshold 5 and a
 // 10-cycle redistribution interval (Sec. IV-D), 24-bit work IDs (Sec. III-B).
-const Param<std::string> kBackend{"worklist.backend", "model", std::vector<std::string>{"model"},
-                                  "model: the golden model of models/hwwl (the Verilated RTL is not wired in yet)"};
+const Param<std::string> kBackend{"worklist.backend", "model", std::vector<std::string>{"model", "rtl"},
+                                  "model: the golden model of models/hwwl; rtl: the Verilated RTL of rtl/hwwl "
+                                  "(configurations built into fgsim: fgsim list)"};
+const Param<std::uint64_t> kVcdFrom{"worklist.vcd_from", 0, "cycles", "first unit cycle in the --vcd waveform",
+                                    {{0}, {}}};
+const Param<std::uint64_t> kVcdTo{"worklist.vcd_to", 0, "cycles",
+                                  "last unit cycle in the --vcd waveform (0: to the end)", {{0}, {}}};
 const Param<std::uint64_t> kLanes{"worklist.lanes", 0, "",
                                   "banks per core, a power of two (0: gpu.cu.simd_width; paper: 16, Sec. IV-A)",
                                   {{0}, {64}}};
@@ -58,7 +63,6 @@ class ModelBackend final : public Backend {
   unsigned pull_count(unsigned core, unsigned lane, bool dbl) const override {
     return sys_.core(core).bank(lane).count(dbl);
   }
-  unsigned total() const override { return sys_.total(); }
   std::string where(bool dbl) const override { return sys_.where(dbl); }
 
  private:
@@ -67,6 +71,20 @@ class ModelBackend final : public Backend {
 };
 
 Worklist* g_active = nullptr;
+std::string g_wave_file;
+
+std::string scheme_name(hwwl::Scheme s) {
+  return s == hwwl::Scheme::None ? "none" : s == hwwl::Scheme::Threshold ? "threshold" : "lsorting";
+}
+std::string describe(const hwwl::Params& p) {
+  return fmt::format("cores {}, lanes {}, depth {}, scheme {}, threshold {}, interval {}", p.cores, p.lanes, p.depth,
+                     scheme_name(p.scheme), p.threshold, p.interval);
+}
+bool same(const hwwl::Params& a, const hwwl::Params& b) {
+  return a.cores == b.cores && a.lanes == b.lanes && a.depth == b.depth && a.id_width == b.id_width &&
+         a.threshold == b.threshold && a.interval == b.interval && a.scheme == b.scheme &&
+         a.sort_stages == b.sort_stages;
+}
 
 }  // namespace
 
@@ -115,8 +133,36 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   p.interval = static_cast<unsigned>(kInterval.get(cfg));
   const std::string s = kScheme.get(cfg);
   p.scheme = s == "none" ? hwwl::Scheme::None : s == "threshold" ? hwwl::Scheme::Threshold : hwwl::Scheme::Lsorting;
-  (void)kBackend.get(cfg);
-  backend_ = std::make_unique<ModelBackend>(p);
+  const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
+  if (kBackend.get(cfg) == "rtl") {
+    const auto& builds = rtl_builds();
+    auto it = std::find_if(builds.begin(), builds.end(), [&](const RtlBuild& b) { return same(b.params, p); });
+    if (it == builds.end()) {
+      std::string have;
+      for (const RtlBuild& b : builds) have += fmt::format("{}{}", have.empty() ? "" : ", ", b.name);
+      throw UserError(fmt::format(
+          "worklist.backend: rtl: this fgsim has no Verilated worklist for {} (gpu.cus and worklist.*); {}", describe(p),
+          builds.empty() ? "it was built with -DFG_RTL_BACKEND=OFF"
+                         : fmt::format("it has {} (`fgsim list` shows their settings; add one to the CMake cache "
+                                       "variable FG_HWWL_RTL_CONFIGS)",
+                                       have)));
+    }
+    if (vcd_to != 0 && vcd_to < vcd_from)
+      throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
+    WaveSpec w;
+    w.path = g_wave_file;
+    w.from = vcd_from;
+    w.to = vcd_to ? vcd_to : ~0ull;
+    w.cycle_ps = clock.period() / (sc_core::sc_time(1, sc_core::SC_PS).value());
+    backend_ = it->make(p, w);
+  } else {
+    if (!g_wave_file.empty())
+      throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
+    backend_ = std::make_unique<ModelBackend>(p);
+  }
+  if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
+    throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",
+                                vcd_from != 0 ? "vcd_from" : "vcd_to"));
   in_.pull.assign(std::size_t{cores} * lanes_, false);
   in_.push.assign(in_.pull.size(), false);
   in_.push_id.assign(in_.pull.size(), 0);
@@ -131,11 +177,13 @@ Worklist::~Worklist() {
 
 Worklist* Worklist::active() { return g_active; }
 
+void Worklist::set_wave_file(std::string path) { g_wave_file = std::move(path); }
+
 void Worklist::configure(bool double_buf) {
   if (double_buf == double_buf_) return;
-  if (backend_->total() != 0)
+  if (inside_ != 0)
     throw SimFault(fmt::format("wlcfg: changing to {}-buffer mode with {} work IDs inside ({})",
-                               double_buf ? "double" : "single", backend_->total(), where()));
+                               double_buf ? "double" : "single", inside_, where()));
   double_buf_ = double_buf;
 }
 
@@ -168,11 +216,12 @@ void Worklist::kernel_done() {
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
-unsigned Worklist::work_inside() const { return backend_->total(); }
+unsigned Worklist::work_inside() const { return static_cast<unsigned>(inside_); }
 
 std::string Worklist::where() const {
   const std::string w = backend_->where(double_buf_);
-  return w.empty() ? "nothing inside" : w;
+  if (inside_ == 0) return "nothing inside";
+  return fmt::format("{} work IDs{}{}", inside_, w.empty() ? "" : ": ", w);
 }
 
 void Worklist::deliver(Request& r, Tick at) { r.h.cu->wake(r.h, at, true); }
@@ -226,11 +275,13 @@ void Worklist::step_cycle(bool idle) {
             "mode; no overflow buffer: the paper's hardware exception, Sec. III-A); inside: {}",
             r.ids[p.i], p.bank % lanes_, r.core, double_buf_ ? depth_ / 2 : depth_,
             double_buf_ ? "double" : "single", where()));
+      ++inside_;
     } else {
       ++pulls;
       const auto st = out.pull_status[p.bank];
       if (st == hwwl::kPullId) {
         ++pull_ids;
+        --inside_;
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
       } else if (st == hwwl::kPullWait) {
@@ -289,7 +340,7 @@ void Worklist::run() {
       // redistribution is bringing work; a new request wakes the unit and
       // the skipped cycles are stepped then). With nothing else running the
       // kernel then ends in a deadlock diagnosis instead of spinning.
-      const bool empty = pending_.empty() && waiting_.empty() && !swap_ && backend_->total() == 0;
+      const bool empty = pending_.empty() && waiting_.empty() && !swap_ && inside_ == 0;
       const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_;
       if (empty || settled) {
         wait(wake_);

@@ -35,6 +35,7 @@
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
+#include "worklist/backend.h"
 
 namespace fg {
 class ComputeUnit;
@@ -45,33 +46,15 @@ namespace fg::wl {
 inline constexpr std::uint32_t kWait = 0xfffffffeu;
 inline constexpr std::uint32_t kDone = 0xffffffffu;
 
-// The cycle-stepped worklist system (both backends give the same answers).
-class Backend {
- public:
-  struct In {
-    bool double_buf = false, swap = false;
-    std::vector<bool> pull, push;  // core * lanes + lane
-    std::vector<std::uint32_t> push_id;
-  };
-  struct Out {
-    std::vector<std::uint8_t> pull_status;  // hwwl::PullStatus
-    std::vector<std::uint32_t> pull_id;
-    std::vector<bool> push_gnt;
-    bool sys_empty = true;
-  };
-  virtual ~Backend() = default;
-  virtual Out step(const In& in) = 0;
-  virtual unsigned pull_count(unsigned core, unsigned lane, bool double_buf) const = 0;
-  virtual unsigned total() const = 0;
-  virtual std::string where(bool double_buf) const = 0;
-};
-
 class Worklist : public sc_core::sc_module {
  public:
   Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock);
   ~Worklist() override;
   // The GPU's worklist (one per elaboration); null when none is built.
   static Worklist* active();
+  // The rtl backend's waveform file (fgsim --vcd; empty: none), for the
+  // next Worklist built.
+  static void set_wave_file(std::string path);
 
   unsigned lanes() const { return lanes_; }
   bool double_buffered() const { return double_buf_; }
@@ -102,6 +85,7 @@ class Worklist : public sc_core::sc_module {
   Clock clock_;
   std::unique_ptr<Backend> backend_;
   bool double_buf_ = false, swap_ = false;
+  std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0, last_sig_ = 0;
   std::vector<std::unique_ptr<Request>> pending_, waiting_;

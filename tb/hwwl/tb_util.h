@@ -7,9 +7,11 @@
 // cycles, inclusive) bound the dump to a window.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -73,22 +75,45 @@ std::uint64_t get(const VlWide<W>& sig, unsigned lsb, unsigned width) {
   return r;
 }
 
+// Where and what to dump: a file (empty: no waveform), an inclusive window of
+// clock cycles, and the time one cycle takes in the file's time unit (the
+// model's precision; 1 ps for the hwwl RTL): a cycle's inputs and outputs are
+// dumped at its start, its rising edge half a cycle later.
+struct WaveOpts {
+  std::string path;
+  std::uint64_t from = 0, to = ~0ull;
+  std::uint64_t cycle_time = 2;
+  // The tests' choice: FG_WAVE=1 (or FG_VCD=1), FG_WAVE_FROM, FG_WAVE_TO.
+  static WaveOpts from_env(const std::string& name) {
+    WaveOpts w;
+    if (env_on("FG_WAVE") || env_on("FG_VCD")) w.path = name + kWaveExt;
+    w.from = env_cycles("FG_WAVE_FROM", 0);
+    w.to = env_cycles("FG_WAVE_TO", ~0ull);
+    return w;
+  }
+};
+
 template <class V>
 class Dut {
  public:
-  explicit Dut(const std::string& name, int seed = 1) : ctx_(std::make_unique<VerilatedContext>()) {
+  explicit Dut(const std::string& name, int seed = 1) : Dut(seed, WaveOpts::from_env(name)) {}
+  Dut(int seed, const WaveOpts& wave) : ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->randReset(2);  // uninitialised state random, but from a fixed seed
     ctx_->randSeed(seed);
     ctx_->debug(0);
     top_ = std::make_unique<V>(ctx_.get(), "top");
-    if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
-      if (env_on("FG_WAVE") || env_on("FG_VCD")) {
+    if (!wave.path.empty()) {
+      if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
         ctx_->traceEverOn(true);
         vcd_ = std::make_unique<WaveFile>();
         top_->trace(vcd_.get(), 99);
-        vcd_->open((name + kWaveExt).c_str());
-        from_ = env_cycles("FG_WAVE_FROM", 0);
-        to_ = env_cycles("FG_WAVE_TO", ~0ull);
+        vcd_->open(wave.path.c_str());
+        if (!vcd_->isOpen()) throw std::runtime_error("cannot write the waveform " + wave.path);
+        from_ = wave.from;
+        to_ = wave.to;
+        half_ = std::max<std::uint64_t>(1, wave.cycle_time / 2);
+      } else {
+        throw std::runtime_error("this model was Verilated without tracing: no waveform " + wave.path);
       }
     }
     // Active-low reset held low across one rising edge (the hwwl blocks reset
@@ -113,13 +138,13 @@ class Dut {
   // Settle combinational outputs for the current inputs (clock low).
   void settle() {
     top_->eval();
-    if (in_window()) vcd_->dump(t_);
+    if (in_window()) vcd_->dump(t_ * half_);
   }
   // Rising edge, then back to low.
   void clock() {
     top_->clk_i = 1;
     top_->eval();
-    if (in_window()) vcd_->dump(t_ + 1);
+    if (in_window()) vcd_->dump((t_ + 1) * half_);
     top_->clk_i = 0;
     top_->eval();
     t_ += 2;
@@ -132,7 +157,7 @@ class Dut {
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
   std::unique_ptr<WaveFile> vcd_;
-  std::uint64_t t_ = 0, from_ = 0, to_ = 0;
+  std::uint64_t t_ = 0, from_ = 0, to_ = 0, half_ = 1;
 };
 
 // Cycles for a test: FG_SOAK=<factor> multiplies the default (longer soak runs).

@@ -247,6 +247,12 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
     }
     next += NL;
     dut.clock();
+    // The pull-side counts (count_o, registered) after the edge: the GPU
+    // model's worklist unit wakes blocked wavefronts on them.
+    for (unsigned l = 0; l < NL; ++l)
+      ASSERT_EQ(get(dut->count_o, l * p.cnt_width(), p.cnt_width()),
+                model.core(l / p.lanes).bank(l % p.lanes).count(dbl))
+          << "cycle " << c << " bank " << l;
     if (c % 997 == 0) ASSERT_EQ(model.total(), inside.size()) << "cycle " << c << ": model lost or made work";
     if (draining && model.total() == 0) {
       ASSERT_TRUE(inside.empty()) << "cycle " << c << ": " << inside.size() << " work IDs lost";

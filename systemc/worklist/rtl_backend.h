@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `rtl` backend of the worklist unit: the Verilated hwwl_system (rtl/hwwl),
+// clocked by the unit once per core cycle and driven directly through its
+// ports (no Verilator --sc wrapper: about 6.5x slower here). Its RTL
+// parameters are fixed when it is Verilated, so fgsim carries one Verilated
+// model per configuration listed in the CMake cache variable
+// FG_HWWL_RTL_CONFIGS (systemc/worklist/CMakeLists.txt); the generated
+// registry (rtl_builds.cpp in the build tree) instantiates RtlBackend for each.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hwwl/hwwl_model.h"
+#include "tb_util.h"
+#include "worklist/backend.h"
+
+namespace fg::wl {
+
+template <class V>
+class RtlBackend final : public Backend {
+ public:
+  RtlBackend(const hwwl::Params& p, const tb::WaveOpts& wave)
+      : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), dut_(1, wave) {}
+
+  Out step(const In& in) override {
+    dut_->double_buf_i = in.double_buf;
+    dut_->swap_i = in.swap;
+    for (unsigned b = 0; b < n_; ++b) {
+      tb::put(dut_->pull_i, b, 1, in.pull[b]);
+      tb::put(dut_->push_i, b, 1, in.push[b]);
+      tb::put(dut_->push_id_i, b * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
+    }
+    dut_.settle();
+    Out o;
+    o.pull_status.resize(n_);
+    o.pull_id.resize(n_);
+    o.push_gnt.resize(n_);
+    for (unsigned b = 0; b < n_; ++b) {
+      o.pull_status[b] = static_cast<std::uint8_t>(tb::get(dut_->pull_status_o, 2 * b, 2));
+      o.pull_id[b] = static_cast<std::uint32_t>(tb::get(dut_->pull_id_o, b * p_.id_width, p_.id_width));
+      o.push_gnt[b] = tb::get(dut_->push_gnt_o, b, 1) != 0;
+    }
+    o.sys_empty = dut_->sys_empty_o != 0;
+    dut_.clock();
+    return o;
+  }
+  // count_o is the registered pull-side count (independent of the mode input).
+  unsigned pull_count(unsigned core, unsigned lane, bool) const override {
+    return static_cast<unsigned>(tb::get(dut_c()->count_o, (core * p_.lanes + lane) * cw_, cw_));
+  }
+  // The RTL shows the pull sides only (count_o); the unit keeps the total.
+  std::string where(bool double_buf) const override {
+    std::string s;
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      unsigned sum = 0;
+      for (unsigned l = 0; l < p_.lanes; ++l) sum += pull_count(c, l, double_buf);
+      if (sum) s += (s.empty() ? "" : ", ") + std::string("core ") + std::to_string(c) + ": " + std::to_string(sum);
+    }
+    return s.empty() ? s : "pull sides (RTL count_o) " + s;
+  }
+
+ private:
+  const V* dut_c() const { return const_cast<tb::Dut<V>&>(dut_).operator->(); }
+  hwwl::Params p_;
+  unsigned n_, cw_;
+  tb::Dut<V> dut_;
+};
+
+}  // namespace fg::wl
