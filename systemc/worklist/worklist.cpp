@@ -11,6 +11,7 @@
 #include "hwwl/hwwl_model.h"
 #include "sim/error.h"
 #include "sim/guard.h"
+#include "worklist/ideal_backend.h"
 
 namespace fg::wl {
 
@@ -32,9 +33,12 @@ const Param<std::uint64_t> kLanes{"worklist.lanes", 0, "",
                                   {{0}, {64}}};
 const Param<std::uint64_t> kDepth{"worklist.depth", 32, "entries",
                                   "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
-const Param<std::string> kScheme{"worklist.scheme", "lsorting",
-                                 std::vector<std::string>{"none", "threshold", "lsorting"},
-                                 "work redistribution (Sec. III-C; paper's choice: lsorting)"};
+const Param<std::string> kScheme{
+    "worklist.scheme", "lsorting",
+    std::vector<std::string>{"none", "threshold", "lsorting", "magic", "ideal_fifo", "ideal_sorted"},
+    "work redistribution (Sec. III-C; paper's choice: lsorting); model only: magic (Fig. 6: banks levelled every "
+    "cycle across cores, no bandwidth limit), ideal_fifo / ideal_sorted (Fig. 5: one infinite worklist with unlimited "
+    "bandwidth, FIFO or smallest work ID first)"};
 const Param<std::uint64_t> kThreshold{"worklist.threshold", 5, "", "work threshold (paper: 5, Sec. IV-D)",
                                       {{0}, {1u << 16}}};
 const Param<std::uint64_t> kInterval{"worklist.interval", 10, "cycles",
@@ -133,7 +137,24 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   p.interval = static_cast<unsigned>(kInterval.get(cfg));
   const std::string s = kScheme.get(cfg);
   p.scheme = s == "none" ? hwwl::Scheme::None : s == "threshold" ? hwwl::Scheme::Threshold : hwwl::Scheme::Lsorting;
+  const bool ideal = s == "ideal_fifo" || s == "ideal_sorted", magic = s == "magic";
+  // What the limit-study worklists do not have must not be set.
+  auto refuse = [&](const Param<std::uint64_t>& k, const char* why) {
+    if (!cfg.is_default(k.name()))
+      throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} {}", k.name(),
+                                  cfg.origin(k.name()), s, why));
+  };
+  if (ideal) {
+    for (const auto* k : {&kLanes, &kDepth}) refuse(*k, "is one infinite worklist with a port per lane");
+  }
+  if (ideal || magic) {
+    for (const auto* k : {&kThreshold, &kInterval}) refuse(*k, "has no redistribution unit");
+  }
   const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
+  if (kBackend.get(cfg) == "rtl" && (ideal || magic))
+    throw UserError(fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
+                                "RTL has none, threshold and lsorting)",
+                                s));
   if (kBackend.get(cfg) == "rtl") {
     const auto& builds = rtl_builds();
     auto it = std::find_if(builds.begin(), builds.end(), [&](const RtlBuild& b) { return same(b.params, p); });
@@ -158,7 +179,12 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   } else {
     if (!g_wave_file.empty())
       throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
-    backend_ = std::make_unique<ModelBackend>(p);
+    if (ideal)
+      backend_ = std::make_unique<IdealBackend>(cores * lanes_, s == "ideal_sorted");
+    else if (magic)
+      backend_ = std::make_unique<MagicBackend>(cores, lanes_, depth_);
+    else
+      backend_ = std::make_unique<ModelBackend>(p);
   }
   if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
     throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",

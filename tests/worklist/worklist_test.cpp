@@ -50,7 +50,7 @@ Task<> pull_on_cu(Lane& l, std::uint32_t cu, std::uint64_t hits, std::uint64_t f
 
 struct Result {
   std::vector<std::uint32_t> hits, first;
-  double pull_ids = 0, pull_dones = 0, pushes = 0;
+  double pull_ids = 0, pull_dones = 0, pushes = 0, pull_waits = 0;
   unsigned inside_after = 0;
   std::string where;  // the banks after the pushes
 };
@@ -86,8 +86,10 @@ TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
   FG_REQUIRE_FRESH_KERNEL();
   // 900 IDs pushed by the first 900 of 2048 work-items (uneven: the last
   // wavefronts push nothing), pulled by 4 x 8 wavefronts of 32.
-  const Result r = push_then_pull({std::string("worklist.scheme=") + GetParam(), "worklist.depth=128"}, 900, 2048,
-                                  4 * 8 * 32);
+  const std::string scheme = GetParam();
+  std::vector<std::string> sets = {"worklist.scheme=" + scheme};
+  if (scheme.rfind("ideal", 0) != 0) sets.push_back("worklist.depth=128");  // the ideal worklists are infinite
+  const Result r = push_then_pull(sets, 900, 2048, 4 * 8 * 32);
   ASSERT_EQ(r.hits.size(), 3 * 900u);
   std::uint32_t bad = 0;
   for (std::uint32_t i = 0; i < r.hits.size(); ++i) bad += r.hits[i] != (i % 3 == 0 ? 1u : 0u);
@@ -98,7 +100,8 @@ TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
   EXPECT_EQ(r.inside_after, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Schemes, Conservation, ::testing::Values("none", "threshold", "lsorting"),
+INSTANTIATE_TEST_SUITE_P(Schemes, Conservation,
+                         ::testing::Values("none", "threshold", "lsorting", "magic", "ideal_fifo", "ideal_sorted"),
                          [](const auto& i) { return std::string(i.param); });
 
 TEST(Banks, LaneIUsesBankIOfItsCore) {
@@ -196,6 +199,70 @@ TEST(Overflow, APushToAFullBankIsTheHardwareException) {
     EXPECT_NE(std::string(e.what()).find("worklist overflow: a push of work ID"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("(2 entries per side in double-buffer mode"), std::string::npos) << e.what();
   }
+}
+
+// ---- the limit studies (model only) ----------------------------------------
+
+// One wavefront pushes base + 3 (31 - lane): descending in lane order.
+Task<> push_descending(Lane& l, std::uint32_t base) {
+  co_await wl::wl_cfg(l, true);
+  co_await wl::wl_push(l, base + 3 * (31 - l.lane_id()));
+}
+
+Result descending_then_pull(const std::string& scheme) {
+  Result r;
+  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=1", "worklist.scheme=" + scheme}), [&](Host& host) {
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * 32, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(32, 0));
+    host.run_kernel({"push", 32, 32, 4, 0, [=](Lane& l) { return push_descending(l, 1000); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"pull", 32, 32, 8, 0, [=](Lane& l) { return pull_kernel(l, hits, first, 1000); }});
+    r.first = host.download<std::uint32_t>(first, 32);
+  });
+  h->run();
+  r.pull_ids = h->stat("gpu.worklist.pull_ids");
+  r.pull_waits = h->stat("gpu.worklist.pull_waits");
+  return r;
+}
+
+// The ideal FIFO worklist hands the IDs out in push order (the 32 pushes of
+// one cycle in lane order); the sorted one smallest first. All 32 lanes get
+// an ID in the same cycle: no bank port, no WAIT.
+TEST(Ideal, FifoInPushOrder) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Result fifo = descending_then_pull("ideal_fifo");
+  for (std::uint32_t i = 0; i < 32; ++i) EXPECT_EQ(fifo.first[i], 1000 + 3 * (31 - i)) << "lane " << i;
+  EXPECT_EQ(fifo.pull_waits, 0);
+  EXPECT_EQ(fifo.pull_ids, 32);
+}
+
+TEST(Ideal, SortedSmallestIdFirst) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Result sorted = descending_then_pull("ideal_sorted");
+  for (std::uint32_t i = 0; i < 32; ++i) EXPECT_EQ(sorted.first[i], 1000 + 3 * i) << "lane " << i;
+  EXPECT_EQ(sorted.pull_waits, 0);
+}
+
+// Magic levels the banks across cores every cycle: work pushed on core 0 and
+// pulled on core 1 only all reaches core 1 (with scheme none the same run is
+// the diagnosed deadlock above).
+TEST(Magic, WorkPushedOnOneCoreIsPulledOnTheOther) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint32_t> hits;
+  bool finished = false;
+  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=2", "worklist.scheme=magic"}), [&](Host& host) {
+    const std::uint64_t hit = host.upload(std::vector<std::uint32_t>(3 * 32, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
+    host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hit, first, 1000); }});
+    hits = host.download<std::uint32_t>(hit, 3 * 32);
+    finished = true;
+  });
+  h->run();
+  ASSERT_TRUE(finished);
+  for (std::uint32_t i = 0; i < 3 * 32; ++i) EXPECT_EQ(hits[i], i % 3 == 0 ? 1u : 0u) << "slot " << i;
+  EXPECT_EQ(wl::Worklist::active()->work_inside(), 0u);
 }
 
 }  // namespace

@@ -68,6 +68,38 @@ INSTANTIATE_TEST_SUITE_P(Generated, GraphWorkload,
                                   std::get<2>(i.param) + "_" + std::get<3>(i.param);
                          });
 
+// The limit-study worklists (model only): correct distances, every pushed
+// ID pulled; the ideal worklists (unlimited bandwidth, one list) never WAIT
+// while work is on the pull side, so they return far fewer WAITs than the
+// banked worklist without redistribution.
+using LimitCase = std::tuple<const char*, const char*>;  // workload, scheme
+class LimitStudy : public ::testing::TestWithParam<LimitCase> {};
+
+TEST_P(LimitStudy, DistancesEqualTheHostReference) {
+  const auto [w, s] = GetParam();
+  const std::string W = w, S = s;
+  const std::string depth = S == "magic" ? " --set worklist.depth=1024" : "";
+  auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+                    ".scale=9 --set worklist.scheme=" + S + depth);
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  const auto& st = j["stats"];
+  EXPECT_EQ(st["gpu.worklist.pull_ids"], st["gpu.worklist.pushes"]);
+  EXPECT_GT(j["workload"]["results"]["reached"].get<int>(), 100);
+  auto none = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+                       ".scale=9 --set worklist.scheme=none --set worklist.depth=1024");
+  ASSERT_FALSE(none.is_null());
+  EXPECT_LT(st["gpu.worklist.pull_waits"].get<double>(), 0.2 * none["stats"]["gpu.worklist.pull_waits"].get<double>())
+      << S << " against none";
+}
+
+INSTANTIATE_TEST_SUITE_P(Schemes, LimitStudy,
+                         ::testing::Combine(::testing::Values("bfs", "sssp"),
+                                            ::testing::Values("magic", "ideal_fifo", "ideal_sorted")),
+                         [](const ::testing::TestParamInfo<LimitCase>& i) {
+                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
+                         });
+
 // The worklist's loose-timing bridge: its behaviour must not depend on the
 // quantum by more than 5% against a one-cycle quantum (kim2014: 700 MHz,
 // 1.4286 ns); docs/worklists.md tabulates the numbers.

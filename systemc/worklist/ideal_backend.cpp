@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "worklist/ideal_backend.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fg::wl {
+
+// ---- IdealBackend ----------------------------------------------------------
+
+Backend::Out IdealBackend::step(const In& in) {
+  Out o;
+  o.pull_status.assign(n_, hwwl::kPullNone);
+  o.pull_id.assign(n_, 0);
+  o.push_gnt.assign(n_, false);
+  Side& pl = pull_side(in.double_buf);
+  // Answers from the state at the start of the cycle: empty means DONE.
+  const bool empty = pl.size() == 0;
+  for (unsigned b = 0; b < n_; ++b) {
+    if (!in.pull[b]) continue;
+    if (pl.size() == 0) {
+      // Another lane took the last ID this cycle: this lane would have got
+      // it a cycle later, so it waits (unlimited bandwidth, finite IDs).
+      o.pull_status[b] = empty ? hwwl::kPullDone : hwwl::kPullWait;
+      continue;
+    }
+    o.pull_status[b] = hwwl::kPullId;
+    if (sorted_) {
+      o.pull_id[b] = pl.heap.top();
+      pl.heap.pop();
+    } else {
+      o.pull_id[b] = pl.fifo.front();
+      pl.fifo.pop_front();
+    }
+  }
+  Side& ps = side_[in.double_buf ? 1 - sel_ : 0];
+  for (unsigned b = 0; b < n_; ++b) {
+    if (!in.push[b]) continue;
+    o.push_gnt[b] = true;
+    if (sorted_)
+      ps.heap.push(in.push_id[b]);
+    else
+      ps.fifo.push_back(in.push_id[b]);
+  }
+  if (in.double_buf && in.swap && empty && pull_side(true).size() == 0) sel_ = 1 - sel_;
+  o.sys_empty = pull_side(in.double_buf).size() == 0;
+  return o;
+}
+
+unsigned IdealBackend::pull_count(unsigned, unsigned, bool double_buf) const {
+  return static_cast<unsigned>(pull_side(double_buf).size());
+}
+
+std::string IdealBackend::where(bool double_buf) const {
+  const std::size_t pl = pull_side(double_buf).size(), ps = double_buf ? side_[1 - sel_].size() : 0;
+  if (pl + ps == 0) return "";
+  return fmt::format("ideal {} worklist: {} on the pull side, {} on the push side", sorted_ ? "sorted" : "FIFO", pl,
+                     ps);
+}
+
+// ---- MagicBackend ----------------------------------------------------------
+
+Backend::Out MagicBackend::step(const In& in) {
+  const auto n = static_cast<unsigned>(bank_.size());
+  const bool dbl = in.double_buf;
+  const std::size_t cap = dbl ? depth_ / 2 : depth_;
+  Out o;
+  o.pull_status.assign(n, hwwl::kPullNone);
+  o.pull_id.assign(n, 0);
+  o.push_gnt.assign(n, false);
+  std::size_t visible = 0;
+  for (const Bank& b : bank_) visible += b.pull(dbl).size();
+  std::vector<bool> was_empty(n);
+  for (unsigned i = 0; i < n; ++i) was_empty[i] = bank_[i].pull(dbl).empty();
+  for (unsigned i = 0; i < n; ++i) {
+    Bank& b = bank_[i];
+    if (in.pull[i]) {
+      if (!b.pull(dbl).empty()) {
+        o.pull_status[i] = hwwl::kPullId;
+        o.pull_id[i] = b.pull(dbl).front();
+        b.pull(dbl).pop_front();
+      } else {
+        o.pull_status[i] = visible ? hwwl::kPullWait : hwwl::kPullDone;
+      }
+    }
+    if (in.push[i]) {
+      // Single mode: one FIFO of depth entries; double: depth/2 per side.
+      const std::size_t used = dbl ? b.push(dbl).size() : b.side[0].size();
+      if (used < cap) {
+        o.push_gnt[i] = true;
+        b.push(dbl).push_back(in.push_id[i]);
+      }
+    }
+    if (dbl && in.swap && was_empty[i] && b.pull(dbl).empty()) b.sel = 1 - b.sel;
+  }
+  std::vector<bool> waited(n);
+  for (unsigned i = 0; i < n; ++i) waited[i] = o.pull_status[i] == hwwl::kPullWait;
+  level(dbl, waited);
+  o.sys_empty = true;
+  for (const Bank& b : bank_) o.sys_empty = o.sys_empty && b.pull(dbl).empty();
+  return o;
+}
+
+void MagicBackend::level(bool dbl, const std::vector<bool>& waited) {
+  const auto n = bank_.size();
+  std::size_t total = 0;
+  for (const Bank& b : bank_) total += b.pull(dbl).size();
+  if (total == 0) return;
+  // Targets differ by at most one. The `extra` banks with one more: first
+  // those whose pull got WAIT this cycle, then round robin from a start that
+  // advances every cycle (a fixed order would starve the last banks' lanes
+  // whenever fewer IDs than banks remain).
+  const std::size_t base = total / n, extra = total % n;
+  std::vector<std::size_t> target(n, base);
+  std::size_t given = 0;
+  for (std::size_t k = 0; k < n && given < extra; ++k) {
+    const std::size_t i = (rr_ + k) % n;
+    if (waited[i]) ++target[i], ++given;
+  }
+  for (std::size_t k = 0; k < n && given < extra; ++k) {
+    const std::size_t i = (rr_ + k) % n;
+    if (!waited[i]) ++target[i], ++given;
+  }
+  rr_ = (rr_ + 1) % n;
+  std::size_t give = 0;  // next bank with more than its target
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& to = bank_[i].pull(dbl);
+    while (to.size() < target[i]) {
+      while (bank_[give].pull(dbl).size() <= target[give]) ++give;
+      auto& from = bank_[give].pull(dbl);
+      to.push_back(from.back());
+      from.pop_back();
+    }
+  }
+}
+
+std::string MagicBackend::where(bool double_buf) const {
+  std::string s;
+  const unsigned cores = static_cast<unsigned>(bank_.size()) / lanes_;
+  for (unsigned c = 0; c < cores; ++c) {
+    std::size_t pl = 0, ps = 0;
+    for (unsigned l = 0; l < lanes_; ++l) {
+      const Bank& b = bank_[c * lanes_ + l];
+      pl += b.pull(double_buf).size();
+      ps += double_buf ? b.side[1 - b.sel].size() : 0;
+    }
+    if (pl + ps) s += fmt::format("{}core {}: {} pull side, {} push side", s.empty() ? "" : "; ", c, pl, ps);
+  }
+  return s;
+}
+
+}  // namespace fg::wl
