@@ -102,7 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Schemes, LimitStudy,
 
 // The worklist's loose-timing bridge: its behaviour must not depend on the
 // quantum by more than 5% against a one-cycle quantum (kim2014: 700 MHz,
-// 1.4286 ns); docs/worklists.md tabulates the numbers.
+// 1.4286 ns). The default seed at 20 and 100 ns only: tools/wl_quantum.py
+// sweeps seeds and quanta, and sssp exceeds the bound on some of them
+// (docs/worklists.md tabulates it; open).
 TEST(HardwareWorklist, KernelTimeWithin5PercentOfAOneCycleQuantum) {
   for (const char* w : {"bfs", "sssp"}) {
     const std::string W = w;
