@@ -486,6 +486,7 @@ void ComputeUnit::process_wakes(Tick t) {
     Wavefront* w = wk.w;
     w->state = WaveState::Ready;
     w->ready = std::max(wk.at, t);
+    if (std::exchange(w->tight, false)) --tight_blocked_;
     const std::uint64_t held = std::exchange(w->held, 0);
     w->what.clear();
     if (wk.resume) w->resume(held);  // otherwise the held lanes issue the operation again
@@ -593,6 +594,8 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
       w->state = WaveState::Blocked;
       w->held = mask;
       w->what = c.what();
+      w->tight = c.tight();
+      tight_blocked_ += c.tight();
       ++blocks;
       break;
     case IssueContext::After::Park:
@@ -621,8 +624,14 @@ void ComputeUnit::run() {
   run_guarded([&] {
     const Tick period = clock_.period();
     const Tick quantum = std::max<Tick>(1, tlm::tlm_global_quantum::instance().get().value());
-    // Quantum boundaries are global (multiples of the quantum), as in tlm_quantumkeeper.
-    auto boundary = [&] { return (sc_core::sc_time_stamp().value() / quantum + 1) * quantum; };
+    // Quantum boundaries are global (multiples of the quantum), as in
+    // tlm_quantumkeeper; the next cycle edge while a wavefront waits for a
+    // wake-up that may come in any cycle (IssueContext::block, tight).
+    auto boundary = [&] {
+      const Tick s = sc_core::sc_time_stamp().value();
+      const Tick q = (s / quantum + 1) * quantum;
+      return tight_blocked_ ? std::min(q, (s / period + 1) * period) : q;
+    };
     const std::uint32_t cpi = p_.wavefront_width / p_.simd_width;
     auto now = []() -> Tick { return sc_core::sc_time_stamp().value(); };
     Tick t = now();

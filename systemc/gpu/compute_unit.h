@@ -169,6 +169,7 @@ class ComputeUnit : public sc_core::sc_module {
   };
   std::vector<Release> releases_;
   Tick last_issue_ = 0;  // CU-local time of the last instruction issued
+  unsigned tight_blocked_ = 0;  // wavefronts blocked with a wake-up in any cycle (IssueContext::block)
   Tick accounted_ = 0;   // time before this is charged to a category
   Tick stall_ticks_[kStalls] = {};
   void release(Tick at, std::uint64_t regs, std::uint64_t lds, bool group);

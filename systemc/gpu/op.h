@@ -173,7 +173,12 @@ class IssueContext {
   void wait_at_barrier() { after_ = After::Barrier; }
   // The lanes stay suspended at this operation and the wavefront is blocked
   // until ComputeUnit::wake(). `what` names the condition for diagnostics.
-  WaveHandle block(std::string what);
+  // `tight`: the wake-up may come in any cycle (a cycle-stepped unit answers);
+  // while such a wavefront is blocked its CU runs ahead of SystemC time by at
+  // most to the next cycle edge instead of the quantum, so that the woken
+  // wavefront is ready at its wake-up time and not at the end of the quantum.
+  WaveHandle block(std::string what, bool tight = false);
+  bool tight() const { return tight_; }
   // The wavefront is parked: its context (the kernel's context size) is
   // written to `spill` through the CU's memory port, then its slot and
   // registers are freed. ComputeUnit::restore() brings it back; the lanes then
@@ -195,6 +200,7 @@ class IssueContext {
   UnitState* state_;
   After after_ = After::Resume;
   std::string what_;
+  bool tight_ = false;
   std::uint64_t spill_ = 0;
 };
 

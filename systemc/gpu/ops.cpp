@@ -52,9 +52,10 @@ OpUnit::OpUnit(std::string name, Order order, bool memory)
     : name_(std::move(name)), id_(OpRegistry::global().add(this)), order_(order), memory_(memory) {}
 OpUnit::~OpUnit() { OpRegistry::global().remove(this); }
 
-WaveHandle IssueContext::block(std::string what) {
+WaveHandle IssueContext::block(std::string what, bool tight) {
   after_ = After::Block;
   what_ = std::move(what);
+  tight_ = tight;
   return WaveHandle{&cu_, &wave_};
 }
 

@@ -85,6 +85,7 @@ class Wavefront {
   Tick started = 0;
   std::uint64_t held = 0;  // lanes held at a blocking or parking operation
   std::string what;        // what it is blocked or parked on
+  bool tight = false;      // blocked with a wake-up that may come in any cycle (IssueContext::block)
   std::uint64_t spill = 0;  // where its context is saved while parked
   ComputeUnit* restore_to = nullptr;  // restore requested while still parking
   Tick restore_at = 0;

@@ -231,7 +231,9 @@ void Worklist::submit(IssueContext& c, bool push) {
   r->whole_wave = c.active() == c.wave().live();
   r->done.assign(r->lanes.size(), false);
   r->left = r->lanes.size();
-  r->h = c.block(push ? "wlpush" : "wlpull");
+  // Answered at the end of a unit cycle, or (WAIT) in any later cycle: the
+  // CU must not run ahead of the wake-up (tight).
+  r->h = c.block(push ? "wlpush" : "wlpull", true);
   pending_.push_back(std::move(r));
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
