@@ -3,6 +3,7 @@
 // presets passes its host check (the workload compares every distance with
 // a host BFS / Dijkstra and exits 3 otherwise); the shared real graphs when
 // present; the --output format; the source in the input's numbering.
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -66,6 +67,63 @@ INSTANTIATE_TEST_SUITE_P(Generated, GraphWorkload,
                          [](const ::testing::TestParamInfo<Case>& i) {
                            return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param) + "_" +
                                   std::get<2>(i.param) + "_" + std::get<3>(i.param);
+                         });
+
+// The software worklist's options (Sec. II): every combination gives the
+// host's distances; chunk (WCH) and aru (ARU) use fewer atomic instructions
+// than one per push; donating (WDO) moves items between work-items.
+double atomics(const nlohmann::json& st) {
+  double n = 0;
+  for (const auto& [k, v] : st.items())
+    if (k.rfind("gpu.cu", 0) == 0 && k.find(".l1.") == std::string::npos && k.size() > 8 &&
+        k.compare(k.size() - 8, 8, ".atomics") == 0)
+      n += v.get<double>();
+  return n;
+}
+
+using SwCase = std::tuple<const char*, const char*>;  // workload, options
+class SoftwareOptions : public ::testing::TestWithParam<SwCase> {};
+
+TEST_P(SoftwareOptions, DistancesEqualTheHostReference) {
+  const auto [w, opts] = GetParam();
+  const std::string W = w, base = "run " + W + " --preset kim2014 --set " + W + ".variant=swwl --set " + W + ".scale=10";
+  std::string sets;
+  for (std::string o = opts; !o.empty();) {
+    const auto comma = o.find(',');
+    sets += " --set " + W + ".swwl." + o.substr(0, comma);
+    o = comma == std::string::npos ? "" : o.substr(comma + 1);
+  }
+  auto j = run_json(base + sets);
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  const auto& r = j["workload"]["results"];
+  EXPECT_GT(r["reached"].get<int>(), 100);
+  if (W == "bfs") {
+    EXPECT_EQ(r["pushes"].get<int>(), r["reached"].get<int>() - 1);
+  }
+  const std::string o = opts;
+  if (o.find("donate") != std::string::npos) {
+    EXPECT_GT(r["donated"].get<int>(), 0);
+  }
+  if (o.find("push=") != std::string::npos && o.find("threads") == std::string::npos) {
+    // Against one atomic add per push: fewer atomic instructions, by at
+    // least a tenth of the pushes.
+    auto a = run_json(base);
+    ASSERT_FALSE(a.is_null());
+    EXPECT_LT(atomics(j["stats"]), atomics(a["stats"]) - 0.1 * r["pushes"].get<double>()) << o;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sec2, SoftwareOptions,
+                         ::testing::Combine(::testing::Values("bfs", "sssp"),
+                                            ::testing::Values("push=chunk", "push=aru", "threads=1024",
+                                                              "threads=1024,donate=true",
+                                                              "threads=512,donate=true,push=aru")),
+                         [](const ::testing::TestParamInfo<SwCase>& i) {
+                           std::string n = std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
                          });
 
 // The limit-study worklists (model only): correct distances, every pushed

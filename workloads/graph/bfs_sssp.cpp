@@ -20,7 +20,9 @@
 //         threads (every wavefront slot) that pull until DONE and push the
 //         nodes whose distance improved; the partitions swap after each
 //         kernel. No overflow buffer yet: a push to a full bank is exit 3.
-// The software options of Sec. II (WCH, ARU, WDO, VKC) are not built yet.
+//         Options (Sec. II): `<w>.swwl.push` atomic / chunk (WCH) / aru (ARU),
+//         `<w>.swwl.threads` 0 (one work-item per item: VKC) or a fixed
+//         count with even shares, `<w>.swwl.donate` (WDO).
 //
 // Every run compares the distances with a host BFS / Dijkstra; `--output FILE`
 // writes one line per node: its id in the input's numbering and its distance,
@@ -54,16 +56,32 @@ struct Workload {
   graph::GraphParams graph;
   Param<std::string> variant;
   Param<std::int64_t> source;
+  // The software worklist's options (Sec. II; swwl only).
+  Param<std::string> sw_push;
+  Param<std::uint64_t> sw_threads;
+  Param<bool> sw_donate;
 };
 
 Workload make(const char* name, bool weighted) {
+  const std::string n = name;
   return Workload{name, weighted, graph::GraphParams{name},
-                  Param<std::string>{std::string(name) + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
+                  Param<std::string>{n + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
                                      "topo: topology-driven; swwl: shared software worklist; hwwl: the hardware "
                                      "worklist, double-buffered (docs/worklists.md)"},
-                  Param<std::int64_t>{std::string(name) + ".source", -1, "",
+                  Param<std::int64_t>{n + ".source", -1, "",
                                       "source node, in the input's numbering (-1: the first node)",
-                                      {{-1}, {9.2e18}}}};
+                                      {{-1}, {9.2e18}}},
+                  Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
+                                     "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per "
+                                     "node's pushes; aru: one per workgroup, offsets from LDS atomics"},
+                  Param<std::uint64_t>{n + ".swwl.threads", 0, "",
+                                       "swwl work-items per step: 0: one per item (VKC, variable kernel "
+                                       "configuration); N: N work-items, each with an even contiguous share",
+                                       {{0}, {1u << 24}}},
+                  Param<bool>{n + ".swwl.donate", false, "",
+                              "swwl work donating (WDO): work-items above their workgroup's average estimated work "
+                              "(sum of degrees) donate items to an LDS list the others pull from (needs "
+                              "swwl.threads > 0)"}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -128,6 +146,7 @@ Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed)
 struct Lists {
   std::uint64_t in, out, out_count, stamp;
   std::uint32_t in_count, capacity;
+  std::uint64_t donated = 0;  // WDO: items donated (one atomic add per workgroup, for the results)
 };
 
 // Push v on the out-list; past the capacity only the count grows (the host
@@ -137,37 +156,126 @@ Task<> push(Lane& l, const Lists& w, std::uint32_t v) {
   if (slot < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot), v);
 }
 
-Task<> bfs_swwl(Lane& l, DevGraph g, std::uint64_t dist, Lists w, std::uint32_t level) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.in_count) co_return;
-  const auto u = co_await l.load<std::uint32_t>(at(w.in, i));
+// The options: how pushes reach the out-list, how many work-items, donating.
+enum class SwPush { kAtomic, kChunk, kAru };
+struct SwOpts {
+  SwPush push = SwPush::kAtomic;
+  std::uint32_t threads = 0;  // 0: one per item (VKC)
+  bool donate = false;
+};
+
+// LDS layout of a workgroup (zeroed at dispatch): ARU's block count and base,
+// WDO's estimate total, donation count and pull head, then the donations.
+constexpr std::uint32_t kLdsAruCount = 0, kLdsAruBase = 4, kLdsEstimate = 8, kLdsDonated = 12, kLdsTaken = 16,
+                        kLdsDonations = 32;
+constexpr std::uint32_t kDonationsPerGroup = 4 * kGroup;
+constexpr std::uint32_t kSwwlLds = kLdsDonations + 4 * kDonationsPerGroup;
+
+// Stores the pushes collected in `pend` at out-list slots slot.. (past the
+// capacity only the count grew: the host reports the overflow).
+Task<> store_pushes(Lane& l, const Lists& w, std::uint32_t slot, const std::vector<std::uint32_t>& pend) {
+  for (std::size_t k = 0; k < pend.size(); ++k)
+    if (slot + k < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot + static_cast<std::uint32_t>(k)), pend[k]);
+}
+
+// Relaxes u's out-arcs; the nodes to push go to the out-list at once (atomic)
+// or into `pend` (chunk, aru).
+Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool weighted, std::uint32_t step,
+                  std::uint32_t u, SwPush mode, std::vector<std::uint32_t>& pend) {
+  const auto du = weighted ? co_await l.load<std::uint32_t>(at(dist, u)) : step;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
-    const auto old = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, level + 1);
-    if (old == kUnreached) co_await push(l, w, v);
+    bool improved = false;
+    if (weighted) {
+      const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
+      co_await l.alu(1);
+      const auto nd = relaxed(du, wt);
+      const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
+      // Once per step: the first improver of v this step pushes it.
+      if (nd < old) improved = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step) != step;
+    } else {
+      improved = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, step + 1) == kUnreached;
+    }
+    if (!improved) continue;
+    if (mode == SwPush::kAtomic)
+      co_await push(l, w, v);
+    else
+      pend.push_back(v);
+  }
+  if (mode == SwPush::kChunk && !pend.empty()) {
+    // WCH: the node's pushes with one atomic add.
+    const auto slot = co_await l.atomic_add<std::uint32_t>(w.out_count, static_cast<std::uint32_t>(pend.size()));
+    co_await store_pushes(l, w, slot, pend);
+    pend.clear();
   }
 }
 
-Task<> sssp_swwl(Lane& l, DevGraph g, std::uint64_t dist, Lists w, std::uint32_t step) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.in_count) co_return;
-  const auto u = co_await l.load<std::uint32_t>(at(w.in, i));
-  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
-  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
-  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
-  for (auto k = begin; k < end; ++k) {
-    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
-    const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
-    co_await l.alu(1);
-    const auto nd = relaxed(du, wt);
-    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
-    if (nd < old) {
-      // Once per step: the first improver of v this step pushes it.
-      const auto seen = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step);
-      if (seen != step) co_await push(l, w, v);
+// One step of the software worklist (bfs: step is the level of the in-list's
+// nodes; sssp: the step's stamp). Every work-item of a workgroup reaches the
+// barriers that ARU and WDO use, also those without items.
+Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted, std::uint32_t step, SwOpts o) {
+  const std::uint64_t tid = l.global_id();
+  std::uint32_t first = 0, last = 0;  // my share of the in-list
+  if (o.threads == 0) {
+    first = static_cast<std::uint32_t>(tid), last = tid < w.in_count ? first + 1 : first;
+  } else {
+    first = static_cast<std::uint32_t>(tid * w.in_count / o.threads);
+    last = static_cast<std::uint32_t>((tid + 1) * w.in_count / o.threads);
+  }
+  std::vector<std::uint32_t> items, pend;
+  for (std::uint32_t i = first; i < last; ++i) items.push_back(co_await l.load<std::uint32_t>(at(w.in, i)));
+  if (o.donate) {
+    // WDO: the estimate of a node's work is its degree.
+    std::vector<std::uint32_t> deg;
+    std::uint32_t mine = 0;
+    for (const std::uint32_t u : items) {
+      const auto b = co_await l.load<std::uint32_t>(at(g.row, u));
+      const auto e = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+      deg.push_back(e - b);
+      mine += e - b;
     }
+    co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsEstimate, mine);
+    co_await l.barrier();
+    const auto total = co_await l.lds_load<std::uint32_t>(kLdsEstimate);
+    const std::uint32_t average = total / l.group_size();
+    // Donate from the end of my share while above the average.
+    while (!items.empty() && mine > average && mine - deg.back() >= average) {
+      const auto slot = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsDonated, 1u);
+      if (slot >= kDonationsPerGroup) break;  // the list is full: keep the rest
+      co_await l.lds_store<std::uint32_t>(kLdsDonations + 4 * slot, items.back());
+      mine -= deg.back();
+      items.pop_back();
+      deg.pop_back();
+    }
+    co_await l.barrier();
+  }
+  for (const std::uint32_t u : items) co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, pend);
+  if (o.donate) {
+    const auto donated = std::min(co_await l.lds_load<std::uint32_t>(kLdsDonated), kDonationsPerGroup);
+    if (l.local_id() == 0 && donated) co_await l.atomic_add<std::uint32_t>(w.donated, donated);
+    for (;;) {
+      const auto k = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsTaken, 1u);
+      if (k >= donated) break;
+      const auto u = co_await l.lds_load<std::uint32_t>(kLdsDonations + 4 * k);
+      co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, pend);
+    }
+  }
+  if (o.push == SwPush::kAru) {
+    // ARU: offsets in the workgroup from an LDS atomic, one global atomic add
+    // for the workgroup's pushes.
+    const auto off =
+        co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsAruCount, static_cast<std::uint32_t>(pend.size()));
+    co_await l.barrier();
+    if (l.local_id() == 0) {
+      const auto n = co_await l.lds_load<std::uint32_t>(kLdsAruCount);
+      const auto base = n ? co_await l.atomic_add<std::uint32_t>(w.out_count, n) : 0u;
+      co_await l.lds_store<std::uint32_t>(kLdsAruBase, base);
+    }
+    co_await l.barrier();
+    const auto base = co_await l.lds_load<std::uint32_t>(kLdsAruBase);
+    co_await store_pushes(l, w, base + off, pend);
   }
 }
 
@@ -253,6 +361,21 @@ void run(const Workload& wl, Host& h) {
   // The reference first: a graph whose distances do not fit is bad input.
   const auto want = wl.weighted ? graph::dijkstra(g, src) : graph::bfs_levels(g, src);
   const std::string variant = wl.variant.get(cfg);
+  // The software worklist's options apply to swwl only; donating needs
+  // work-items with more than one item.
+  SwOpts sw;
+  const std::string push_mode = wl.sw_push.get(cfg);
+  sw.push = push_mode == "chunk" ? SwPush::kChunk : push_mode == "aru" ? SwPush::kAru : SwPush::kAtomic;
+  sw.threads = static_cast<std::uint32_t>(wl.sw_threads.get(cfg));
+  sw.donate = wl.sw_donate.get(cfg);
+  for (const std::string& k : {wl.sw_push.name(), wl.sw_threads.name(), wl.sw_donate.name()})
+    if (variant != "swwl" && !cfg.is_default(k))
+      throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
+                                  wl.variant.name(), variant));
+  if (sw.donate && sw.threads == 0)
+    throw UserError(fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
+                                "nothing to donate)",
+                                wl.sw_donate.name(), cfg.origin(wl.sw_donate.name()), wl.sw_threads.name()));
 
   const DevGraph dg{h.upload(g.row), h.upload(g.col), h.upload(g.weight), g.nodes};
   std::vector<std::uint32_t> init(g.nodes, kUnreached);
@@ -261,14 +384,15 @@ void run(const Workload& wl, Host& h) {
   const std::uint64_t flag = h.alloc(4);
   sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME;
   std::uint64_t steps = 0, items = 0, pushes = 0;
+  std::uint64_t w_donated = 0;
   const std::uint64_t step_limit = std::uint64_t{g.nodes} + 2;  // Bellman-Ford needs at most nodes - 1 steps
 
-  auto launch = [&](const char* kname, std::uint64_t n, KernelBody body) {
+  auto launch = [&](const char* kname, std::uint64_t n, KernelBody body, std::uint32_t lds = 0) {
     if (++steps > step_limit)
       throw SimFault(fmt::format("{}: {} steps without converging (at most {} are needed)", wl.name, steps - 1,
                                  step_limit));
     items += n;
-    kernel_time += h.run_kernel({kname, n, kGroup, 16, 0, std::move(body)});
+    kernel_time += h.run_kernel({kname, n, kGroup, 16, lds, std::move(body)});
   };
 
   if (variant == "topo") {
@@ -305,14 +429,15 @@ void run(const Workload& wl, Host& h) {
   } else {
     Lists w{h.alloc(4ull * g.nodes), h.alloc(4ull * g.nodes), flag, 0, 1, g.nodes};
     if (wl.weighted) w.stamp = h.upload(std::vector<std::uint32_t>(g.nodes, 0xffffffffu));
+    if (sw.donate) w.donated = w_donated = h.upload(std::vector<std::uint32_t>(1, 0));
     h.copy_in(w.in, &src, 4);
     for (std::uint32_t step = 0; w.in_count > 0; ++step) {
       const std::uint32_t zero = 0;
       h.copy_in(w.out_count, &zero, 4);
-      if (wl.weighted)
-        launch("sssp_swwl", w.in_count, [=](Lane& l) { return sssp_swwl(l, dg, dist, w, step); });
-      else
-        launch("bfs_swwl", w.in_count, [=](Lane& l) { return bfs_swwl(l, dg, dist, w, step); });
+      const bool weighted = wl.weighted;
+      launch(weighted ? "sssp_swwl" : "bfs_swwl", sw.threads ? sw.threads : w.in_count,
+             [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw); },
+             sw.push == SwPush::kAru || sw.donate ? kSwwlLds : 0);
       std::uint32_t count = 0;
       h.copy_out(&count, w.out_count, 4);
       if (count > w.capacity)
@@ -347,6 +472,7 @@ void run(const Workload& wl, Host& h) {
   h.result("steps", steps);
   h.result("work_items", items);
   if (variant == "swwl") h.result("pushes", pushes);
+  if (sw.donate) h.result("donated", h.download<std::uint32_t>(w_donated, 1)[0]);
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
   for (std::uint32_t i = 0; i < g.nodes; ++i) {
     h.output() << g.id_of(i) << ' ';
