@@ -151,6 +151,11 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     for (const auto* k : {&kThreshold, &kInterval}) refuse(*k, "has no redistribution unit");
   }
   const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
+  if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
+    throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",
+                                vcd_from != 0 ? "vcd_from" : "vcd_to"));
+  if (vcd_to != 0 && vcd_to < vcd_from)
+    throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
   if (kBackend.get(cfg) == "rtl" && (ideal || magic))
     throw UserError(fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
                                 "RTL has none, threshold and lsorting)",
@@ -168,8 +173,6 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                                        "variable FG_HWWL_RTL_CONFIGS)",
                                        have)));
     }
-    if (vcd_to != 0 && vcd_to < vcd_from)
-      throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
     WaveSpec w;
     w.path = g_wave_file;
     w.from = vcd_from;
@@ -186,9 +189,6 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     else
       backend_ = std::make_unique<ModelBackend>(p);
   }
-  if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
-    throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",
-                                vcd_from != 0 ? "vcd_from" : "vcd_to"));
   in_.pull.assign(std::size_t{cores} * lanes_, false);
   in_.push.assign(in_.pull.size(), false);
   in_.push_id.assign(in_.pull.size(), 0);

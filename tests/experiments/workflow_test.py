@@ -97,6 +97,26 @@ for expr in ("sim.time_ns + 1", "stats.gpu.nosuch*.x"):
     except (ValueError, KeyError):
         pass
 
+# Cases cross the grid (column `case`, their settings as --set) and
+# `relative` divides the best `to` case's metric by each row's.
+study = {"name": "c", "workload": "bfs", "preset": "kim2014", "fixed": {"bfs.scale": 9},
+         "grid": {"bfs.generator": ["rmat", "grid"]},
+         "cases": {"topo": {"bfs.variant": "topo"}, "swwl": {"bfs.variant": "swwl"},
+                   "hw": {"bfs.variant": "hwwl", "worklist.scheme": "none"}},
+         "relative": {"of": "t", "to": ["topo", "swwl"], "name": "speedup"}, "metrics": {"t": "result.t"}}
+pts = list(X.points(study))
+if len(pts) != 6 or pts[4][0] != {"case": "hw", "bfs.generator": "rmat"} or \
+        "worklist.scheme=none" not in pts[4][2] or "bfs.variant=hwwl" not in pts[4][2]:
+    failures.append(f"cases x grid: {[p[0] for p in pts]}, {pts[4][2] if len(pts) > 4 else None}")
+times = {("topo", "rmat"): 4.0, ("swwl", "rmat"): 2.0, ("hw", "rmat"): 1.0,
+         ("topo", "grid"): 3.0, ("swwl", "grid"): 6.0, ("hw", "grid"): 6.0}
+res = [(p, s, {"workload": {"results": {"t": times[(p["case"], p["bfs.generator"])]}}}) for p, s, _ in pts]
+got = {(r["case"], r["bfs.generator"]): r["speedup"] for r in X.rows(study, res)}
+want = {("topo", "rmat"): 0.5, ("swwl", "rmat"): 1.0, ("hw", "rmat"): 2.0,
+        ("topo", "grid"): 1.0, ("swwl", "grid"): 0.5, ("hw", "grid"): 0.5}
+if got != want:
+    failures.append(f"relative: {got} != {want}")
+
 shutil.rmtree(tmp)
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))

@@ -25,6 +25,17 @@ An experiment file:
         text: |
           What the study shows (free text under its table).
 
+A study may also list named cases, each a set of --set values, crossed with
+the grid (column `case`), and derive a speed-up column against the best of
+some cases at the same grid point and seed:
+
+        cases:
+          topo: {bfs.variant: topo}
+          hwwl: {bfs.variant: hwwl, worklist.scheme: lsorting}
+        relative: {of: kernel_us, to: [topo], name: speedup}   # min(of over `to`) / of
+        text: |
+          What the study shows (free text under its table).
+
 A point is identified by the hash of its fgsim arguments and of the fgsim
 binary, so re-running regenerates only points whose configuration or binary
 changed."""
@@ -71,9 +82,11 @@ def points(study):
     """Every run of a study: (parameters dict, seed, fgsim argument list)."""
     grid = study.get("grid") or {}
     keys = list(grid)
-    for combo in itertools.product(*(grid[k] for k in keys)) if keys else [()]:
-        params = dict(zip(keys, combo))
-        settings = {**(study.get("fixed") or {}), **params}
+    cases = study.get("cases") or {None: {}}
+    for (case, case_sets), combo in itertools.product(cases.items(),
+                                                      itertools.product(*(grid[k] for k in keys)) if keys else [()]):
+        params = ({"case": case} if case is not None else {}) | dict(zip(keys, combo))
+        settings = {**(study.get("fixed") or {}), **(case_sets or {}), **dict(zip(keys, combo))}
         # `workload` and `preset` may be swept like parameters.
         workload = settings.pop("workload", study.get("workload"))
         preset = settings.pop("preset", study.get("preset"))
@@ -107,8 +120,10 @@ def metric(result, expr):
         if not found:
             raise KeyError(f"metric '{expr}': no stat matches")
         v = sum(found)
-    elif head in ("stats", "config", "result") and rest:
+    elif head in ("stats", "config") and rest:
         v = result[head][rest]
+    elif head == "result" and rest:  # the workload's results
+        v = result["workload"]["results"][rest]
     else:
         v = result
         for part in path.split("."):
@@ -130,6 +145,20 @@ def rows(study, results):
         for col, expr in study["metrics"].items():
             row[col] = metric(r, expr)
         out.append(row)
+    rel = study.get("relative")
+    if rel:
+        # Per grid point and seed: the best (smallest) `of` among the `to`
+        # cases over this row's `of`.
+        def key(r):
+            return tuple((k, v) for k, v in r.items() if k in list((study.get("grid") or {}).keys()) + ["seed"])
+        best = {}
+        for r in out:
+            if r.get("case") in rel["to"]:
+                best[key(r)] = min(best.get(key(r), float("inf")), r[rel["of"]])
+        for r in out:
+            if key(r) not in best:
+                raise SystemExit(f"study {study['name']}: relative: no '{rel['to']}' case at {key(r)}")
+            r[rel["name"]] = best[key(r)] / r[rel["of"]]
     return out
 
 
@@ -177,7 +206,18 @@ def plot(study, rows_, png, svg):
     groups = {}
     for r in rows_:
         groups.setdefault(r.get(series) if series else None, []).append(r)
-    for key, rs in groups.items():
+    categorical = any(isinstance(number(r[x]), str) for r in rows_)
+    if categorical:
+        # Named cases: grouped bars in the order the study lists them.
+        cats = list(dict.fromkeys(r[x] for r in rows_))
+        width = 0.8 / max(1, len(groups))
+        for i, (key, rs) in enumerate(groups.items()):
+            by = {r[x]: number(r[y]) for r in rs}
+            ax.bar([c + (i - (len(groups) - 1) / 2) * width for c in range(len(cats))],
+                   [by.get(c, 0) for c in cats], width, label=f"{series}={key}" if series else "FineGrain")
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels(cats, rotation=30, ha="right", fontsize=8)
+    for key, rs in ({} if categorical else groups).items():
         rs = sorted(rs, key=lambda r: number(r[x]))
         ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker="o",
                 label=f"{series}={key}" if series else "FineGrain")
@@ -225,13 +265,23 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
         out += [exp["intro"].strip(), ""]
     for s in exp["studies"]:
         rs = [r for r in all_rows if r["study"] == s["name"]]
-        cols = list((s.get("grid") or {}).keys()) + (["seed"] if len(s.get("seeds", [1])) > 1 else []) + \
-            list(s["metrics"].keys())
+        cols = (["case"] if s.get("cases") else []) + list((s.get("grid") or {}).keys()) + \
+            (["seed"] if len(s.get("seeds", [1])) > 1 else []) + list(s["metrics"].keys()) + \
+            ([s["relative"]["name"]] if s.get("relative") else [])
         out += [f"## {s.get('title', s['name'])}", "",
                 f"`fgsim run {s.get('workload', '<workload>')} --preset {s.get('preset', '<preset>')}`" +
                 "".join(f" `--set {k}={fmt_value(v)}`" for k, v in (s.get("fixed") or {}).items()) +
                 (", swept over " + ", ".join(f"`{k}`" for k in (s.get("grid") or {})) if s.get("grid") else ""),
-                "", table(rs, cols), ""]
+                ""]
+        if s.get("cases"):
+            out += ["| case | settings |", "|---|---|"] + [
+                f"| {c} | " + " ".join(f"`{k}={fmt_value(v)}`" for k, v in (cs or {}).items()) + " |"
+                for c, cs in s["cases"].items()] + [""]
+        if s.get("relative"):
+            r_ = s["relative"]
+            out += [f"`{r_['name']}` = the smallest `{r_['of']}` of the cases " +
+                    ", ".join(f"`{c}`" for c in r_["to"]) + f" at the same point, over this row's `{r_['of']}`.", ""]
+        out += [table(rs, cols), ""]
         if s.get("plot"):
             out += [f"![{s['name']}]({rel}/{s['name']}.svg)", ""]
         if s.get("paper"):
