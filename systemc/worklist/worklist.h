@@ -11,8 +11,9 @@
 // Lane i of a wavefront uses bank i mod worklist.lanes of its CU's core. The
 // unit presents each cycle at most one access per bank (the bank's single
 // port; lanes of a wavefront that share a bank go in successive cycles, in
-// lane order) and steps the backend (the golden model of models/hwwl; the
-// Verilated RTL is not wired in yet). A wavefront whose pull returned WAIT on
+// lane order) and steps the backend (worklist.backend: the golden model of
+// models/hwwl or the Verilated RTL of rtl/hwwl, rtl_backend.h; the limit
+// studies of ideal_backend.h). A wavefront whose pull returned WAIT on
 // every lane is blocked and issues the pull again when one of its banks has
 // work on its pull side or the system is empty (DONE). A push to a full bank
 // is the paper's hardware exception (no overflow buffer yet): exit 3.
@@ -20,7 +21,9 @@
 // Loose timing: the operations are synchronising (sim.sync_order), so they
 // reach the unit in simulated-time order; the unit samples requests in the
 // middle of each cycle and steps every cycle while it holds work or
-// requests, and catches up idle cycles when it wakes (docs/worklists.md).
+// requests, and catches up idle cycles when it wakes; a wavefront blocked
+// on it is blocked tight (IssueContext::block), so its CU does not run
+// ahead of a wake-up (docs/worklists.md).
 #pragma once
 
 #include <cstdint>
