@@ -19,7 +19,7 @@ Bank::Bank(unsigned depth, unsigned threshold) : depth_(depth), threshold_(thres
 }
 
 void Bank::reset() {
-  head_[0] = head_[1] = cnt_[0] = cnt_[1] = 0;
+  head_[0] = head_[1] = cnt_[0] = cnt_[1] = rsv_ = 0;
   sel_ = false;
 }
 
@@ -27,13 +27,13 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push, bool swap) const {
   Lane o;
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
   o.pull_gnt = pull && cnt_[pp] != 0;
-  o.push_gnt = push && !pull && cnt_[sp] != cap(dbl);
+  o.push_gnt = push && !pull && occ(sp, dbl) != cap(dbl);
   // Only a granted lane access uses the port (a pull answered WAIT/DONE and a
   // stalled push leave it to the WRU): hwwl_bank, docs "Liveness".
   const bool port_free = !o.pull_gnt && !o.push_gnt;
   // In a swap cycle a reception goes to the side that becomes the pull side.
   const bool swapping = dbl && swap && cnt_[pp] == 0;
-  o.ri_ok = port_free && cnt_[swapping ? sp : pp] != cap(dbl);
+  o.ri_ok = port_free && occ(swapping ? sp : pp, dbl) != cap(dbl);
   o.rd_ok = port_free && cnt_[pp] != 0;
   const std::uint32_t head = mem_[addr(pp, dbl, head_[pp])];
   o.pull_id = o.pull_gnt ? head : 0;
@@ -41,9 +41,22 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push, bool swap) const {
   return o;
 }
 
+Bank::Virt Bank::virt(bool dbl, bool swap, const Lane& l, bool rd_take, bool ri_put, bool rf_put) const {
+  // Lowest priority: the port free of lane and WRU accesses, and a reserved
+  // entry or room (in a swap cycle: room on the side becoming the pull side).
+  const bool swapping = dbl && swap && cnt_[pull_part(dbl)] == 0;
+  Virt v;
+  v.rf_gnt = rf_put && !l.pull_gnt && !l.push_gnt && !(ri_put && l.ri_ok) && !(rd_take && l.rd_ok) &&
+             (swapping ? !push_full(dbl) : (rsv_ != 0 || !full(dbl)));
+  v.rsv_ok = !dbl && !full(dbl) && !l.push_gnt && !(ri_put && l.ri_ok) && !(v.rf_gnt && rsv_ == 0);
+  return v;
+}
+
 void Bank::tick(bool dbl, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
-                std::uint32_t ri_id) {
+                std::uint32_t ri_id, bool rf_put, std::uint32_t rf_id, bool rsv) {
   const Lane l = lane(dbl, pull, push, swap);
+  const Virt v = virt(dbl, swap, l, rd_take, ri_put, rf_put);
+  if (rsv && !v.rsv_ok) throw std::logic_error("bank: reservation not granted");
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
   const bool rin = ri_put && l.ri_ok, rout = rd_take && l.rd_ok;
   if (rd_take && ri_put) throw std::logic_error("bank: redistribution-in and -out in one cycle");
@@ -53,6 +66,12 @@ void Bank::tick(bool dbl, bool swap, bool pull, bool push, std::uint32_t push_id
   const unsigned rin_addr = addr(rin_part, dbl, head_[rin_part] + cnt_[rin_part]);
   if (l.push_gnt) mem_[push_addr] = push_id;
   else if (rin) mem_[rin_addr] = ri_id;
+  else if (v.rf_gnt) mem_[rin_addr] = rf_id;  // the same side as a reception
+  if (v.rf_gnt) {
+    ++cnt_[rin_part];
+    if (rsv_ != 0) --rsv_;  // into a reserved entry
+  }
+  if (rsv) ++rsv_;
   if (l.pull_gnt || rout) {
     head_[pp] = (head_[pp] + 1) & (cap(dbl) - 1);
     --cnt_[pp];
@@ -389,6 +408,19 @@ CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::u
   o.pull_status.resize(L);
   o.pull_id.resize(L);
   o.push_gnt.resize(L);
+  // The HVU's accesses, after the WRU's.
+  const bool hvu = !in_.rf_put.empty();
+  rf_gnt_.assign(L, false);
+  bool rsv_all = hvu && in_.rsv[0];
+  for (unsigned b = 0; b < L && hvu; ++b) {
+    const Bank::Virt v = banks_[b].virt(in_.double_buf, in_.swap, lane_[b], dec_.rd_take[b], dec_.ri_put[b],
+                                        in_.rf_put[b]);
+    rf_gnt_[b] = v.rf_gnt;
+    rsv_all = rsv_all && v.rsv_ok;
+  }
+  rsv_gnt_ = rsv_all;
+  o.rf_gnt = rf_gnt_;
+  o.rsv_gnt = rsv_gnt_;
   for (unsigned b = 0; b < L; ++b) {
     o.pull_status[b] = !in_.pull[b] ? kPullNone : lane_[b].pull_gnt ? kPullId : sys_empty ? kPullDone : kPullWait;
     o.pull_id[b] = lane_[b].rd_id;  // the bank's head: the work ID when the status is PullId
@@ -405,8 +437,9 @@ CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::u
 void Core::tick() {
   for (unsigned b = 0; b < p_.lanes; ++b) {
     const std::uint32_t ri_id = dec_.ri_net[b] ? eject_id_ : lane_[dec_.ri_src[b]].rd_id;
+    const bool hvu = !in_.rf_put.empty();
     banks_[b].tick(in_.double_buf, in_.swap, in_.pull[b], in_.push[b], in_.push_id[b], dec_.rd_take[b],
-                   dec_.ri_put[b], ri_id);
+                   dec_.ri_put[b], ri_id, hvu && in_.rf_put[b], hvu ? in_.rf_id[b] : 0, rsv_gnt_);
   }
   wru_.tick(counts_);
 }
@@ -451,10 +484,17 @@ SysOut System::step(const LaneIn& in) {
     li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);
     li.push.assign(in.push.begin() + c * L, in.push.begin() + (c + 1) * L);
     li.push_id.assign(in.push_id.begin() + c * L, in.push_id.begin() + (c + 1) * L);
+    if (!in.rf_put.empty()) {
+      li.rf_put.assign(in.rf_put.begin() + c * L, in.rf_put.begin() + (c + 1) * L);
+      li.rf_id.assign(in.rf_id.begin() + c * L, in.rf_id.begin() + (c + 1) * L);
+      li.rsv.assign(1, in.rsv[c]);
+    } else {
+      li.rf_put.clear();
+    }
     cores_[c].begin(li);
   }
   SysOut o;
-  o.sys_empty = !icrn_.busy();
+  o.sys_empty = !icrn_.busy() && !in.hvu_busy;
   std::vector<bool> greedy(C), eject_ready(C), inject_valid(C);
   std::vector<std::uint32_t> inject_id(C);
   for (unsigned c = 0; c < C; ++c) {
@@ -468,6 +508,8 @@ SysOut System::step(const LaneIn& in) {
     o.pull_status.insert(o.pull_status.end(), co.pull_status.begin(), co.pull_status.end());
     o.pull_id.insert(o.pull_id.end(), co.pull_id.begin(), co.pull_id.end());
     o.push_gnt.insert(o.push_gnt.end(), co.push_gnt.begin(), co.push_gnt.end());
+    if (!co.rf_gnt.empty()) o.rf_gnt.insert(o.rf_gnt.end(), co.rf_gnt.begin(), co.rf_gnt.end());
+    o.rsv_gnt.push_back(co.rsv_gnt);
     inject_valid[c] = co.inject_valid;
     inject_id[c] = co.inject_id;
   }

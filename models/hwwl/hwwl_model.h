@@ -53,20 +53,30 @@ class Bank {
     std::uint32_t pull_id = 0, rd_id = 0;
   };
   Lane lane(bool double_buf, bool pull, bool push, bool swap = false) const;
+  // The virtualization unit's accesses (after the lane and WRU decisions):
+  // refill granted, reservation possible.
+  struct Virt {
+    bool rf_gnt = false, rsv_ok = false;
+  };
+  Virt virt(bool double_buf, bool swap, const Lane& l, bool rd_take, bool ri_put, bool rf_put) const;
   unsigned count(bool double_buf) const { return cnt_[pull_part(double_buf)]; }
   unsigned push_count(bool double_buf) const { return double_buf ? cnt_[!sel_] : 0; }
+  unsigned reserved() const { return rsv_; }
   bool greedy(bool double_buf) const { return count(double_buf) > threshold_; }
   bool needy(bool double_buf) const { return count(double_buf) < threshold_; }
-  bool full(bool double_buf) const { return count(double_buf) == cap(double_buf); }
-  bool push_full(bool double_buf) const { return cnt_[push_part(double_buf)] == cap(double_buf); }
+  // Full: work and reserved entries fill the side.
+  bool full(bool double_buf) const { return occ(pull_part(double_buf), double_buf) == cap(double_buf); }
+  bool push_full(bool double_buf) const { return occ(push_part(double_buf), double_buf) == cap(double_buf); }
   void tick(bool double_buf, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
-            std::uint32_t ri_id);
+            std::uint32_t ri_id, bool rf_put = false, std::uint32_t rf_id = 0, bool rsv = false);
   // Work IDs of partition p in FIFO order (p = 0 in single mode).
   std::vector<std::uint32_t> contents(bool double_buf, bool pull_side) const;
   unsigned total() const { return cnt_[0] + cnt_[1]; }
 
  private:
   unsigned pull_part(bool dbl) const { return dbl ? unsigned(sel_) : 0u; }
+  // Occupancy of partition p: reservations belong to the pull side.
+  unsigned occ(unsigned p, bool dbl) const { return cnt_[p] + (p == pull_part(dbl) ? rsv_ : 0u); }
   unsigned push_part(bool dbl) const { return dbl ? unsigned(!sel_) : 0u; }
   unsigned cap(bool dbl) const { return dbl ? depth_ / 2 : depth_; }
   unsigned addr(unsigned part, bool dbl, unsigned pos) const {
@@ -75,6 +85,7 @@ class Bank {
   unsigned depth_, threshold_;
   std::vector<std::uint32_t> mem_;
   unsigned head_[2] = {0, 0}, cnt_[2] = {0, 0};
+  unsigned rsv_ = 0;  // reserved entries (single mode)
   bool sel_ = false;
 };
 
@@ -168,11 +179,19 @@ struct LaneIn {
   bool double_buf = false, swap = false;
   std::vector<bool> pull, push;
   std::vector<std::uint32_t> push_id;
+  // The virtualization unit's side (empty: no HVU): refills per bank,
+  // reservations per core, and whether the HVUs hold work (system only).
+  std::vector<bool> rf_put;
+  std::vector<std::uint32_t> rf_id;
+  std::vector<bool> rsv;
+  bool hvu_busy = false;
 };
 struct CoreOut {
   std::vector<std::uint8_t> pull_status;
   std::vector<std::uint32_t> pull_id;
   std::vector<bool> push_gnt;
+  std::vector<bool> rf_gnt;
+  bool rsv_gnt = false;
   bool core_empty = true, greedy = false;
   bool inject_valid = false;
   std::uint32_t inject_id = 0;
@@ -206,6 +225,8 @@ class Core {
   Wru wru_;
   LaneIn in_;
   std::vector<Bank::Lane> lane_;
+  std::vector<bool> rf_put_, rf_gnt_;
+  bool rsv_gnt_ = false;
   std::vector<unsigned> counts_;
   Wru::Decision dec_;
   std::uint32_t eject_id_ = 0;
@@ -216,6 +237,8 @@ struct SysOut {
   std::vector<std::uint8_t> pull_status;
   std::vector<std::uint32_t> pull_id;
   std::vector<bool> push_gnt;
+  std::vector<bool> rf_gnt;   // per bank
+  std::vector<bool> rsv_gnt;  // per core
   bool sys_empty = true;
   std::vector<bool> greedy;
 };

@@ -7,6 +7,9 @@
 //   2. push               (lane)      push_gnt_o = push_i & ~pull_i & push partition not full
 //   3. redistribution-in  (WRU)       allowed when ri_ok_o: no lane access granted, pull partition not full
 //      redistribution-out (WRU)       allowed when rd_ok_o: no lane access granted, pull partition not empty
+//   4. refill             (HVU)       rf_gnt_o = rf_put_i & port not taken by 1-3 &
+//                                     (an entry is reserved, or the pull partition is not full;
+//                                      in a swap cycle: the side becoming the pull side not full)
 // Only a granted access uses the port: a pull on an empty pull partition
 // (answered WAIT or DONE from the flags) and a stalled push leave it to the
 // WRU. Lanes that wait for work poll every cycle; if their pulls held the
@@ -22,9 +25,21 @@
 // them when the pull partition is empty (wlcfg/kernel boundary, Sec. III-A).
 // The mode may change only while the bank is empty.
 //
-// A reception in the cycle of a swap goes to the side that becomes the pull
-// side (it is work of the current round, pullable after the swap), so it is
-// allowed when that side is not full.
+// A reception or a refill in the cycle of a swap goes to the side that
+// becomes the pull side (it is work of the current round, pullable after the
+// swap), so it is allowed when that side is not full.
+//
+// Virtualization (Kim & Batten Sec. III-D; the HVU itself is outside, in the
+// GPU model): a refill writes a work ID loaded from the overflow buffer to the
+// pull side in a cycle when the port is free (lowest priority: "written back
+// to the HWWL banks over cycles when there is no conflict with work
+// redistribution or pushes/pulls"). Interval refills first reserve an entry
+// (rsv_i, single mode): reserved entries count as occupied for pushes and
+// receptions (full_o, push_full_o), not as work (count_o, greedy_o, needy_o,
+// empty_o), and a refill takes a reserved entry if there is one. A reservation
+// is not a port access; it is granted when the bank is not full and no other
+// access adds an entry this cycle (rsv_ok_o), so the occupancy moves by at
+// most one per cycle.
 //
 //   entries: [0 ............ Depth/2-1][Depth/2 ........... Depth-1]
 //            partition 0                partition 1
@@ -63,6 +78,13 @@ module hwwl_bank #(
   output logic                ri_ok_o,       // a reception would be granted this cycle
   input  logic                ri_put_i,      // receive ri_id_i (only when ri_ok_o)
   input  logic [IdWidth-1:0]  ri_id_i,       // work ID received
+  // Virtualization side (HVU).
+  input  logic                rf_put_i,      // refill: write rf_id_i to the pull side
+  input  logic [IdWidth-1:0]  rf_id_i,       // work ID refilled
+  output logic                rf_gnt_o,      // refill granted this cycle (else the HVU keeps it)
+  input  logic                rsv_i,         // reserve an entry (single mode; only when rsv_ok_o)
+  output logic                rsv_ok_o,      // a reservation would be granted this cycle
+  output logic                rsv_nz_o,      // reserved entries held
   // Status (from registers).
   output logic [CntWidth-1:0] count_o,       // work IDs in the pull partition
   output logic [CntWidth-1:0] push_count_o,  // work IDs in the push partition (0 in single mode)
@@ -96,6 +118,9 @@ module hwwl_bank #(
   logic                pl_empty, swapping;
   logic                pl_empty_q;  // registered pl_cnt_q == 0 (the port decision waits on no comparator)
   logic                greedy_q, needy_q;  // of the pull side's count
+  logic [CntWidth-1:0] rsv_q;    // reserved entries of the pull side (single mode)
+  logic [CntWidth-1:0] occ_q;    // pl_cnt_q + rsv_q: what the full flags compare
+  logic                rsv_nz_q; // rsv_q != 0
 
   // Next entry address within the side's ring: the whole array in single
   // mode, the address's own half in double mode.
@@ -122,6 +147,15 @@ module hwwl_bank #(
   assign swapping   = double_buf_i && swap_i && pl_empty;
   assign ri_ok_o    = !pull_gnt_o && !push_gnt_o && !(swapping ? push_full_q : pl_full_q);
   assign rd_ok_o    = !pull_gnt_o && !push_gnt_o && !pl_empty;
+  // Refill and reservation (HVU): after every other access, from the WRU's
+  // requests too (the WRU does not look at them: no loop).
+  //   rf_gnt_o = rf_put_i & ~pull_gnt_o & ~push_gnt_o & ~(ri_put_i & ri_ok_o) & ~(rd_take_i & rd_ok_o) &
+  //              (swapping ? ~push_full_o : (rsv_nz_o | ~full_o))
+  //   rsv_ok_o = ~double_buf_i & ~full_o & ~push_gnt_o & ~(ri_put_i & ri_ok_o) & ~(rf_gnt_o & ~rsv_nz_o)
+  assign rf_gnt_o   = rf_put_i && !pull_gnt_o && !push_gnt_o && !(ri_put_i && ri_ok_o) && !(rd_take_i && rd_ok_o) &&
+                      (swapping ? !push_full_q : (rsv_nz_q || !pl_full_q));
+  assign rsv_ok_o   = !double_buf_i && !pl_full_q && !push_gnt_o && !(ri_put_i && ri_ok_o) &&
+                      !(rf_gnt_o && !rsv_nz_q);
   assign pull_id_o  = pull_gnt_o ? mem_q[pl_head_q] : '0;
   assign rd_id_o    = pl_empty ? '0 : mem_q[pl_head_q];
 
@@ -143,18 +177,34 @@ module hwwl_bank #(
       pl_empty_q  <= 1'b1;
       greedy_q    <= 1'b0;
       needy_q     <= (Threshold > 0);
+      rsv_q       <= '0;
+      occ_q       <= '0;
+      rsv_nz_q    <= 1'b0;
     end else begin
-      logic                push, free, rin, pl_in, pl_out, ps_in, swap, up, dn, full_d;
-      logic [CntWidth-1:0] ps_cnt, sw_cnt, cnt_p1, cnt_m1;
+      logic                push, free, rin, rout, rf, rf_new, rsv, pl_in, pl_out, ps_in, swap, up, dn, full_d;
+      logic                oc_in, oc_up, oc_dn;
+      logic [CntWidth-1:0] ps_cnt, sw_cnt, cnt_p1, cnt_m1, occ_p1, occ_m1, rsv_d;
       push   = push_i && !pull_i && !push_full_q;
       free   = !(pull_i && !pl_empty) && !push;  // no lane access granted: the WRU may use the port
       swap   = swapping;
       rin    = ri_put_i && free && !(swap ? push_full_q : pl_full_q);  // reception (ri_ok_o)
-      pl_in  = rin || (push && !double_buf_i);
+      rout   = rd_take_i && free && !pl_empty;                          // donation (rd_ok_o)
+      rf     = rf_put_i && free && !rin && !rout && (swap ? !push_full_q : (rsv_nz_q || !pl_full_q));  // (rf_gnt_o)
+      rf_new = rf && !rsv_nz_q;  // a refill into a free entry (else into a reserved one)
+      rsv    = rsv_i;  // given only when rsv_ok_o (asserted)
+      pl_in  = rin || rf || (push && !double_buf_i);
       pl_out = (pull_i || (rd_take_i && free)) && !pl_empty;
       ps_in  = push && double_buf_i;
+      // Occupancy (work + reserved entries): one entry-adding event at most
+      // (rsv excludes the others), and pl_out never comes with rin, rf or a push.
+      oc_in  = rin || rf_new || (push && !double_buf_i) || rsv;
+      oc_up  = oc_in && !pl_out;
+      oc_dn  = pl_out && !oc_in;
+      occ_p1 = occ_q + 1'b1;
+      occ_m1 = occ_q - 1'b1;
+      rsv_d  = rsv_q + CntWidth'(rsv) - CntWidth'(rf && rsv_nz_q);
       ps_cnt = ps_cnt_q + CntWidth'(ps_in);
-      sw_cnt = ps_cnt + CntWidth'(rin);  // a swap's new pull side: the push side, this cycle's push or reception
+      sw_cnt = ps_cnt + CntWidth'(rin || rf);  // a swap's new pull side: the push side and this cycle's write
       // The flags of the next count, compared on count +/- 1 (from registers
       // only) and then selected: the comparators do not wait for the port
       // decision, which depends on the requests and the empty flag.
@@ -165,13 +215,14 @@ module hwwl_bank #(
       // Storage (no reset, SRAM-like), one write port: a push or a reception.
       if (push) mem_q[double_buf_i ? ps_tail_q : pl_tail_q] <= push_id_i;
       else if (rin) mem_q[swap ? ps_tail_q : pl_tail_q] <= ri_id_i;
-      // Nothing changes in a cycle without an access or a swap.
+      else if (rf) mem_q[swap ? ps_tail_q : pl_tail_q] <= rf_id_i;
+      // Nothing changes in a cycle without an access, a reservation or a swap.
       if (swap) begin
         // The pull side is empty (no pull or donation this cycle) and becomes
         // the empty push side; the push side, with this cycle's push or
         // reception appended, becomes the pull side.
         pl_head_q   <= ps_head_q;
-        pl_tail_q   <= (ps_in || rin) ? next_addr(ps_tail_q, 1'b1) : ps_tail_q;
+        pl_tail_q   <= (ps_in || rin || rf) ? next_addr(ps_tail_q, 1'b1) : ps_tail_q;
         pl_cnt_q    <= sw_cnt;
         ps_head_q   <= pl_head_q;
         ps_tail_q   <= pl_tail_q;
@@ -181,13 +232,14 @@ module hwwl_bank #(
         pl_empty_q  <= (sw_cnt == '0);
         greedy_q    <= (sw_cnt > CntWidth'(Threshold));
         needy_q     <= (sw_cnt < CntWidth'(Threshold));
-      end else if (pl_in || pl_out || ps_in) begin
+        occ_q       <= sw_cnt;  // no reservations in double mode
+      end else if (pl_in || pl_out || ps_in || rsv) begin
         if (double_buf_i) begin
           if (pl_out) pl_head_q <= next_addr(pl_head_q, 1'b1);
           if (pl_in) pl_tail_q <= next_addr(pl_tail_q, 1'b1);
           if (ps_in) ps_tail_q <= next_addr(ps_tail_q, 1'b1);
           ps_cnt_q    <= ps_cnt;
-          pl_full_q   <= up ? (cnt_p1 == CntWidth'(Half)) : (!dn && pl_full_q);
+          pl_full_q   <= oc_up ? (occ_p1 == CntWidth'(Half)) : (!oc_dn && pl_full_q);
           push_full_q <= ps_in ? (ps_cnt == CntWidth'(Half)) : push_full_q;
         end else begin
           // Single mode: the push side follows the half opposite the tail.
@@ -197,11 +249,14 @@ module hwwl_bank #(
             ps_head_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
             ps_tail_q <= (pl_tail_q + 1'b1) ^ PtrWidth'(Half);
           end
-          full_d       = up ? (cnt_p1 == CntWidth'(Depth)) : (!dn && pl_full_q);
+          full_d       = oc_up ? (occ_p1 == CntWidth'(Depth)) : (!oc_dn && pl_full_q);
           pl_full_q   <= full_d;
           push_full_q <= full_d;
         end
         pl_cnt_q <= up ? cnt_p1 : (dn ? cnt_m1 : pl_cnt_q);
+        occ_q    <= oc_up ? occ_p1 : (oc_dn ? occ_m1 : occ_q);
+        rsv_q    <= rsv_d;
+        rsv_nz_q <= (rsv_d != '0);
         pl_empty_q <= up ? 1'b0 : (dn ? (cnt_m1 == '0) : pl_empty_q);
         greedy_q <= up ? (cnt_p1 > CntWidth'(Threshold)) : (dn ? (cnt_m1 > CntWidth'(Threshold)) : greedy_q);
         needy_q  <= up ? (cnt_p1 < CntWidth'(Threshold)) : (dn ? (cnt_m1 < CntWidth'(Threshold)) : needy_q);
@@ -216,6 +271,7 @@ module hwwl_bank #(
   assign push_full_o  = push_full_q;
   assign greedy_o     = greedy_q;
   assign needy_o      = needy_q;
+  assign rsv_nz_o     = rsv_nz_q;
 
 `ifdef FORMAL
   // Formal properties, proved by k-induction (make formal, tools/formal.sh).
@@ -239,21 +295,32 @@ module hwwl_bank #(
   logic [IdWidth-1:0]  f_wdata;
   assign f_push  = push_i && !pull_i && !push_full_q;
   assign f_rin   = ri_put_i && !pull_gnt_o && !f_push && !pl_full_q;
-  assign f_write = f_push || f_rin;
-  assign f_wdata = f_push ? push_id_i : ri_id_i;
+  assign f_write = f_push || f_rin || rf_gnt_o;
+  assign f_wdata = f_push ? push_id_i : (f_rin ? ri_id_i : rf_id_i);
   assign f_pop   = (pull_i || (rd_take_i && !f_push)) && !pl_empty;
 
   always @(*) if (f_past_valid && rst_ni) begin
     assert (pl_cnt_q <= CntWidth'(Depth));                          // never above Depth
+    assert ({1'b0, occ_q} == {1'b0, pl_cnt_q} + {1'b0, rsv_q});     // occupancy = work + reserved
+    assert (occ_q <= CntWidth'(Depth));                             // reservations never overbook
+    assert (rsv_nz_o == (rsv_q != '0));
     assert (pl_tail_q == PtrWidth'(pl_head_q + pl_cnt_q));          // the ring is head .. tail
     assert (empty_o == (count_o == '0));                            // empty consistent with count
-    assert (full_o == (count_o == CntWidth'(Depth)));               // full consistent with count
+    assert (full_o == (occ_q == CntWidth'(Depth)));                 // full: work and reserved entries
     assert (push_full_o == full_o);                                 // single mode: one side
     assert (greedy_o == (count_o > CntWidth'(Threshold)));
     assert (needy_o == (count_o < CntWidth'(Threshold)));
-    if (count_o == CntWidth'(Depth)) assert (!push_gnt_o && !ri_ok_o);  // full: nothing enters
-    if (count_o == '0) assert (!pull_gnt_o && !rd_ok_o);                // empty: nothing leaves
+    if (full_o) assert (!push_gnt_o && !ri_ok_o && !rsv_ok_o);      // full: nothing enters
+    if (full_o && rf_gnt_o) assert (rsv_nz_o);                      // a refill then takes a reserved entry
+    if (count_o == '0) assert (!pull_gnt_o && !rd_ok_o);            // empty: nothing leaves
+    // One port access per cycle.
+    assert ($countones({pull_gnt_o, push_gnt_o, f_rin, rd_take_i && rd_ok_o, rf_gnt_o}) <= 1);
   end
+`ifdef HWWL_FORMAL_BANK_TOP
+  always @(*) if (!f_past_valid || !rst_ni || !rsv_ok_o) assume (!rsv_i);  // the HVU reserves only when granted
+`else
+  always @(*) if (f_past_valid && rst_ni && rsv_i) assert (rsv_ok_o);    // the core grants only what fits
+`endif
 
   // Two tracked work IDs, each an arbitrary value written at an arbitrary
   // time: it stays intact inside the FIFO window, comes out unchanged when it
@@ -314,7 +381,14 @@ module hwwl_bank #(
   a_one_role: assert property (@(posedge clk_i) disable iff (!rst_ni) !(rd_take_i && ri_put_i))
     else $error("hwwl_bank: redistribution-in and -out in the same cycle");
   a_count_bound: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                  pl_cnt_q <= CntWidth'(Depth) && ps_cnt_q <= CntWidth'(Half))
+                                  pl_cnt_q <= CntWidth'(Depth) && ps_cnt_q <= CntWidth'(Half) &&
+                                  occ_q <= CntWidth'(Depth))
     else $error("hwwl_bank: count above capacity");
+  // Reservations are for single mode (interval refills), and the mode
+  // changes only while the bank holds neither work nor reservations.
+  a_rsv_single: assert property (@(posedge clk_i) disable iff (!rst_ni) rsv_i |-> (rsv_ok_o && !double_buf_i))
+    else $error("hwwl_bank: reservation not granted, or in double mode");
+  a_rsv_mode: assert property (@(posedge clk_i) disable iff (!rst_ni) double_buf_i |-> !rsv_nz_q)
+    else $error("hwwl_bank: double mode with reserved entries");
 `endif
 endmodule

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hardware worklist of one core: a bank per lane and the work redistribution
-// unit (Kim & Batten Fig. 4, without the virtualization unit).
+// unit (Kim & Batten Fig. 4), with the ports of the virtualization unit (the
+// HVU itself, which moves work IDs to and from memory, is in the GPU model).
 //
 //   lane 0 ..... lane L-1          pull / push, one per lane per cycle
 //     |             |
@@ -13,8 +14,10 @@
 // an empty bank a pull returns
 // PullWait while work exists anywhere (sys_empty_i low) and PullDone once every
 // bank of every core is empty and nothing is in flight (sys_empty_i high). A
-// push to a full bank stalls (push_gnt_o low): spilling to memory is the
-// virtualization unit's job, not modelled here.
+// push to a full bank stalls (push_gnt_o low): the HVU then spills it to
+// memory. The HVU refills a bank through rf_put_i when its port is free, and
+// for interval refills reserves an entry in every bank at once (rsv_i; granted
+// only when every bank can take it, hwwl_bank).
 module hwwl_core #(
   parameter int unsigned Lanes      = 16,  // lanes = banks, a power of two >= 2
   parameter int unsigned IdWidth    = 24,  // bits per work ID
@@ -36,6 +39,11 @@ module hwwl_core #(
   input  logic [Lanes*IdWidth-1:0] push_id_i,      // work IDs pushed
   output logic [Lanes-1:0]         push_gnt_o,     // push accepted (else stall)
   output logic [Lanes*CntWidth-1:0] count_o,       // pull-partition count of each bank (status, from registers)
+  input  logic [Lanes-1:0]         rf_put_i,       // HVU refills
+  input  logic [Lanes*IdWidth-1:0] rf_id_i,        // work IDs refilled
+  output logic [Lanes-1:0]         rf_gnt_o,       // refill written (else the HVU keeps it)
+  input  logic                     rsv_i,          // HVU: reserve an entry in every bank
+  output logic                     rsv_gnt_o,      // reservation made (every bank had room)
   input  logic                     sys_empty_i,    // no work in any core, nothing in flight
   output logic                     core_empty_o,   // every pull partition of this core empty
   output logic                     greedy_o,       // global greedy bit
@@ -50,6 +58,7 @@ module hwwl_core #(
 
   logic [Lanes*CntWidth-1:0] counts;
   logic [Lanes-1:0]          empty, full, greedy, needy, push_full, free, swapping, pull_gnt, rd_ok, ri_ok, rd_take, ri_put, ri_net;
+  logic [Lanes-1:0]          rsv_ok;
   logic [Lanes*IdWidth-1:0]  rd_id, ri_id;
   logic [Lanes*IdxWidth-1:0] ri_src;
   logic [IdxWidth-1:0]       inject_sel;
@@ -73,10 +82,13 @@ module hwwl_core #(
   logic [Lanes-1:0] st0, st1;
   assign st0 = pull_i & (pull_gnt | {Lanes{sys_empty_i}});
   assign st1 = pull_i & ~pull_gnt;
+  // A reservation is all or nothing across the banks (the HVU loads one
+  // entry per bank).
+  assign rsv_gnt_o = rsv_i && &rsv_ok;
 
   for (genvar b = 0; b < Lanes; b++) begin : gen_bank
     logic [CntWidth-1:0] unused_push_count;
-    logic                unused_pull_gnt, unused_push_gnt, unused_rd_ok, unused_ri_ok;
+    logic                unused_pull_gnt, unused_push_gnt, unused_rd_ok, unused_ri_ok, unused_rsv_nz;
     logic [IdWidth-1:0]  unused_pull_id;
     hwwl_bank #(.IdWidth(IdWidth), .Depth(Depth), .Threshold(Threshold)) u_bank (
       .clk_i, .rst_ni, .double_buf_i, .swap_i,
@@ -92,6 +104,12 @@ module hwwl_core #(
       .ri_ok_o     (unused_ri_ok),
       .ri_put_i    (ri_put[b]),
       .ri_id_i     (ri_id[b*IdWidth +: IdWidth]),
+      .rf_put_i    (rf_put_i[b]),
+      .rf_id_i     (rf_id_i[b*IdWidth +: IdWidth]),
+      .rf_gnt_o    (rf_gnt_o[b]),
+      .rsv_i       (rsv_gnt_o),
+      .rsv_ok_o    (rsv_ok[b]),
+      .rsv_nz_o    (unused_rsv_nz),
       .count_o     (counts[b*CntWidth +: CntWidth]),
       .push_count_o(unused_push_count),
       .empty_o     (empty[b]),
@@ -154,7 +172,7 @@ module hwwl_core #(
     f_out  = FW'(inject_valid_o);
     for (int unsigned b = 0; b < Lanes; b++) begin
       f_held = f_held + FW'(counts[b*CntWidth +: CntWidth]);
-      f_in   = f_in + FW'(push_gnt_o[b]);
+      f_in   = f_in + FW'(push_gnt_o[b]) + FW'(rf_gnt_o[b]);
       f_out  = f_out + FW'(pull_gnt[b]);
     end
   end
@@ -185,12 +203,13 @@ module hwwl_core #(
   end
 
   // Progress (the livelock): while the ICRN offers a work ID and some bank is
-  // empty and its lane does not push (it may poll), the core takes the ID
-  // within two cycles (a redistribution tick may occupy the empty banks for
-  // one cycle; Interval >= 2).
+  // empty, not full and its lane does not push (it may poll), the core takes
+  // the ID within two cycles (a redistribution tick may occupy the empty
+  // banks for one cycle; Interval >= 2). An empty bank can be full of
+  // reserved entries: its refills are the HVU's to bring (in the GPU model).
   logic [3:0] f_starve;
   always @(posedge clk_i) begin
-    if (!rst_ni || !eject_valid_i || eject_ready_o || ~|(empty & ~push_i)) f_starve <= '0;
+    if (!rst_ni || !eject_valid_i || eject_ready_o || ~|(empty & ~full & ~push_i)) f_starve <= '0;
     else f_starve <= f_starve + 1'b1;
   end
   always @(*) if (f_past_valid && rst_ni) assert (f_starve < 4'd2);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The hardware worklist of a GPU: NumCores cores (hwwl_core) joined by the
 // inter-core redistribution network (hwwl_icrn). The system is empty when
-// every core is empty and no work ID is in the network; pulls on empty banks
-// then return DONE. Lane ports are packed core-major: lane l of core c is
-// index c*Lanes + l.
+// every core is empty, no work ID is in the network and the virtualization
+// units (in the GPU model) hold none (hvu_busy_i low: nothing in the overflow
+// buffer, no refill in flight); pulls on empty banks then return DONE. Lane
+// ports are packed core-major: lane l of core c is index c*Lanes + l.
 module hwwl_system #(
   parameter int unsigned NumCores   = 4,
   parameter int unsigned Lanes      = 16,
@@ -27,6 +28,12 @@ module hwwl_system #(
   input  logic [NL*IdWidth-1:0] push_id_i,      // work IDs pushed
   output logic [NL-1:0]         push_gnt_o,     // push accepted
   output logic [NL*CntWidth-1:0] count_o,       // pull-partition count of each bank (status)
+  input  logic [NL-1:0]         rf_put_i,       // HVU refills (hwwl_bank)
+  input  logic [NL*IdWidth-1:0] rf_id_i,
+  output logic [NL-1:0]         rf_gnt_o,
+  input  logic [NumCores-1:0]   rsv_i,          // HVU: reserve an entry in every bank of the core
+  output logic [NumCores-1:0]   rsv_gnt_o,
+  input  logic                  hvu_busy_i,     // the HVUs hold work (overflow buffer, refills)
   output logic                  sys_empty_o,    // no work anywhere, nothing in flight
   output logic [NumCores-1:0]   greedy_o        // global greedy bit per core
 );
@@ -34,7 +41,7 @@ module hwwl_system #(
   logic [NumCores*IdWidth-1:0] inj_id, ej_id;
   logic                        icrn_busy;
 
-  assign sys_empty_o = &core_empty && !icrn_busy;
+  assign sys_empty_o = &core_empty && !icrn_busy && !hvu_busy_i;
 
   for (genvar c = 0; c < NumCores; c++) begin : gen_core
     hwwl_core #(
@@ -49,6 +56,11 @@ module hwwl_system #(
       .push_id_i     (push_id_i[c*Lanes*IdWidth +: Lanes*IdWidth]),
       .push_gnt_o    (push_gnt_o[c*Lanes +: Lanes]),
       .count_o       (count_o[c*Lanes*CntWidth +: Lanes*CntWidth]),
+      .rf_put_i      (rf_put_i[c*Lanes +: Lanes]),
+      .rf_id_i       (rf_id_i[c*Lanes*IdWidth +: Lanes*IdWidth]),
+      .rf_gnt_o      (rf_gnt_o[c*Lanes +: Lanes]),
+      .rsv_i         (rsv_i[c]),
+      .rsv_gnt_o     (rsv_gnt_o[c]),
       .sys_empty_i   (sys_empty_o),
       .core_empty_o  (core_empty[c]),
       .greedy_o      (greedy_o[c]),

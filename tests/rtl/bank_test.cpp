@@ -33,8 +33,8 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
   double p_push = 0.5;
   for (std::uint64_t c = 0; c < n_cycles; ++c) {
     if (c % 2000 == 0) p_push = u(rng) * 0.8 + 0.1;  // phases of filling and draining
-    // Mode changes only when the bank is empty.
-    if (model.total() == 0 && u(rng) < 0.01) {
+    // Mode changes only when the bank is empty (no work, nothing reserved).
+    if (model.total() == 0 && model.reserved() == 0 && u(rng) < 0.01) {
       dbl = !dbl;  // the partition select carries over, in RTL, model and reference
     }
     const bool pull = u(rng) < (1 - p_push) * 0.6;
@@ -42,7 +42,10 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
     const bool swap = dbl && u(rng) < 0.05;
     const bool rd_take = u(rng) < 0.2;
     const bool ri_put = !rd_take && u(rng) < 0.2;
-    const std::uint32_t push_id = next_id & id_mask, ri_id = (next_id + 7) & id_mask;
+    // The virtualization unit: refills, and (single mode) reservations made
+    // only when the bank can grant them.
+    const bool rf_put = u(rng) < 0.3;
+    const std::uint32_t push_id = next_id & id_mask, ri_id = (next_id + 7) & id_mask, rf_id = (next_id + 13) & id_mask;
     dut->double_buf_i = dbl;
     dut->swap_i = swap;
     dut->pull_i = pull;
@@ -51,8 +54,19 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
     dut->rd_take_i = rd_take;
     dut->ri_put_i = ri_put;
     dut->ri_id_i = ri_id;
+    dut->rf_put_i = rf_put;
+    dut->rf_id_i = rf_id;
+    dut->rsv_i = 0;
     dut.settle();
     const auto m = model.lane(dbl, pull, push, swap);
+    const auto v = model.virt(dbl, swap, m, rd_take, ri_put, rf_put);
+    ASSERT_EQ(dut->rf_gnt_o, v.rf_gnt) << "cycle " << c;
+    ASSERT_EQ(dut->rsv_ok_o, v.rsv_ok) << "cycle " << c;
+    ASSERT_EQ(dut->rsv_nz_o, model.reserved() != 0) << "cycle " << c;
+    const bool rsv = v.rsv_ok && u(rng) < 0.15;
+    dut->rsv_i = rsv;
+    dut.settle();
+    ASSERT_EQ(dut->rf_gnt_o, v.rf_gnt) << "cycle " << c;  // a reservation does not change the grants
     ASSERT_EQ(dut->pull_gnt_o, m.pull_gnt) << "cycle " << c;
     ASSERT_EQ(dut->push_gnt_o, m.push_gnt) << "cycle " << c;
     ASSERT_EQ(dut->rd_ok_o, m.rd_ok) << "cycle " << c;
@@ -79,13 +93,16 @@ void run_bank(unsigned depth, unsigned threshold, unsigned id_width, std::uint64
       // In a swap cycle the reception joins the side that becomes the pull side.
       part[dbl && swap && dut->empty_o ? sp : pp].push_back(ri_id);
       next_id += 11;
+    } else if (dut->rf_gnt_o) {
+      part[dbl && swap && dut->empty_o ? sp : pp].push_back(rf_id);
+      next_id += 17;
     }
     if (dut->push_gnt_o) {
       part[sp].push_back(push_id);
       ++next_id;
     }
     if (dbl && swap && dut->empty_o) sel = 1 - sel;
-    model.tick(dbl, swap, pull, push, push_id, rd_take, ri_put, ri_id);
+    model.tick(dbl, swap, pull, push, push_id, rd_take, ri_put, ri_id, rf_put, rf_id, rsv);
     dut.clock();
   }
 }

@@ -95,7 +95,11 @@ class RtlWorklist : public Worklist {
       tb::put(dut_->pull_i, l, 1, in.pull[l]);
       tb::put(dut_->push_i, l, 1, in.push[l]);
       tb::put(dut_->push_id_i, l * W, W, in.push_id[l]);
+      tb::put(dut_->rf_put_i, l, 1, 0);  // no virtualization unit
+      tb::put(dut_->rf_id_i, l * W, W, 0);
     }
+    dut_->rsv_i = 0;
+    dut_->hvu_busy_i = 0;
     dut_.settle();
     hwwl::SysOut o;
     o.sys_empty = dut_->sys_empty_o;

@@ -37,6 +37,12 @@ void BM_VerilatedSystem(benchmark::State& state) {
   ctx.randSeed(1);
   Vbench_sys top(&ctx, "top");
   for (unsigned l = 0; l < kNL; ++l) fg::tb::put(top.push_id_i, l * kW, kW, l + 1);
+  for (unsigned l = 0; l < kNL; ++l) {  // no virtualization unit
+    fg::tb::put(top.rf_put_i, l, 1, 0);
+    fg::tb::put(top.rf_id_i, l * kW, kW, 0);
+  }
+  top.rsv_i = 0;
+  top.hvu_busy_i = 0;
   top.double_buf_i = 0;
   top.swap_i = 0;
   top.pull_i = 0;

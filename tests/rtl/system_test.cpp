@@ -4,8 +4,11 @@
 // on the RTL's outputs: every work ID pulled was pushed and is pulled once
 // (nothing duplicated or invented), everything pushed is pulled by the end of
 // each episode (nothing lost), DONE never while work exists, WAIT never when
-// the system is empty and idle.
+// the system is empty and idle. The system tests add a stand-in for the
+// virtualization unit: it takes stalled pushes into a per-core overflow list,
+// refills banks from it and reserves entries, and its IDs count as inside.
 #include <algorithm>
+#include <deque>
 #include <random>
 #include <unordered_set>
 
@@ -110,14 +113,25 @@ struct Traffic {
 };
 
 // Drives the lane-side inputs of a core or system DUT.
+// (and the HVU's: none when in.rf_put is empty).
 template <class D>
 void drive_lanes(D& dut, const hwwl::LaneIn& in, unsigned id_width) {
   dut->double_buf_i = in.double_buf;
   dut->swap_i = in.swap;
+  const bool hvu = !in.rf_put.empty();
   for (unsigned l = 0; l < in.pull.size(); ++l) {
     put(dut->pull_i, l, 1, in.pull[l]);
     put(dut->push_i, l, 1, in.push[l]);
     put(dut->push_id_i, l * id_width, id_width, in.push_id[l]);
+    put(dut->rf_put_i, l, 1, hvu && in.rf_put[l]);
+    put(dut->rf_id_i, l * id_width, id_width, hvu ? in.rf_id[l] : 0);
+  }
+  if constexpr (requires { dut->hvu_busy_i; }) {
+    dut->hvu_busy_i = in.hvu_busy;
+    for (unsigned k = 0; k < in.rsv.size(); ++k) put(dut->rsv_i, k, 1, in.rsv[k]);
+    if (in.rsv.empty()) dut->rsv_i = 0;
+  } else {
+    dut->rsv_i = hvu && in.rsv[0];
   }
 }
 
@@ -224,26 +238,86 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   std::uint32_t next = 1;
   bool dbl = false, draining = false;
   std::uint64_t episode_start = 0, episodes = 0, redistributed_waits = 0, drain_start = 0, worst_drain = 0;
-  const std::uint64_t bound = p.drain_bound();  // hwwl::Params::drain_bound: the derivation
+  std::uint64_t spills = 0, refills = 0, reservations = 0;
+  std::uint64_t bound = p.drain_bound();  // hwwl::Params::drain_bound: the derivation
+  // The stand-in HVU: per-core overflow lists (FIFO), spilling on in some
+  // episodes only (a stalled push then waits, as without an HVU).
+  std::vector<std::deque<std::uint32_t>> overflow(p.cores);
+  bool spill = false, interval = false;  // interval: refills into reserved entries only (but while draining)
   tr.episode(NL);
   for (std::uint64_t c = 0; c < n || draining; ++c) {
-    if (!draining && c - episode_start > 2000) draining = true, drain_start = c;
+    if (!draining && c - episode_start > 2000) {
+      draining = true, drain_start = c;
+      // Every overflow ID costs a bank two cycles at most (a refill, then its pull).
+      std::size_t most = 0;
+      for (const auto& o : overflow) most = std::max(most, o.size());
+      bound = p.drain_bound() + 2 * most + 2;
+    }
     ASSERT_LE(c - drain_start, draining ? bound : ~0ull)
         << "cycle " << c << ": " << model.total() << " work IDs not drained within " << bound
         << " cycles of the last push, every lane pulling every cycle (" << (dbl ? "double" : "single")
         << "-buffered). Stranded: " << model.where(dbl);
-    const hwwl::LaneIn in = tr.lanes(NL, dbl, draining, next, W);
+    hwwl::LaneIn in = tr.lanes(NL, dbl, draining, next, W);
+    // HVU requests: every bank is offered the next overflow ID of its core
+    // beyond those promised to reserved entries (a bank with a reservation
+    // may take one of those; in interval episodes only those); reservations
+    // (single mode) while the overflow list covers one more entry per bank.
+    in.rf_put.assign(NL, false);
+    in.rf_id.assign(NL, 0);
+    in.rsv.assign(p.cores, false);
+    for (unsigned k = 0; k < p.cores; ++k) {
+      std::size_t promised = 0;
+      for (unsigned b = 0; b < p.lanes; ++b) promised += model.core(k).bank(b).reserved();
+      std::size_t offered = 0;
+      for (unsigned b = 0; b < p.lanes; ++b) {
+        const unsigned l = k * p.lanes + b;
+        const bool mine = model.core(k).bank(b).reserved() != 0;
+        if (offered < overflow[k].size() && (mine || ((!interval || draining) && overflow[k].size() > promised + offered)) &&
+            (draining || tr.u(tr.rng) < 0.4)) {
+          in.rf_put[l] = true;
+          in.rf_id[l] = overflow[k][offered++];
+        }
+      }
+      in.rsv[k] = !dbl && !draining && overflow[k].size() >= promised + p.lanes && tr.u(tr.rng) < 0.5;
+      in.hvu_busy = in.hvu_busy || !overflow[k].empty() || promised != 0;
+    }
     drive_lanes(dut, in, W);
     dut.settle();
-    const unsigned visible = model.pull_total();
+    unsigned visible = model.pull_total();
+    for (const auto& o : overflow) visible += static_cast<unsigned>(o.size());
     const hwwl::SysOut m = model.step(in);
     ASSERT_EQ(dut->sys_empty_o, m.sys_empty) << "cycle " << c;
-    for (unsigned k = 0; k < p.cores; ++k) ASSERT_EQ(get(dut->greedy_o, k, 1), m.greedy[k]) << "cycle " << c;
+    for (unsigned k = 0; k < p.cores; ++k) {
+      ASSERT_EQ(get(dut->greedy_o, k, 1), m.greedy[k]) << "cycle " << c;
+      ASSERT_EQ(get(dut->rsv_gnt_o, k, 1), m.rsv_gnt[k]) << "cycle " << c << " core " << k;
+      reservations += m.rsv_gnt[k];
+    }
+    // Refills granted leave the overflow lists (in the order offered).
+    std::vector<std::deque<std::uint32_t>> left(p.cores);
+    for (unsigned k = 0; k < p.cores; ++k) {
+      std::size_t offered = 0;
+      for (unsigned b = 0; b < p.lanes; ++b) {
+        const unsigned l = k * p.lanes + b;
+        if (!in.rf_put[l]) continue;
+        ++offered;
+        ASSERT_EQ(get(dut->rf_gnt_o, l, 1), m.rf_gnt[l]) << "cycle " << c << " bank " << l;
+        if (m.rf_gnt[l]) ++refills;
+        else left[k].push_back(in.rf_id[l]);
+      }
+      overflow[k].erase(overflow[k].begin(), overflow[k].begin() + static_cast<std::ptrdiff_t>(offered));
+      overflow[k].insert(overflow[k].begin(), left[k].begin(), left[k].end());
+    }
     for (unsigned l = 0; l < NL; ++l) {
       const std::uint8_t st = check_lane(dut, m, l, W, visible, inside, c);
       ASSERT_FALSE(::testing::Test::HasFailure());
       if (st == hwwl::kPullWait) ++redistributed_waits;
       if (m.push_gnt[l]) ASSERT_TRUE(inside.insert(in.push_id[l]).second) << "duplicate push id";
+      if (spill && in.push[l] && !m.push_gnt[l]) {
+        // The HVU takes the stalled push (the lane does not retry it).
+        ASSERT_TRUE(inside.insert(in.push_id[l]).second) << "duplicate push id";
+        overflow[l / p.lanes].push_back(in.push_id[l]);
+        ++spills;
+      }
     }
     next += NL;
     dut.clock();
@@ -253,19 +327,29 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
       ASSERT_EQ(get(dut->count_o, l * p.cnt_width(), p.cnt_width()),
                 model.core(l / p.lanes).bank(l % p.lanes).count(dbl))
           << "cycle " << c << " bank " << l;
-    if (c % 997 == 0) ASSERT_EQ(model.total(), inside.size()) << "cycle " << c << ": model lost or made work";
-    if (draining && model.total() == 0) {
+    std::size_t in_overflow = 0;
+    for (const auto& o : overflow) in_overflow += o.size();
+    if (c % 997 == 0)
+      ASSERT_EQ(model.total() + in_overflow, inside.size()) << "cycle " << c << ": model lost or made work";
+    if (draining && model.total() == 0 && in_overflow == 0) {
       ASSERT_TRUE(inside.empty()) << "cycle " << c << ": " << inside.size() << " work IDs lost";
       draining = false;
       worst_drain = std::max(worst_drain, c + 1 - drain_start);
       episode_start = c;
       ++episodes;
       dbl = tr.u(tr.rng) < 0.5;
+      spill = tr.u(tr.rng) < 0.5;
+      interval = !dbl && tr.u(tr.rng) < 0.5;
       tr.episode(NL);
     }
   }
   EXPECT_GT(episodes, 3u);
   EXPECT_GT(redistributed_waits, 0u);
+  EXPECT_GT(refills, 0u);
+  EXPECT_GT(reservations, 0u);
+  ::testing::Test::RecordProperty("spills", static_cast<int>(spills));
+  ::testing::Test::RecordProperty("refills", static_cast<int>(refills));
+  ::testing::Test::RecordProperty("reservations", static_cast<int>(reservations));
   ::testing::Test::RecordProperty("cycles", static_cast<int>(std::min<std::uint64_t>(n, INT32_MAX)));
   ::testing::Test::RecordProperty("episodes", static_cast<int>(episodes));
   ::testing::Test::RecordProperty("worst_drain", static_cast<int>(worst_drain));
