@@ -6,7 +6,9 @@
 worklist.depth=1024, at a one-cycle quantum and at 5, 20 (default), 50 and
 100 ns: kernel time and pulls returning WAIT, and the largest deviation of
 the kernel time from the one-cycle run.
-Usage: tools/wl_quantum.py [build/fgsim] [--schemes lsorting,none]"""
+--depth=N sets worklist.depth instead (32, the paper's: the virtualization unit
+spills and refills; its refill scheme: --refill=interval|on_demand).
+Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R]"""
 import json
 import subprocess
 import sys
@@ -15,9 +17,15 @@ import tempfile
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 fgsim = args[0] if args else "build/fgsim"
 schemes = ["lsorting"]
+depth = "1024"
+refill = "interval"
 for a in sys.argv[1:]:
     if a.startswith("--schemes="):
         schemes = a.split("=", 1)[1].split(",")
+    elif a.startswith("--depth="):
+        depth = a.split("=", 1)[1]
+    elif a.startswith("--refill="):
+        refill = a.split("=", 1)[1]
 one_cycle = "1.4286"
 quanta = ("5", "20", "50", "100")
 seeds = (1, 2, 3)
@@ -26,25 +34,27 @@ seeds = (1, 2, 3)
 def run(w, scheme, seed, q):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
-                        f"{w}.scale=9", "--set", "worklist.depth=1024", "--set", f"worklist.scheme={scheme}",
+                        f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
+                        "--set", f"worklist.refill={refill}",
                         "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
         j = json.load(open(f.name))
-        return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"]
+        return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
+            j["stats"]["gpu.worklist.hvu.spills"]
 
 
-print("| workload | scheme | seed | one-cycle quantum: kernel ns (WAITs) | "
+print("| workload | scheme | seed | spills | one-cycle quantum: kernel ns (WAITs) | "
       + " | ".join(f"{q} ns" for q in quanta) + " |")
-print("|---|---|---|---" + "|---" * len(quanta) + "|")
+print("|---|---|---|---|---" + "|---" * len(quanta) + "|")
 worst = 0.0
 for w in ("bfs", "sssp"):
     for scheme in schemes:
         for seed in seeds:
-            ref, ref_waits = run(w, scheme, seed, one_cycle)
+            ref, ref_waits, spills = run(w, scheme, seed, one_cycle)
             cells = []
             for q in quanta:
-                ns, waits = run(w, scheme, seed, q)
+                ns, waits, _ = run(w, scheme, seed, q)
                 dev = 100.0 * (ns / ref - 1.0)
                 worst = max(worst, abs(dev))
                 cells.append(f"{dev:+.2f}% ({waits})")
-            print(f"| {w} | {scheme} | {seed} | {ref:,.1f} ({ref_waits}) | " + " | ".join(cells) + " |")
+            print(f"| {w} | {scheme} | {seed} | {spills} | {ref:,.1f} ({ref_waits}) | " + " | ".join(cells) + " |")
 print(f"\nLargest deviation of the kernel time from the one-cycle quantum: {worst:.2f}%")

@@ -38,6 +38,11 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
   // The hardware worklist (docs/worklists.md): idle, and stepping nothing,
   // until a kernel uses it.
   worklist_ = std::make_unique<wl::Worklist>("worklist", cfg, static_cast<unsigned>(n), clock_);
+  // Its virtualization unit's overflow-buffer traffic goes to the L2 (not
+  // allocated in an L1; no directory entry: requester -1).
+  hvu_port_ = std::make_unique<MemPort>("hvu_port", -1);
+  hvu_port_->socket.bind(mem_->l2().target);
+  worklist_->set_port(hvu_port_.get());
 }
 
 void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }

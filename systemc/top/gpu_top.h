@@ -43,6 +43,7 @@ class GpuTop : public sc_core::sc_module {
   std::vector<std::unique_ptr<ComputeUnit>> cus_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<wl::Worklist> worklist_;
+  std::unique_ptr<MemPort> hvu_port_;  // the worklist's virtualization unit, to the L2
 
  public:
   ComputeUnit& cu(int i) { return *cus_[i]; }

@@ -21,11 +21,19 @@ class Backend {
     bool double_buf = false, swap = false;
     std::vector<bool> pull, push;  // core * lanes + lane
     std::vector<std::uint32_t> push_id;
+    // The virtualization unit's requests (empty: none): refills per bank,
+    // reservations per core; whether it holds work (no DONE then).
+    std::vector<bool> rf_put;
+    std::vector<std::uint32_t> rf_id;
+    std::vector<bool> rsv;
+    bool hvu_busy = false;
   };
   struct Out {
     std::vector<std::uint8_t> pull_status;  // hwwl::PullStatus
     std::vector<std::uint32_t> pull_id;
     std::vector<bool> push_gnt;
+    std::vector<bool> rf_gnt;   // per bank (empty: no refill requested)
+    std::vector<bool> rsv_gnt;  // per core
     bool sys_empty = true;
   };
   virtual ~Backend() = default;

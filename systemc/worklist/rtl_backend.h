@@ -27,11 +27,17 @@ class RtlBackend final : public Backend {
   Out step(const In& in) override {
     dut_->double_buf_i = in.double_buf;
     dut_->swap_i = in.swap;
+    const bool hvu = !in.rf_put.empty();
     for (unsigned b = 0; b < n_; ++b) {
       tb::put(dut_->pull_i, b, 1, in.pull[b]);
       tb::put(dut_->push_i, b, 1, in.push[b]);
       tb::put(dut_->push_id_i, b * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
+      const bool rf = hvu && in.rf_put[b];
+      tb::put(dut_->rf_put_i, b, 1, rf);
+      tb::put(dut_->rf_id_i, b * p_.id_width, p_.id_width, rf ? in.rf_id[b] : 0);
     }
+    for (unsigned c = 0; c < p_.cores; ++c) tb::put(dut_->rsv_i, c, 1, hvu && in.rsv[c]);
+    dut_->hvu_busy_i = in.hvu_busy;
     dut_.settle();
     Out o;
     o.pull_status.resize(n_);
@@ -41,6 +47,12 @@ class RtlBackend final : public Backend {
       o.pull_status[b] = static_cast<std::uint8_t>(tb::get(dut_->pull_status_o, 2 * b, 2));
       o.pull_id[b] = static_cast<std::uint32_t>(tb::get(dut_->pull_id_o, b * p_.id_width, p_.id_width));
       o.push_gnt[b] = tb::get(dut_->push_gnt_o, b, 1) != 0;
+    }
+    if (hvu) {
+      o.rf_gnt.resize(n_);
+      o.rsv_gnt.resize(p_.cores);
+      for (unsigned b = 0; b < n_; ++b) o.rf_gnt[b] = tb::get(dut_->rf_gnt_o, b, 1) != 0;
+      for (unsigned c = 0; c < p_.cores; ++c) o.rsv_gnt[c] = tb::get(dut_->rsv_gnt_o, c, 1) != 0;
     }
     o.sys_empty = dut_->sys_empty_o != 0;
     dut_.clock();

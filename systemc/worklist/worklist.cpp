@@ -43,6 +43,18 @@ const Param<std::uint64_t> kThreshold{"worklist.threshold", 5, "", "work thresho
                                       {{0}, {1u << 16}}};
 const Param<std::uint64_t> kInterval{"worklist.interval", 10, "cycles",
                                      "redistribution interval (paper: 10, Sec. IV-D)", {{1}, {1u << 20}}};
+// The virtualization unit (Sec. III-D). The paper finds interval refills never
+// worse and essential where multithreading cannot hide the refill latency
+// (Sec. IV-E), so it is the default; the HVU samples at the redistribution
+// interval (its period is not given). Requests in flight per core: the load/
+// store unit's queue, taken as the miss queue of GPGPU-Sim's GTX 480 L1 data
+// cache (-gpgpu_cache:dl1 ...,8: 8 entries).
+const Param<std::string> kRefill{"worklist.refill", "interval", std::vector<std::string>{"interval", "on_demand"},
+                                 "overflow-buffer refills (Sec. III-D): interval (every worklist.interval cycles, "
+                                 "when every bank of the core has room) or on_demand (on a pull from an empty bank)"};
+const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests", 8, "",
+                                        "virtualization loads and stores in flight per core (GTX 480 L1 miss queue)",
+                                        {{1}, {1024}}};
 const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
                                     "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
                                     {{0}, {1000}}};
@@ -56,11 +68,19 @@ class ModelBackend final : public Backend {
     li_.pull = in.pull;
     li_.push = in.push;
     li_.push_id = in.push_id;
+    li_.rf_put = in.rf_put;
+    li_.rf_id = in.rf_id;
+    li_.rsv = in.rsv;
+    li_.hvu_busy = in.hvu_busy;
     hwwl::SysOut o = sys_.step(li_);
     Out r;
     r.pull_status = std::move(o.pull_status);
     r.pull_id = std::move(o.pull_id);
     r.push_gnt = std::move(o.push_gnt);
+    if (!in.rf_put.empty()) {
+      r.rf_gnt = std::move(o.rf_gnt);
+      r.rsv_gnt = std::move(o.rsv_gnt);
+    }
     r.sys_empty = o.sys_empty;
     return r;
   }
@@ -122,7 +142,13 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
       wait_blocks(StatGroup("gpu.worklist"), "wait_blocks",
                   "pulls whose lanes all got WAIT: the wavefront blocked until a bank had work", ""),
       cycles(StatGroup("gpu.worklist"), "cycles", "cycles the unit stepped", "cycles"),
-      idle_cycles(StatGroup("gpu.worklist"), "idle_cycles", "stepped cycles without lane requests", "cycles") {
+      idle_cycles(StatGroup("gpu.worklist"), "idle_cycles", "stepped cycles without lane requests", "cycles"),
+      hvu_(Hvu::Params{cores, lanes_, static_cast<unsigned>(kDepth.get(cfg)),
+                       static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"))),
+                       static_cast<unsigned>(kInterval.get(cfg)), static_cast<unsigned>(kHvuRequests.get(cfg)),
+                       static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.line"))),
+                       kRefill.get(cfg) == "on_demand" ? Hvu::Refill::OnDemand : Hvu::Refill::Interval},
+           clock) {
   const auto depth = kDepth.get(cfg);
   if (!std::has_single_bit(lanes_))
     throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
@@ -148,7 +174,11 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     for (const auto* k : {&kLanes, &kDepth}) refuse(*k, "is one infinite worklist with a port per lane");
   }
   if (ideal || magic) {
-    for (const auto* k : {&kThreshold, &kInterval}) refuse(*k, "has no redistribution unit");
+    for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests}) refuse(*k, "has no redistribution or virtualization unit");
+    if (!cfg.is_default(kRefill.name()))
+      throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} has no virtualization unit",
+                                  kRefill.name(), cfg.origin(kRefill.name()), s));
+    hvu_allowed_ = false;
   }
   const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
   if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
@@ -210,7 +240,20 @@ void Worklist::configure(bool double_buf) {
   if (inside_ != 0)
     throw SimFault(fmt::format("wlcfg: changing to {}-buffer mode with {} work IDs inside ({})",
                                double_buf ? "double" : "single", inside_, where()));
+  if (hvu_.held() != 0)
+    throw SimFault(fmt::format("wlcfg: changing to {}-buffer mode with {} work IDs in the overflow buffer ({})",
+                               double_buf ? "double" : "single", hvu_.held(), hvu_.where()));
   double_buf_ = double_buf;
+  hvu_.set_mode(double_buf);
+}
+
+void Worklist::init_overflow(std::uint64_t base, std::uint64_t entries) {
+  // The limit studies have no banks to spill from (their capacity is their
+  // own): wlinit leaves them as they are.
+  if (!hvu_allowed_) return;
+  if (entries != 0 && double_buf_ && entries < 2)
+    throw SimFault(fmt::format("wlinit: {} entry per core cannot hold two rounds (double-buffer mode)", entries));
+  hvu_.init(base, entries);
 }
 
 void Worklist::submit(IssueContext& c, bool push) {
@@ -247,7 +290,9 @@ void Worklist::kernel_done() {
 unsigned Worklist::work_inside() const { return static_cast<unsigned>(inside_); }
 
 std::string Worklist::where() const {
-  const std::string w = backend_->where(double_buf_);
+  std::string w = backend_->where(double_buf_);
+  const std::string v = hvu_.where();
+  if (!v.empty()) w += (w.empty() ? "" : "; ") + v;
   if (inside_ == 0) return "nothing inside";
   return fmt::format("{} work IDs{}{}", inside_, w.empty() ? "" : ": ", w);
 }
@@ -286,7 +331,14 @@ void Worklist::step_cycle(bool idle) {
       }
     }
   }
+  const bool hvu = hvu_.enabled();
+  const Tick now = sample_time(cycle_);
+  if (hvu) hvu_.plan(cycle_, now, double_buf_, idle, *backend_, in_);
   const Backend::Out out = backend_->step(in_);
+  if (hvu) {
+    hvu_.granted(in_, out, now);
+    if (swap_) hvu_.swap_rounds();
+  }
   swap_ = false;
   ++cycles;
   if (presented.empty()) ++idle_cycles;
@@ -296,13 +348,17 @@ void Worklist::step_cycle(bool idle) {
     Request& r = *p.r;
     Lane& l = *r.lanes[p.i];
     if (r.push) {
-      ++pushes;
-      if (!out.push_gnt[p.bank])
+      if (!out.push_gnt[p.bank] && hvu) {
+        // The virtualization unit takes it, or (its queue full) the lane tries again.
+        if (!hvu_.spill(r.core, r.ids[p.i], now, where())) continue;
+      } else if (!out.push_gnt[p.bank]) {
         throw SimFault(fmt::format(
             "worklist overflow: a push of work ID {} to the full bank {} of core {} ({} entries per side in {}-buffer "
             "mode; no overflow buffer: the paper's hardware exception, Sec. III-A); inside: {}",
             r.ids[p.i], p.bank % lanes_, r.core, double_buf_ ? depth_ / 2 : depth_,
             double_buf_ ? "double" : "single", where()));
+      }
+      ++pushes;
       ++inside_;
     } else {
       ++pulls;
@@ -312,6 +368,8 @@ void Worklist::step_cycle(bool idle) {
         --inside_;
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
+      } else if (st == hwwl::kPullWait && hvu && hvu_.pull_waits(r.core, static_cast<unsigned>(p.bank % lanes_), now)) {
+        continue;  // the core's overflow buffer has work: the pull waits for the refill (the lane tries again)
       } else if (st == hwwl::kPullWait) {
         ++pull_waits;
         l.pending.result = kWait;
@@ -324,6 +382,7 @@ void Worklist::step_cycle(bool idle) {
     r.done[p.i] = true;
     --r.left;
   }
+  if (hvu) hvu_.end_cycle(now);
   // Finished requests: deliver, or block the all-WAIT pulls.
   for (std::size_t k = 0; k < pending_.size();) {
     if (pending_[k]->left != 0) {
@@ -369,7 +428,8 @@ void Worklist::run() {
       // the skipped cycles are stepped then). With nothing else running the
       // kernel then ends in a deadlock diagnosis instead of spinning.
       const bool empty = pending_.empty() && waiting_.empty() && !swap_ && inside_ == 0;
-      const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_;
+      const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ &&
+                           !hvu_.active() && !hvu_.busy_this_round();
       if (empty || settled) {
         wait(wake_);
         quiet_cycles_ = 0;
@@ -410,6 +470,14 @@ class WlCfg final : public OpUnit {
   WlCfg() : OpUnit("wlcfg", Order::Synchronising) {}
   void issue(IssueContext& c) const override { unit("wlcfg").configure(c.first().pending.value != 0); }
 };
+class WlInit final : public OpUnit {
+ public:
+  WlInit() : OpUnit("wlinit", Order::Synchronising) {}
+  void issue(IssueContext& c) const override {
+    unit("wlinit").init_overflow(c.first().pending.addr, c.first().pending.n);
+  }
+};
+const WlInit kInit;
 const WlPull kPull;
 const WlPush kPush;
 const WlCfg kCfg;
@@ -421,6 +489,12 @@ OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc) {
 }
 OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc) {
   return l.op(kPush, loc, [id](PendingOp& o) { o.value = id; });
+}
+OpAwaiter<void> wl_init(Lane& l, std::uint64_t base, std::uint64_t entries, Lane::Loc loc) {
+  return l.op(kInit, loc, [base, entries](PendingOp& o) {
+    o.addr = base;
+    o.n = entries;
+  });
 }
 OpAwaiter<void> wl_cfg(Lane& l, bool double_buf, Lane::Loc loc) {
   return l.op(kCfg, loc, [double_buf](PendingOp& o) { o.value = double_buf; });

@@ -4,6 +4,7 @@
 // unit clocked by the core clock, and the ISA operations that reach it through
 // the device-operation seam (Table III):
 //
+//   co_await wl_init(l, base, n);    // wlinit: overflow buffer, n entries per core (hvu.h)
 //   co_await wl_cfg(l, true);        // wlcfg: double-buffer mode
 //   const std::uint32_t r = co_await wl_pull(l);   // wlpull: a work ID, kWait or kDone
 //   co_await wl_push(l, id);         // wlpush
@@ -16,7 +17,9 @@
 // studies of ideal_backend.h). A wavefront whose pull returned WAIT on
 // every lane is blocked and issues the pull again when one of its banks has
 // work on its pull side or the system is empty (DONE). A push to a full bank
-// is the paper's hardware exception (no overflow buffer yet): exit 3.
+// goes to the overflow buffer through the virtualization unit (hvu.h) once
+// wlinit has set one up; when that is full too (or there is none), it is the
+// paper's hardware exception: exit 3.
 //
 // Loose timing: the operations are synchronising (sim.sync_order), so they
 // reach the unit in simulated-time order; the unit samples requests in the
@@ -39,9 +42,11 @@
 #include "sim/stats.h"
 #include "sim/time.h"
 #include "worklist/backend.h"
+#include "worklist/hvu.h"
 
 namespace fg {
 class ComputeUnit;
+class MemPort;
 }
 
 namespace fg::wl {
@@ -59,10 +64,14 @@ class Worklist : public sc_core::sc_module {
   // next Worklist built.
   static void set_wave_file(std::string path);
 
+  // The virtualization unit's memory port (to the L2).
+  void set_port(MemPort* port) { hvu_.set_port(port); }
   unsigned lanes() const { return lanes_; }
   bool double_buffered() const { return double_buf_; }
   // ---- the operations' side (at issue; SystemC time is the issue time) ----
   void configure(bool double_buf);
+  // wlinit: the overflow buffer (entries per core; 0: none).
+  void init_overflow(std::uint64_t base, std::uint64_t entries);
   // A wavefront's pull or push: lanes (wavefront lane ids) with their Lane
   // objects (results go to pending.result) and push IDs. The wavefront is
   // blocked by the caller; the unit wakes it.
@@ -94,14 +103,19 @@ class Worklist : public sc_core::sc_module {
   std::vector<std::unique_ptr<Request>> pending_, waiting_;
   sc_core::sc_event wake_;
   Backend::In in_;
+  bool hvu_allowed_ = true;  // the limit-study schemes have no banks to virtualize
 
  public:
   Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles;
+
+ private:
+  Hvu hvu_;
 };
 
 // Device functions (kernels co_await them).
 OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc = Lane::Loc::current());
 OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc = Lane::Loc::current());
 OpAwaiter<void> wl_cfg(Lane& l, bool double_buf, Lane::Loc loc = Lane::Loc::current());
+OpAwaiter<void> wl_init(Lane& l, std::uint64_t base, std::uint64_t entries, Lane::Loc loc = Lane::Loc::current());
 
 }  // namespace fg::wl

@@ -27,9 +27,11 @@ struct Case {
   const char* args;  // machine, worklist configuration and graph
 };
 
-// gpu.cus 2 and worklist.depth 64 with graphs small enough not to overflow
-// (no virtualization unit yet); the three schemes of the RTL, bank sharing
-// (8 banks for 16 lanes), both presets' timing.
+// gpu.cus 2 and worklist.depth 64 with graphs small enough not to overflow;
+// the three schemes of the RTL, bank sharing (8 banks for 16 lanes), both
+// presets' timing; and the paper's 32-entry banks on 4 cores, where the
+// virtualization unit spills and refills through the RTL's refill port (both
+// refill schemes; "Spill" in the name: spills are required).
 const Case kCases[] = {
     {"BfsGridLsorting", "bfs", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
                                "--set bfs.generator=grid --set bfs.scale=8"},
@@ -44,6 +46,9 @@ const Case kCases[] = {
     {"BfsGridNoneSharedBanks", "bfs", "--preset orr2014 --set gpu.cus=2 --set gpu.cu.simd_width=16 "
                                       "--set worklist.lanes=8 --set worklist.depth=64 --set worklist.scheme=none "
                                       "--set bfs.generator=grid --set bfs.scale=8"},
+    {"BfsRmatSpillInterval", "bfs", "--preset kim2014 --set gpu.cus=4 --set bfs.scale=9"},
+    {"SsspRmatSpillOnDemand", "sssp", "--preset kim2014 --set gpu.cus=4 --set worklist.refill=on_demand "
+                                      "--set sssp.scale=9"},
 };
 
 // ctest lists the case by name (not its bytes).
@@ -72,6 +77,10 @@ TEST_P(Backends, ModelAndRtlGiveIdenticalResultsAndStatistics) {
   EXPECT_GT(j[0]["stats"]["gpu.worklist.pushes"].get<int>(), 50);
   EXPECT_GT(j[0]["stats"]["gpu.worklist.pull_waits"].get<int>() + j[0]["stats"]["gpu.worklist.port_retries"].get<int>(),
             0);
+  if (std::string(c.name).find("Spill") != std::string::npos) {
+    EXPECT_GT(j[0]["stats"]["gpu.worklist.hvu.spills"].get<int>(), 20);
+    EXPECT_EQ(j[0]["stats"]["gpu.worklist.hvu.refills"], j[0]["stats"]["gpu.worklist.hvu.spills"]);
+  }
   EXPECT_EQ(dist[0], dist[1]) << "distances differ";
   EXPECT_FALSE(dist[0].empty());
   for (auto& x : j) {

@@ -201,6 +201,100 @@ TEST(Overflow, APushToAFullBankIsTheHardwareException) {
   }
 }
 
+// ---- the virtualization unit (hvu.h) -----------------------------------------
+
+Task<> virt_init(Lane& l, std::uint64_t overflow, std::uint64_t entries, bool dbl) {
+  co_await wl::wl_init(l, overflow, entries);
+  co_await wl::wl_cfg(l, dbl);
+}
+Task<> virt_push(Lane& l, std::uint32_t base, std::uint32_t n) {
+  if (l.global_id() < n) co_await wl::wl_push(l, base + 3 * l.global_id());
+}
+
+struct VirtResult : Result {
+  double spills = 0, refills = 0, stores = 0, loads = 0, written = 0, read = 0, reservations = 0, waits = 0;
+};
+
+// n IDs pushed through 4-entry banks into an overflow buffer of `entries`
+// per core, then pulled; single or double-buffer mode.
+VirtResult virt_push_then_pull(std::vector<std::string> sets, std::uint32_t n, std::uint64_t entries, bool dbl) {
+  VirtResult r;
+  sets.insert(sets.begin(), {"gpu.cus=4", "worklist.depth=4"});
+  auto* h = new HostHarness(test::make_config("kim2014", sets), [&](Host& host) {
+    const std::uint32_t base = 1000, pull_items = 4 * 8 * 32;
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * n, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(pull_items, 0));
+    const std::uint64_t overflow = host.alloc(4 * entries * 4);
+    wl::Worklist& w = *wl::Worklist::active();
+    host.run_kernel({"init", 1, 32, 4, 0, [=](Lane& l) { return virt_init(l, overflow, entries, dbl); }});
+    host.run_kernel({"push", 2048, 32, 4, 0, [=](Lane& l) { return virt_push(l, base, n); }});
+    EXPECT_EQ(w.work_inside(), n);
+    r.where = w.where();
+    w.kernel_done();
+    host.run_kernel({"pull", pull_items, 32, 8, 0, [=](Lane& l) { return pull_kernel(l, hits, first, base); }});
+    r.hits = host.download<std::uint32_t>(hits, 3 * n);
+    r.inside_after = w.work_inside();
+  });
+  h->run();
+  r.pull_ids = h->stat("gpu.worklist.pull_ids");
+  r.pull_dones = h->stat("gpu.worklist.pull_dones");
+  r.pushes = h->stat("gpu.worklist.pushes");
+  r.spills = h->stat("gpu.worklist.hvu.spills");
+  r.refills = h->stat("gpu.worklist.hvu.refills");
+  r.stores = h->stat("gpu.worklist.hvu.spill_stores");
+  r.loads = h->stat("gpu.worklist.hvu.refill_loads");
+  r.written = h->stat("gpu.worklist.hvu.bytes_written");
+  r.read = h->stat("gpu.worklist.hvu.bytes_read");
+  r.reservations = h->stat("gpu.worklist.hvu.reservations");
+  r.waits = h->stat("gpu.worklist.hvu.refill_waits");
+  return r;
+}
+
+class Virtualization : public ::testing::TestWithParam<std::tuple<bool, const char*>> {};
+
+// 900 IDs into 4 cores x 16 banks x 4 entries (256, or 128 per round): most
+// spill, every one comes back exactly once, then DONE everywhere.
+TEST_P(Virtualization, SpilledIdsArePulledOnceThenDone) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [dbl, refill] = GetParam();
+  const VirtResult r = virt_push_then_pull({std::string("worklist.refill=") + refill}, 900, 1024, dbl);
+  std::uint32_t bad = 0;
+  for (std::uint32_t i = 0; i < r.hits.size(); ++i) bad += r.hits[i] != (i % 3 == 0 ? 1u : 0u);
+  EXPECT_EQ(bad, 0u) << "IDs not pulled exactly once";
+  EXPECT_EQ(r.pull_ids, 900);
+  EXPECT_EQ(r.pushes, 900);
+  EXPECT_EQ(r.pull_dones, 4 * 8 * 32);
+  EXPECT_EQ(r.inside_after, 0u);
+  EXPECT_GE(r.spills, 900 - (dbl ? 128 : 256));
+  EXPECT_EQ(r.refills, r.spills);
+  EXPECT_EQ(r.written, 4 * r.spills);
+  EXPECT_EQ(r.read, 4 * r.spills);
+  EXPECT_LT(r.stores, r.spills);  // some stores coalesce several spills
+  EXPECT_GT(r.loads, 0);
+  EXPECT_LT(r.loads, r.spills / 4);  // loads bring a wavefront's or a core's banks' worth
+  // Interval refills reserve an entry per bank in single-buffer mode only.
+  if (std::string(refill) == "interval" && !dbl) EXPECT_GT(r.reservations, 0);
+  else EXPECT_EQ(r.reservations, 0);
+  EXPECT_NE(r.where.find("overflow buffer"), std::string::npos) << r.where;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Virtualization,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("interval", "on_demand")),
+                         [](const auto& i) {
+                           return std::string(std::get<0>(i.param) ? "Double" : "Single") +
+                                  (std::string(std::get<1>(i.param)) == "interval" ? "Interval" : "OnDemand");
+                         });
+
+TEST(Virtualization, AFullOverflowBufferIsTheHardwareException) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    virt_push_then_pull({}, 900, 16, false);
+    FAIL() << "no exception";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("overflow buffer full (16 entries"), std::string::npos) << e.what();
+  }
+}
+
 // ---- the limit studies (model only) ----------------------------------------
 
 // One wavefront pushes base + 3 (31 - lane): descending in lane order.

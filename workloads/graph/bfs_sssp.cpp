@@ -60,6 +60,8 @@ struct Workload {
   Param<std::string> sw_push;
   Param<std::uint64_t> sw_threads;
   Param<bool> sw_donate;
+  // The hardware worklist's overflow buffer (hwwl only).
+  Param<std::int64_t> overflow;
 };
 
 Workload make(const char* name, bool weighted) {
@@ -81,7 +83,12 @@ Workload make(const char* name, bool weighted) {
                   Param<bool>{n + ".swwl.donate", false, "",
                               "swwl work donating (WDO): work-items above their workgroup's average estimated work "
                               "(sum of degrees) donate items to an LDS list the others pull from (needs "
-                              "swwl.threads > 0)"}};
+                              "swwl.threads > 0)"},
+                  Param<std::int64_t>{n + ".hwwl.overflow", -1, "entries",
+                                      "hwwl overflow buffer per core, given to wlinit (Sec. III-D): -1: two per "
+                                      "node (a node is pushed at most once per step, so a round's half never "
+                                      "fills); 0: none (a push to a full bank is the hardware exception)",
+                                      {{-1}, {1ll << 32}}}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -281,8 +288,10 @@ Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted
 
 // ---- hardware worklist (double-buffered: one kernel per step) -------------------
 
-// The paper's initialization kernel: double-buffer mode, the source pushed.
-Task<> hwwl_init(Lane& l, std::uint32_t src) {
+// The paper's initialization kernel: the overflow buffer, double-buffer mode,
+// the source pushed.
+Task<> hwwl_init(Lane& l, std::uint32_t src, std::uint64_t overflow, std::uint64_t entries) {
+  co_await wl::wl_init(l, overflow, entries);
   co_await wl::wl_cfg(l, true);
   if (l.global_id() == 0) co_await wl::wl_push(l, src);
 }
@@ -372,6 +381,9 @@ void run(const Workload& wl, Host& h) {
     if (variant != "swwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
                                   wl.variant.name(), variant));
+  if (variant != "hwwl" && !cfg.is_default(wl.overflow.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", wl.overflow.name(),
+                                cfg.origin(wl.overflow.name()), wl.variant.name(), variant));
   if (sw.donate && sw.threads == 0)
     throw UserError(fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
                                 "nothing to donate)",
@@ -417,7 +429,10 @@ void run(const Workload& wl, Host& h) {
     const std::uint64_t threads = static_cast<std::uint64_t>(h.cus()) *
                                   std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
                                   std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
-    h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, src); }});
+    const std::int64_t ov = wl.overflow.get(cfg);
+    const std::uint64_t entries = ov < 0 ? 2ull * g.nodes : static_cast<std::uint64_t>(ov);
+    const std::uint64_t overflow = entries ? h.alloc(4ull * entries * h.cus()) : 0;
+    h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, src, overflow, entries); }});
     unit->kernel_done();  // the source moves to the pull side
     for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
       if (wl.weighted)

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "worklist/hvu.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mem/mem_port.h"
+#include "sim/error.h"
+
+namespace fg::wl {
+
+Hvu::Hvu(const Params& p, const Clock& clock)
+    : spills(StatGroup("gpu.worklist.hvu"), "spills", "pushes to a full bank written to the overflow buffer", ""),
+      spill_stores(StatGroup("gpu.worklist.hvu"), "spill_stores",
+                   "coalesced stores of spilled work IDs (up to a wavefront's worth each)", ""),
+      refills(StatGroup("gpu.worklist.hvu"), "refills", "work IDs written back into banks", ""),
+      refill_loads(StatGroup("gpu.worklist.hvu"), "refill_loads", "coalesced loads from the overflow buffer", ""),
+      bytes_written(StatGroup("gpu.worklist.hvu"), "bytes_written", "bytes stored to the overflow buffer", "B"),
+      bytes_read(StatGroup("gpu.worklist.hvu"), "bytes_read", "bytes loaded from the overflow buffer", "B"),
+      reservations(StatGroup("gpu.worklist.hvu"), "reservations",
+                   "interval refills with an entry reserved in every bank of the core (single-buffer mode)", ""),
+      refill_waits(StatGroup("gpu.worklist.hvu"), "refill_waits",
+                   "lane pulls held on an empty bank while the core's overflow buffer had work (cycles x lanes)", ""),
+      stall_cycles(StatGroup("gpu.worklist.hvu"), "stall_cycles",
+                   "unit cycles in which a pull was held waiting for a refill", "cycles"),
+      p_(p),
+      clock_(clock),
+      cores_(p.cores) {
+  for (Core& c : cores_) c.at_bank.resize(p.lanes);
+}
+
+void Hvu::init(std::uint64_t base, std::uint64_t entries) {
+  if (held() != 0)
+    throw SimFault(fmt::format("wlinit: the overflow buffer holds {} work IDs; it may be moved only when empty",
+                               held()));
+  base_ = base;
+  entries_ = entries;
+  layout();
+}
+
+std::uint64_t Hvu::Ring::ready(Tick now) const {
+  std::uint64_t n = 0;
+  for (const auto& [k, at] : stores) {
+    if (at > now) break;
+    n += k;
+  }
+  return n;
+}
+
+std::uint64_t Hvu::waiting(const Core& c) const {
+  std::uint64_t n = 0;
+  for (const auto& l : c.loads) n += l.second.size();
+  for (const auto& q : c.at_bank) n += q.size();
+  return n;
+}
+
+std::uint64_t Hvu::held() const {
+  std::uint64_t n = 0;
+  for (const Core& c : cores_) n += c.ring[0].count + c.ring[1].count + c.spilled.size() + waiting(c);
+  return n;
+}
+
+bool Hvu::busy_this_round() const {
+  for (const Core& c : cores_)
+    if (c.ring[c.cur].count != 0 || waiting(c) != 0 || (!double_buf_ && !c.spilled.empty())) return true;
+  return false;
+}
+
+bool Hvu::active() const {
+  for (const Core& c : cores_)
+    if (!c.inflight.empty() || waiting(c) != 0 || !c.spilled.empty()) return true;
+  return false;
+}
+
+std::string Hvu::where() const {
+  std::string s;
+  for (unsigned k = 0; k < p_.cores; ++k) {
+    const Core& c = cores_[k];
+    const std::uint64_t a = c.ring[c.cur].count, b = c.ring[1 - c.cur].count, w = waiting(c);
+    if (a + b + w == 0) continue;
+    s += fmt::format("{}core {} overflow buffer: {} this round", s.empty() ? "" : "; ", k, a);
+    if (double_buf_) s += fmt::format(", {} next round", b);
+    if (w) s += fmt::format(", {} loaded for its banks", w);
+  }
+  return s;
+}
+
+unsigned Hvu::queue_free(Core& c, Tick now) {
+  while (!c.inflight.empty() && c.inflight.front() <= now) c.inflight.pop_front();
+  return c.inflight.size() >= p_.requests ? 0u : p_.requests - static_cast<unsigned>(c.inflight.size());
+}
+
+// Line-sized requests (a MemPort request stays in one line), all issued at
+// `now`: they overlap, as the line requests of one coalesced access do.
+Tick Hvu::access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now) {
+  const Tick t0 = sc_core::sc_time_stamp().value();
+  const sc_core::sc_time issue = sc_core::sc_time::from_value(now > t0 ? now - t0 : 0);
+  Tick done = now;
+  std::uint64_t a = addr, left = 4 * n;
+  auto* bytes = reinterpret_cast<unsigned char*>(data);
+  while (left) {
+    const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
+    const sc_core::sc_time d = write ? port_->write(a, bytes, static_cast<unsigned>(len), issue)
+                                     : port_->read(a, bytes, static_cast<unsigned>(len), issue);
+    done = std::max<Tick>(done, t0 + d.value());
+    a += len, bytes += len, left -= len;
+  }
+  (write ? bytes_written : bytes_read) += 4 * n;
+  return done;
+}
+
+void Hvu::swap_rounds() {
+  if (!double_buf_) return;
+  for (Core& c : cores_) c.cur = 1 - c.cur;
+}
+
+void Hvu::layout() {
+  for (unsigned k = 0; k < p_.cores; ++k) {
+    const std::uint64_t kb = base_ + 4 * k * entries_;
+    if (double_buf_) {
+      cores_[k].ring[0] = Ring{kb, entries_ / 2, 0, 0, {}};
+      cores_[k].ring[1] = Ring{kb + 4 * (entries_ / 2), entries_ - entries_ / 2, 0, 0, {}};
+    } else {
+      cores_[k].ring[0] = Ring{kb, entries_, 0, 0, {}};
+      cores_[k].ring[1] = Ring{};
+    }
+    cores_[k].cur = 0;
+  }
+}
+
+void Hvu::set_mode(bool double_buf) {
+  double_buf_ = double_buf;
+  layout();
+}
+
+bool Hvu::spill(unsigned core, std::uint32_t id, Tick now, const std::string& where) {
+  Core& c = cores_[core];
+  Ring& r = c.ring[double_buf_ ? 1 - c.cur : 0];  // pushes are next-round work in double mode
+  if (r.count + c.spilled.size() >= r.cap)
+    throw SimFault(fmt::format(
+        "worklist overflow: a push of work ID {} finds its bank and core {}'s overflow buffer full ({} entries{}; the "
+        "paper's hardware exception, Sec. III-A); inside: {}",
+        id, core, r.cap, double_buf_ ? " per round" : "", where));
+  if (c.spilled.empty() && queue_free(c, now) == 0) return false;
+  c.spilled.push_back(id);
+  ++spills;
+  return true;
+}
+
+void Hvu::end_cycle(Tick now) {
+  for (Core& c : cores_) {
+    if (c.spilled.empty()) continue;
+    Ring& r = c.ring[double_buf_ ? 1 - c.cur : 0];
+    for (std::size_t i = 0; i < c.spilled.size(); i += p_.warp) {
+      const std::uint64_t n = std::min<std::uint64_t>(p_.warp, c.spilled.size() - i);
+      // The ring's tail; a store that wraps is two stores.
+      Tick done = now;
+      for (std::uint64_t k = 0; k < n;) {
+        const std::uint64_t tail = (r.head + r.count + k) % r.cap;
+        const std::uint64_t m = std::min(n - k, r.cap - tail);
+        done = std::max(done, access(r.base + 4 * tail, c.spilled.data() + i + k, m, true, now));
+        k += m;
+      }
+      r.count += n;
+      r.stores.emplace_back(n, done);
+      c.inflight.push_back(done);
+      std::sort(c.inflight.begin(), c.inflight.end());
+      ++spill_stores;
+    }
+    c.spilled.clear();
+  }
+}
+
+void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first_bank, Tick now) {
+  Core& c = cores_[core];
+  Ring& r = c.ring[c.cur];
+  std::vector<std::uint32_t> ids(n);
+  Tick done = now;
+  for (std::uint64_t k = 0; k < n;) {
+    const std::uint64_t m = std::min(n - k, r.cap - r.head);
+    done = std::max(done, access(r.base + 4 * r.head, ids.data() + k, m, false, now));
+    r.head = (r.head + m) % r.cap;
+    k += m;
+  }
+  r.count -= n;
+  // The stores the load consumed (they completed: only ready entries load).
+  for (std::uint64_t left = n; left;) {
+    auto& [k, at] = r.stores.front();
+    const std::uint64_t m = std::min(left, k);
+    k -= m, left -= m;
+    if (k == 0) r.stores.pop_front();
+  }
+  std::vector<std::pair<unsigned, std::uint32_t>> to;
+  for (std::uint64_t k = 0; k < n; ++k)
+    to.emplace_back(one_per_bank ? static_cast<unsigned>(k) : static_cast<unsigned>((first_bank + k) % p_.lanes),
+                    ids[k]);
+  c.loads.emplace_back(done, std::move(to));
+  c.inflight.push_back(done);
+  std::sort(c.inflight.begin(), c.inflight.end());
+  ++refill_loads;
+}
+
+bool Hvu::pull_waits(unsigned core, unsigned bank, Tick now) {
+  Core& c = cores_[core];
+  const Ring& r = c.ring[c.cur];
+  if (r.count == 0 && waiting(c) == 0 && (double_buf_ || c.spilled.empty())) return false;
+  ++refill_waits;
+  if (!c.demand) c.demand_bank = bank;
+  c.demand = true;
+  (void)now;
+  return true;
+}
+
+void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const Backend& be, Backend::In& in) {
+  const std::size_t n = std::size_t{p_.cores} * p_.lanes;
+  in.rf_put.assign(n, false);
+  in.rf_id.assign(n, 0);
+  in.rsv.assign(p_.cores, false);
+  bool stalled = false;
+  for (unsigned k = 0; k < p_.cores; ++k) {
+    Core& c = cores_[k];
+    // Loads that arrived: their IDs wait at their banks.
+    while (!c.loads.empty() && c.loads.front().first <= now) {
+      for (const auto& [b, id] : c.loads.front().second) c.at_bank[b].push_back(id);
+      c.loads.pop_front();
+    }
+    Ring& r = c.ring[c.cur];
+    const std::uint64_t ready = r.ready(now);
+    const bool room = !idle && queue_free(c, now) != 0;
+    // On demand: a pull waited last cycle and nothing is on its way.
+    const bool tail = p_.refill == Refill::OnDemand || ready < p_.lanes;
+    if (c.demand) stalled = true;
+    if (c.demand && tail && room && ready != 0 && waiting(c) == 0)
+      load(k, std::min<std::uint64_t>(ready, p_.warp), false, c.demand_bank, now);
+    c.demand = false;
+    // Interval: every bank has room for one more (single mode: reserved).
+    if (p_.refill == Refill::Interval && cycle % p_.interval == 0 && room && r.ready(now) >= p_.lanes) {
+      if (!double_buf) {
+        in.rsv[k] = true;
+      } else {
+        bool all = true;
+        for (unsigned b = 0; b < p_.lanes && all; ++b)
+          all = be.pull_count(k, b, true) + c.at_bank[b].size() < p_.depth / 2;
+        if (all) load(k, p_.lanes, true, 0, now);
+      }
+    }
+    for (unsigned b = 0; b < p_.lanes; ++b)
+      if (!c.at_bank[b].empty()) {
+        in.rf_put[std::size_t{k} * p_.lanes + b] = true;
+        in.rf_id[std::size_t{k} * p_.lanes + b] = c.at_bank[b].front();
+      }
+  }
+  if (stalled) ++stall_cycles;
+  in.hvu_busy = busy_this_round();
+}
+
+void Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now) {
+  for (unsigned k = 0; k < p_.cores; ++k) {
+    Core& c = cores_[k];
+    for (unsigned b = 0; b < p_.lanes; ++b) {
+      const std::size_t i = std::size_t{k} * p_.lanes + b;
+      if (in.rf_put[i] && out.rf_gnt[i]) {
+        c.at_bank[b].pop_front();
+        ++refills;
+      }
+    }
+    if (in.rsv[k] && out.rsv_gnt[k]) {
+      ++reservations;
+      load(k, p_.lanes, true, 0, now);
+    }
+  }
+}
+
+}  // namespace fg::wl

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// The HWWL virtualization unit (Kim & Batten Sec. III-D), one per core, in
+// SystemC beside the cycle-stepped worklist system (worklist.h). It spills
+// pushes that find their bank full to an overflow buffer in modelled memory
+// and refills the banks from it through the banks' refill port (rtl/hwwl
+// hwwl_bank: lowest priority, after lane and redistribution accesses).
+//
+//   wlinit(base, entries)   overflow buffer: entries work IDs (4 bytes) per
+//                           core, core c's region at base + 4 * c * entries;
+//                           double-buffer mode: two halves, one per round
+//   spill                   the stalled pushes of a core in one cycle, up to a
+//                           wavefront's worth per store, written to its region
+//                           (FIFO ring) in one coalesced store (line requests)
+//   refill (on_demand)      a pull on an empty bank of a core whose region
+//                           holds work loads up to a wavefront's worth; the
+//                           pulling wavefront waits for it like a pending load
+//                           (all its lanes, Sec. III-D)
+//   refill (interval)       every worklist.interval cycles, when every bank of
+//                           the core has room (single mode: a reservation of
+//                           one entry per bank through rsv_i), one ID per bank
+//                           is loaded; fewer stored IDs than banks are loaded
+//                           on demand
+//
+// Loaded IDs wait in the unit until their bank's port takes them (one per bank
+// per cycle). At most worklist.hvu_requests of a core's loads and stores are
+// in flight (the load/store unit's queue). Work in the unit counts as work in
+// the worklist: no DONE while a core's region of the current round, a load in
+// flight or a loaded ID holds work (hvu_busy_i).
+//
+// Memory: the requests go to the L2 directly (not allocated in the L1; a
+// MemPort with no L1 of its own), at the unit's cycle, in simulated-time order.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sim/stats.h"
+#include "sim/time.h"
+#include "worklist/backend.h"
+
+namespace fg {
+class MemPort;
+}
+
+namespace fg::wl {
+
+class Hvu {
+ public:
+  enum class Refill { OnDemand, Interval };
+  struct Params {
+    unsigned cores = 1, lanes = 16, depth = 32, warp = 32, interval = 10, requests = 8, line = 64;
+    Refill refill = Refill::Interval;
+  };
+  Hvu(const Params& p, const Clock& clock);
+
+  void set_port(MemPort* port) { port_ = port; }
+  // wlinit: entries per core (0: no overflow buffer).
+  void init(std::uint64_t base, std::uint64_t entries);
+  bool enabled() const { return entries_ != 0; }
+  std::uint64_t entries() const { return entries_; }
+
+  // Before a cycle's step (at `now`, the cycle's sample time): the requests
+  // into `in` (refills, reservations, busy).
+  // (idle: a catch-up cycle, nothing inside; no request starts.)
+  void plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const Backend& be, Backend::In& in);
+  // After it: refills and reservations granted (loads issued for the latter).
+  void granted(const Backend::In& in, const Backend::Out& out, Tick now);
+  // A push of `id` stalled at a full bank of `core`: taken (true) or left to
+  // retry (false: the core's request queue is full). Throws SimFault when the
+  // region is full.
+  bool spill(unsigned core, std::uint32_t id, Tick now, const std::string& where);
+  // wlcfg (only while the worklist and the unit are empty): one ring per core,
+  // or one per round in the halves of its region.
+  void set_mode(bool double_buf);
+  // A pull got WAIT on an empty bank of `core`: true if the unit holds work of
+  // this round for the core (the pull then waits for the refill); starts a
+  // load when none is under way for it.
+  bool pull_waits(unsigned core, unsigned bank, Tick now);
+  // End of the cycle: the cycle's spills go out as coalesced stores.
+  void end_cycle(Tick now);
+  // Partition swap (double mode): the round's regions exchange.
+  void swap_rounds();
+  // Work IDs held (both rounds), of this round only, and whether the unit must
+  // keep stepping (requests in flight or loaded IDs waiting for a port).
+  std::uint64_t held() const;
+  bool busy_this_round() const;
+  bool active() const;
+  std::string where() const;
+
+  Counter spills, spill_stores, refills, refill_loads, bytes_written, bytes_read, reservations, refill_waits,
+      stall_cycles;
+
+ private:
+  struct Ring {  // one round's FIFO in a core's region
+    std::uint64_t base = 0, cap = 0, head = 0, count = 0;
+    std::deque<std::pair<std::uint64_t, Tick>> stores;  // (entries, complete at), in ring order
+    std::uint64_t ready(Tick now) const;                // entries from the head whose stores completed
+  };
+  struct Core {
+    Ring ring[2];
+    unsigned cur = 0;                      // ring of the current (pull) round; single mode: 0 only
+    std::vector<std::uint32_t> spilled;    // this cycle's spills, not yet stored
+    std::deque<std::pair<Tick, std::vector<std::pair<unsigned, std::uint32_t>>>> loads;  // (arrives, (bank, id))
+    std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
+    std::deque<Tick> inflight;             // completion times of loads and stores
+    unsigned next_bank = 0;
+    bool demand = false;                   // a pull waited this cycle
+    unsigned demand_bank = 0;
+  };
+  unsigned queue_free(Core& c, Tick now);
+  void load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first_bank, Tick now);
+  Tick access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now);
+  std::uint64_t waiting(const Core& c) const;  // IDs loaded or loading, not yet in a bank
+  void layout();
+
+  Params p_;
+  Clock clock_;
+  MemPort* port_ = nullptr;
+  std::uint64_t base_ = 0, entries_ = 0;
+  bool double_buf_ = false;
+  std::vector<Core> cores_;
+};
+
+}  // namespace fg::wl
