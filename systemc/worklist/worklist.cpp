@@ -428,8 +428,12 @@ void Worklist::run() {
       // the skipped cycles are stepped then). With nothing else running the
       // kernel then ends in a deadlock diagnosis instead of spinning.
       const bool empty = pending_.empty() && waiting_.empty() && !swap_ && inside_ == 0;
+      // The virtualization unit may hold work then only if nothing will load
+      // it (every wavefront that could pull it is blocked): a fault, which
+      // then ends as the deadlock diagnosis too, with the buffer in it. Its
+      // requests in flight keep the unit awake.
       const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ &&
-                           !hvu_.active() && !hvu_.busy_this_round();
+                           !hvu_.active();
       if (empty || settled) {
         wait(wake_);
         quiet_cycles_ = 0;
