@@ -182,7 +182,8 @@ void Wru::reset() {
   sort_.reset();
 }
 
-void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok) {
+void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok,
+               const std::vector<bool>* global_greedy) {
   const unsigned L = p_.lanes, T = p_.threshold, half = L / 2;
   cnt_ = counts;
   rd_ok_ = rd_ok;
@@ -196,7 +197,17 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     n_needy += needy[b];
     if (counts[b]) core_empty_ = false;
   }
-  greedy_ = n_greedy > n_needy;
+  const bool gsort = p_.scheme == Scheme::Gsorting;
+  if (gsort && !global_greedy) throw std::logic_error("hwwl::Wru: gsorting needs the global ranking (hwwl::System)");
+  if (gsort) {
+    // The core's greedy bit (which the tree reads): more of its banks in the
+    // global upper half than in the lower half.
+    unsigned g = 0;
+    for (unsigned b = 0; b < L; ++b) g += (*global_greedy)[b];
+    greedy_ = g > L - g;
+  } else {
+    greedy_ = n_greedy > n_needy;
+  }
   const bool tick = tick_ == p_.interval - 1;
 
   std::vector<bool> pair_v(L, false);
@@ -220,6 +231,33 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     }
     cand_ = s.perm[L - 1 - m];
     cand_v_ = tick && greedy_ && m < half && s.keys[L - 1 - m] > T;
+  } else if (gsort && tick) {
+    // gsorting (model only; Sec. III-C): the local ranking pairs the core's
+    // emptiest banks with its fullest, as in lsorting, but a donor must be in
+    // the global upper half and a receiver in the global lower half, or below
+    // the threshold ("still prioritized even if globally greedy"). A donor
+    // keeps at least one more ID than its receiver. The excess donors of a
+    // globally greedy core send work to another core; any globally greedy
+    // bank with more than one ID may (not only those above the threshold, as
+    // in lsorting: the global ranking, not the threshold, says who has too
+    // much).
+    const std::vector<bool>& gg = *global_greedy;
+    const SortNet::Out s = sort_.eval(counts, sort_en());
+    bool still = true;
+    unsigned m = 0;
+    for (unsigned k = 0; k < half; ++k) {
+      const unsigned r = s.perm[k], d = s.perm[L - 1 - k];
+      const unsigned kr = s.keys[k], kd = s.keys[L - 1 - k];
+      if (still && (kr < T || !gg[r]) && gg[d] && kd > kr + 1) {
+        pair_v[r] = true;
+        pair_d[r] = d;
+        ++m;
+      } else {
+        still = false;
+      }
+    }
+    cand_ = s.perm[L - 1 - m];
+    cand_v_ = greedy_ && m < half && gg[cand_] && s.keys[L - 1 - m] > 1;
   } else if (p_.scheme == Scheme::Threshold && tick) {
     std::vector<unsigned> pos(L), grank(L, 0), nrank(L, 0);
     for (unsigned b = 0; b < L; ++b) pos[b] = (b - rr_) & (L - 1);
@@ -281,7 +319,7 @@ Wru::Decision Wru::finish(bool inject_ready, bool eject_valid) const {
 
 void Wru::tick(const std::vector<unsigned>& counts) {
   const bool tick = tick_ == p_.interval - 1;
-  if (p_.scheme == Scheme::Lsorting) sort_.tick(counts, sort_en());
+  if (p_.scheme == Scheme::Lsorting || p_.scheme == Scheme::Gsorting) sort_.tick(counts, sort_en());
   tick_ = tick ? 0 : tick_ + 1;
   if (tick) rr_ = (rr_ + 1) & (p_.lanes - 1);
 }
@@ -385,7 +423,7 @@ void Core::reset() {
   wru_.reset();
 }
 
-void Core::begin(const LaneIn& in) {
+void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
   in_ = in;
   const unsigned L = p_.lanes;
   lane_.resize(L);
@@ -397,7 +435,7 @@ void Core::begin(const LaneIn& in) {
     rd_ok[b] = lane_[b].rd_ok;
     ri_ok[b] = lane_[b].ri_ok;
   }
-  wru_.plan(counts_, rd_ok, ri_ok);
+  wru_.plan(counts_, rd_ok, ri_ok, global_greedy);
 }
 
 CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id) {
@@ -477,6 +515,24 @@ void System::reset() {
 SysOut System::step(const LaneIn& in) {
   const unsigned C = p_.cores, L = p_.lanes;
   core_in_.resize(C);
+  if (p_.scheme == Scheme::Gsorting) {
+    // The monolithic WRU ranks all banks (pull-side counts before this
+    // cycle's accesses, as every WRU sees them) in one cycle: the upper half
+    // is globally greedy. m is the largest count of the lower half; ties at
+    // m go to the lower half, so equally empty banks are never greedy.
+    all_counts_.resize(std::size_t{C} * L);
+    for (unsigned c = 0; c < C; ++c)
+      for (unsigned l = 0; l < L; ++l) all_counts_[c * L + l] = cores_[c].bank(l).count(in.double_buf);
+    std::vector<unsigned> sorted = all_counts_;
+    const std::size_t lo = sorted.size() / 2 - (sorted.size() >= 2 ? 1 : 0);
+    std::nth_element(sorted.begin(), sorted.begin() + lo, sorted.end());
+    const unsigned m = sorted[lo];
+    global_greedy_.resize(C);
+    for (unsigned c = 0; c < C; ++c) {
+      global_greedy_[c].resize(L);
+      for (unsigned l = 0; l < L; ++l) global_greedy_[c][l] = all_counts_[c * L + l] > m;
+    }
+  }
   for (unsigned c = 0; c < C; ++c) {
     LaneIn& li = core_in_[c];
     li.double_buf = in.double_buf;
@@ -491,7 +547,7 @@ SysOut System::step(const LaneIn& in) {
     } else {
       li.rf_put.clear();
     }
-    cores_[c].begin(li);
+    cores_[c].begin(li, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr);
   }
   SysOut o;
   o.sys_empty = !icrn_.busy() && !in.hvu_busy;

@@ -17,7 +17,11 @@
 
 namespace fg::hwwl {
 
-enum class Scheme : unsigned { None = 0, Threshold = 1, Lsorting = 2 };
+// Gsorting is the golden model's alone (the RTL has none, threshold and
+// lsorting): the paper's global sorting-based scheme (Sec. III-C), a
+// monolithic WRU ranking every bank of every core, which it calls unrealistic
+// and uses as a limit study (Fig. 6).
+enum class Scheme : unsigned { None = 0, Threshold = 1, Lsorting = 2, Gsorting = 3 };
 enum PullStatus : std::uint8_t { kPullNone = 0, kPullId = 1, kPullWait = 2, kPullDone = 3 };
 
 unsigned clog2(unsigned x);  // ceil(log2(x)), as SystemVerilog $clog2
@@ -122,8 +126,11 @@ class Wru {
  public:
   explicit Wru(const Params& p);
   void reset();
-  // Phase 1: from counts and the banks' ok signals.
-  void plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok);
+  // Phase 1: from counts and the banks' ok signals. `global_greedy` (gsorting
+  // only): which of this core's banks the monolithic WRU ranks in the upper
+  // half of all banks of all cores.
+  void plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok,
+            const std::vector<bool>* global_greedy = nullptr);
   bool eject_ready() const { return eject_ready_; }
   bool greedy() const { return greedy_; }
   bool core_empty() const { return core_empty_; }
@@ -202,7 +209,7 @@ class Core {
  public:
   explicit Core(const Params& p);
   void reset();
-  void begin(const LaneIn& in);
+  void begin(const LaneIn& in, const std::vector<bool>* global_greedy = nullptr);
   bool core_empty() const { return wru_.core_empty(); }
   bool greedy() const { return wru_.greedy(); }
   // A bank can take the ICRN's work ID (raised only while one is offered).
@@ -264,6 +271,8 @@ class System {
   std::vector<Core> cores_;
   Icrn icrn_;
   std::vector<LaneIn> core_in_;  // per-core slices of the lane inputs (reused every cycle)
+  std::vector<unsigned> all_counts_;  // gsorting: every bank's count
+  std::vector<std::vector<bool>> global_greedy_;  // gsorting: per core, per bank
 };
 
 }  // namespace fg::hwwl

@@ -35,8 +35,9 @@ const Param<std::uint64_t> kDepth{"worklist.depth", 32, "entries",
                                   "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
 const Param<std::string> kScheme{
     "worklist.scheme", "lsorting",
-    std::vector<std::string>{"none", "threshold", "lsorting", "magic", "ideal_fifo", "ideal_sorted"},
-    "work redistribution (Sec. III-C; paper's choice: lsorting); model only: magic (Fig. 6: banks levelled every "
+    std::vector<std::string>{"none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo", "ideal_sorted"},
+    "work redistribution (Sec. III-C; paper's choice: lsorting); model only: gsorting (one ranking of every bank of "
+    "every core, a monolithic WRU), magic (Fig. 6: banks levelled every "
     "cycle across cores, no bandwidth limit), ideal_fifo / ideal_sorted (Fig. 5: one infinite worklist with unlimited "
     "bandwidth, FIFO or smallest work ID first)"};
 const Param<std::uint64_t> kThreshold{"worklist.threshold", 5, "", "work threshold (paper: 5, Sec. IV-D)",
@@ -98,7 +99,10 @@ Worklist* g_active = nullptr;
 std::string g_wave_file;
 
 std::string scheme_name(hwwl::Scheme s) {
-  return s == hwwl::Scheme::None ? "none" : s == hwwl::Scheme::Threshold ? "threshold" : "lsorting";
+  return s == hwwl::Scheme::None        ? "none"
+         : s == hwwl::Scheme::Threshold ? "threshold"
+         : s == hwwl::Scheme::Gsorting  ? "gsorting"
+                                        : "lsorting";
 }
 std::string describe(const hwwl::Params& p) {
   return fmt::format("cores {}, lanes {}, depth {}, scheme {}, threshold {}, interval {}", p.cores, p.lanes, p.depth,
@@ -162,7 +166,10 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   p.threshold = static_cast<unsigned>(kThreshold.get(cfg));
   p.interval = static_cast<unsigned>(kInterval.get(cfg));
   const std::string s = kScheme.get(cfg);
-  p.scheme = s == "none" ? hwwl::Scheme::None : s == "threshold" ? hwwl::Scheme::Threshold : hwwl::Scheme::Lsorting;
+  p.scheme = s == "none"        ? hwwl::Scheme::None
+             : s == "threshold" ? hwwl::Scheme::Threshold
+             : s == "gsorting"  ? hwwl::Scheme::Gsorting
+                                : hwwl::Scheme::Lsorting;
   const bool ideal = s == "ideal_fifo" || s == "ideal_sorted", magic = s == "magic";
   // What the limit-study worklists do not have must not be set.
   auto refuse = [&](const Param<std::uint64_t>& k, const char* why) {
@@ -186,7 +193,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                                 vcd_from != 0 ? "vcd_from" : "vcd_to"));
   if (vcd_to != 0 && vcd_to < vcd_from)
     throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
-  if (kBackend.get(cfg) == "rtl" && (ideal || magic))
+  if (kBackend.get(cfg) == "rtl" && (ideal || magic || s == "gsorting"))
     throw UserError(fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
                                 "RTL has none, threshold and lsorting)",
                                 s));

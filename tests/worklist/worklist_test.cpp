@@ -101,7 +101,7 @@ TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, Conservation,
-                         ::testing::Values("none", "threshold", "lsorting", "magic", "ideal_fifo", "ideal_sorted"),
+                         ::testing::Values("none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo", "ideal_sorted"),
                          [](const auto& i) { return std::string(i.param); });
 
 TEST(Banks, LaneIUsesBankIOfItsCore) {

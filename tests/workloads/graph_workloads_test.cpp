@@ -158,6 +158,21 @@ INSTANTIATE_TEST_SUITE_P(Schemes, LimitStudy,
                            return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
                          });
 
+// gsorting (model only): the global ranking's runs give the host reference's
+// distances (checked by the workload on every run) and pull every pushed ID.
+TEST(LimitStudyGsorting, DistancesEqualTheHostReference) {
+  for (const char* w : {"bfs", "sssp"}) {
+    const std::string W = w;
+    auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+                      ".scale=9 --set worklist.scheme=gsorting --set worklist.depth=1024");
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["run"]["status"], "ok") << W;
+    EXPECT_EQ(j["config"]["worklist.scheme"], "gsorting");
+    EXPECT_EQ(j["stats"]["gpu.worklist.pull_ids"], j["stats"]["gpu.worklist.pushes"]) << W;
+    EXPECT_GT(j["workload"]["results"]["reached"].get<int>(), 100) << W;
+  }
+}
+
 // The worklist's loose-timing bridge: its behaviour must not depend on the
 // quantum by more than 5% against a one-cycle quantum (kim2014: 700 MHz,
 // 1.4286 ns). Seed 1 at 5, 20 and 100 ns: before wavefronts blocked on the
