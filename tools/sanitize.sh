@@ -30,7 +30,7 @@ cmake --build "$build" -j "$jobs"
 # bad-input case. ASan then warns that it "is ignoring requested
 # __asan_handle_no_return" on a stack it does not know (Debian's libsystemc
 # has no fiber annotations) and that "false positive error reports may
-# follow" (google/sanitizers#189); in these six they do (stack-buffer-
+# follow" (google/sanitizers#189); in these seven they do (stack-buffer-
 # overflow inside stat(), sigaltstack(), a deque iterator and the JSON
 # parser, in code that ran fine before the throw). The bad-input corpus runs
 # with that three-line warning filtered out of its one-line check.
@@ -38,8 +38,13 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0"
 asan_fp="bad_inputs|Port.AnInitiatorWhoseTimeGoesBackwardsIsAnInternalError|Occupancy.AWorkgroupLargerThanACuIsAFault"
 asan_fp+="|Ops.ShuffleFromAnInactiveLaneIsAFault|Driver.NoEventsLeftIsADeadlockFaultAndStatsAreStillWritten"
-asan_fp+="|Overflow.APushToAFullBankIsTheHardwareException"
-not_built="Backends.*Threshold|Backends.*NoneSharedBanks"
+asan_fp+="|Overflow.APushToAFullBankIsTheHardwareException|Virtualization.AFullOverflowBufferIsTheHardwareException"
+# Cases whose Verilated configuration this build leaves out (kim2014's 4 x 16
+# with 32-entry banks is not built here).
+not_built="Backends.*Threshold|Backends.*NoneSharedBanks|Backends.*Spill|BackendWave"
+# The quantum sweep (16 runs) is a timing property the main suite checks; under
+# the sanitizers it exceeds ctest's timeout.
+not_built+="|HardwareWorklist.KernelTimeWithin5PercentOfAOneCycleQuantum"
 (cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster" -E "$asan_fp|$not_built")
 python3 "$here/tests/cli/bad_input_test.py" --asan-fiber-warning --skip trace_full --skip worklist_rtl_overflow \
   --skip worklist_rtl_not_built "$build/fgsim"

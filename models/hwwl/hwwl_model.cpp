@@ -324,6 +324,13 @@ void Wru::tick(const std::vector<unsigned>& counts) {
   if (tick) rr_ = (rr_ + 1) & (p_.lanes - 1);
 }
 
+void Wru::skip(std::uint64_t n) {
+  const std::uint64_t t = tick_ + n;
+  const std::uint64_t ticks = t / p_.interval;  // ticks crossed: tick_ == interval - 1 before an edge
+  tick_ = static_cast<unsigned>(t % p_.interval);
+  rr_ = static_cast<unsigned>((rr_ + ticks) & (p_.lanes - 1));
+}
+
 bool Wru::sort_en() const {
   // Start the sort so that its result is ready on the tick (hwwl_wru gen_en_*).
   const unsigned s = p_.sort_stages, iv = p_.interval;
@@ -573,6 +580,20 @@ SysOut System::step(const LaneIn& in) {
   icrn_.tick(inject_valid, inject_id, eject_ready);
   for (auto& c : cores_) c.tick();
   return o;
+}
+
+void System::skip(std::uint64_t n, bool double_buf) {
+  if (p_.sort_stages != 0) {
+    LaneIn in;
+    in.double_buf = double_buf;
+    in.pull.assign(std::size_t{p_.cores} * p_.lanes, false);
+    in.push.assign(in.pull.size(), false);
+    in.push_id.assign(in.pull.size(), 0);
+    for (std::uint64_t i = 0; i < n; ++i) step(in);
+    return;
+  }
+  for (auto& c : cores_) c.skip(n);
+  icrn_.skip(n);
 }
 
 unsigned System::pull_total() const {

@@ -143,6 +143,9 @@ class Wru {
   };
   Decision finish(bool inject_ready, bool eject_valid) const;
   void tick(const std::vector<unsigned>& counts);
+  // n cycles in which nothing moves (System::skip): the interval counter and
+  // the round-robin start advance as n ticks would advance them.
+  void skip(std::uint64_t n);
   bool sort_en() const;  // the sorting network starts a sort this cycle
 
  private:
@@ -170,6 +173,7 @@ class Icrn {
   void tick(const std::vector<bool>& inject_valid, const std::vector<std::uint32_t>& inject_id,
             const std::vector<bool>& eject_ready);
   unsigned held() const;  // work IDs inside
+  void skip(std::uint64_t n) { rr_ = static_cast<unsigned>((rr_ + n) % n_); }  // n cycles without a move
   std::vector<std::uint32_t> contents() const;
   // The registers holding work IDs, e.g. "hub input 0: 17; output to core 2: 9".
   std::string where() const;
@@ -216,6 +220,7 @@ class Core {
   bool eject_ready(bool eject_valid) const { return eject_valid && wru_.eject_ready(); }
   CoreOut finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
   void tick();
+  void skip(std::uint64_t n) { wru_.skip(n); }
   // Standalone use (core test): all phases at once.
   CoreOut step(const LaneIn& in, bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
 
@@ -256,6 +261,13 @@ class System {
   void reset();
   // Lane l of core c is index c * lanes + l.
   SysOut step(const LaneIn& in);
+  // Fast-forward: the state after n cycles without lane or virtualization
+  // inputs, given that nothing moves in them (the caller's fixpoint: every
+  // bank's pull-side count unchanged over more than a redistribution interval
+  // without inputs; docs/worklists.md, "Fast-forward"). Only the cyclic
+  // counters advance. With a pipelined sorting network (sort_stages > 0),
+  // whose registers are state too, it steps the n cycles instead.
+  void skip(std::uint64_t n, bool double_buf);
   const Core& core(unsigned c) const { return cores_[c]; }
   const Icrn& icrn() const { return icrn_; }
   unsigned pull_total() const;  // work in pull partitions + network

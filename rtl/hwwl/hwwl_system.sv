@@ -35,6 +35,7 @@ module hwwl_system #(
   output logic [NumCores-1:0]   rsv_gnt_o,
   input  logic                  hvu_busy_i,     // the HVUs hold work (overflow buffer, refills)
   output logic                  sys_empty_o,    // no work anywhere, nothing in flight
+  output logic                  net_busy_o,     // the inter-core network holds a work ID (status)
   output logic [NumCores-1:0]   greedy_o        // global greedy bit per core
 );
   logic [NumCores-1:0]         core_empty, inj_v, inj_r, ej_v, ej_r;
@@ -42,6 +43,7 @@ module hwwl_system #(
   logic                        icrn_busy;
 
   assign sys_empty_o = &core_empty && !icrn_busy && !hvu_busy_i;
+  assign net_busy_o  = icrn_busy;
 
   for (genvar c = 0; c < NumCores; c++) begin : gen_core
     hwwl_core #(

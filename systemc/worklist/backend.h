@@ -40,6 +40,19 @@ class Backend {
   // One clock cycle: the inputs, the outputs they produce (combinational,
   // before the edge), then the rising edge.
   virtual Out step(const In& in) = 0;
+  // n cycles with the inputs `idle` (no lane or virtualization access). The
+  // unit calls it only in a fixpoint (fixpoint_window()); the default steps
+  // them.
+  virtual void skip(std::uint64_t n, const In& idle) {
+    for (std::uint64_t i = 0; i < n; ++i) step(idle);
+  }
+  // Idle cycles with unchanged pull-side counts after which nothing moves
+  // until the next input (0: no such rule; the unit steps every cycle while
+  // work is inside). For the banked worklist: a redistribution interval plus
+  // the network's hops (docs/worklists.md, "Fast-forward").
+  virtual std::uint64_t fixpoint_window() const { return 0; }
+  // The inter-core network holds a work ID (it moves without inputs then).
+  virtual bool net_busy() const { return true; }
   // Work IDs on the pull side of a bank (after the last edge).
   virtual unsigned pull_count(unsigned core, unsigned lane, bool double_buf) const = 0;
   // Where the work is, for diagnostics (empty when nothing is visible).

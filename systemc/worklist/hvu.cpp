@@ -67,6 +67,17 @@ bool Hvu::busy_this_round() const {
   return false;
 }
 
+Hvu::Next Hvu::next_event() const {
+  Next n;
+  for (const Core& c : cores_) {
+    if (c.demand || !c.spilled.empty()) n.now = true;
+    for (const auto& q : c.at_bank) n.now = n.now || !q.empty();
+    if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().first);
+    if (p_.refill == Refill::Interval && c.ring[c.cur].count != 0) n.interval = true;
+  }
+  return n;
+}
+
 bool Hvu::active() const {
   for (const Core& c : cores_)
     if (!c.inflight.empty() || waiting(c) != 0 || !c.spilled.empty()) return true;

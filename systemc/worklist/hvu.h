@@ -87,6 +87,17 @@ class Hvu {
   std::uint64_t held() const;
   bool busy_this_round() const;
   bool active() const;
+  // Nothing held, nothing in flight: idle cycles change nothing here.
+  bool quiet() const { return held() == 0 && !active(); }
+  // When the unit may act without a lane request (the worklist's
+  // fast-forward): in the next cycle (`now`), at its next interval refill
+  // (`interval`), or when a load arrives (`at`, kNever if none).
+  struct Next {
+    bool now = false, interval = false;
+    Tick at = kNever;
+  };
+  static constexpr Tick kNever = ~Tick{0};
+  Next next_event() const;
   std::string where() const;
 
   Counter spills, spill_stores, refills, refill_loads, bytes_written, bytes_read, reservations, refill_waits,

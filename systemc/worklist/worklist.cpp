@@ -56,6 +56,11 @@ const Param<std::string> kRefill{"worklist.refill", "interval", std::vector<std:
 const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests", 8, "",
                                         "virtualization loads and stores in flight per core (GTX 480 L1 miss queue)",
                                         {{1}, {1024}}};
+// Exact by construction (docs/worklists.md, "Fast-forward"); off only to
+// check that (the fast-forward test compares whole statistics).
+const Param<bool> kFastForward{"worklist.fast_forward", true, "",
+                               "skip idle unit cycles in a fixpoint (nothing can move until the next request) instead "
+                               "of stepping them; exact: false steps every cycle, for checking"};
 const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
                                     "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
                                     {{0}, {1000}}};
@@ -85,6 +90,9 @@ class ModelBackend final : public Backend {
     r.sys_empty = o.sys_empty;
     return r;
   }
+  void skip(std::uint64_t n, const In& idle) override { sys_.skip(n, idle.double_buf); }
+  std::uint64_t fixpoint_window() const override { return sys_.params().interval + 4; }
+  bool net_busy() const override { return sys_.icrn().busy(); }
   unsigned pull_count(unsigned core, unsigned lane, bool dbl) const override {
     return sys_.core(core).bank(lane).count(dbl);
   }
@@ -147,6 +155,9 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                   "pulls whose lanes all got WAIT: the wavefront blocked until a bank had work", ""),
       cycles(StatGroup("gpu.worklist"), "cycles", "cycles the unit stepped", "cycles"),
       idle_cycles(StatGroup("gpu.worklist"), "idle_cycles", "stepped cycles without lane requests", "cycles"),
+      skipped_cycles(StatGroup("gpu.worklist"), "skipped_cycles",
+                     "of the cycles, those fast-forwarded without stepping the backend (worklist.fast_forward)",
+                     "cycles"),
       hvu_(Hvu::Params{cores, lanes_, static_cast<unsigned>(kDepth.get(cfg)),
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"))),
                        static_cast<unsigned>(kInterval.get(cfg)), static_cast<unsigned>(kHvuRequests.get(cfg)),
@@ -229,6 +240,10 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   in_.pull.assign(std::size_t{cores} * lanes_, false);
   in_.push.assign(in_.pull.size(), false);
   in_.push_id.assign(in_.pull.size(), 0);
+  window_ = kFastForward.get(cfg) ? backend_->fixpoint_window() : 0;
+  interval_ = p.interval;
+  redistributes_ = p.scheme != hwwl::Scheme::None;
+  last_counts_.assign(in_.pull.size(), 0);
   SC_HAS_PROCESS(Worklist);
   SC_THREAD(run);
   g_active = this;
@@ -405,11 +420,14 @@ void Worklist::step_cycle(bool idle) {
       deliver(*r, std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_));
     }
   }
-  std::uint64_t sig = 0;
+  bool same = presented.empty();
   for (unsigned c = 0; c < cores_; ++c)
-    for (unsigned b = 0; b < lanes_; ++b) sig = sig * 1000003u + backend_->pull_count(c, b, double_buf_);
-  quiet_cycles_ = (sig == last_sig_ && presented.empty()) ? quiet_cycles_ + 1 : 0;
-  last_sig_ = sig;
+    for (unsigned b = 0; b < lanes_; ++b) {
+      const unsigned k = backend_->pull_count(c, b, double_buf_);
+      same = same && k == last_counts_[std::size_t{c} * lanes_ + b];
+      last_counts_[std::size_t{c} * lanes_ + b] = k;
+    }
+  quiet_cycles_ = same ? quiet_cycles_ + 1 : 0;
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
@@ -424,6 +442,47 @@ void Worklist::step_cycle(bool idle) {
       ++k;
     }
   }
+}
+
+void Worklist::skip_cycles(std::uint64_t n) {
+  std::fill(in_.pull.begin(), in_.pull.end(), false);
+  std::fill(in_.push.begin(), in_.push.end(), false);
+  in_.double_buf = double_buf_;
+  in_.swap = false;
+  if (hvu_.enabled()) {
+    // What the idle unit presents: nothing to refill or reserve.
+    in_.rf_put.assign(in_.pull.size(), false);
+    in_.rf_id.assign(in_.pull.size(), 0);
+    in_.rsv.assign(cores_, false);
+    in_.hvu_busy = hvu_.busy_this_round();
+  }
+  backend_->skip(n, in_);
+  cycle_ += n;
+  cycles += n;
+  idle_cycles += n;
+  skipped_cycles += n;
+  quiet_cycles_ += n;
+}
+
+std::uint64_t Worklist::first_cycle_at(Tick t) const {
+  const Tick half = clock_.period() / 2;
+  return t <= half ? 0 : (t - half + clock_.period() - 1) / clock_.period();
+}
+
+std::uint64_t Worklist::next_event() const {
+  const std::uint64_t c = cycle_;
+  if (backend_->net_busy()) return c;
+  std::uint64_t next = kNever;
+  // The WRUs decide on the cycle before their interval counter wraps (tick_
+  // == interval - 1, and tick_ is the cycle modulo the interval).
+  if (redistributes_) next = c + (interval_ - 1 - c % interval_);
+  if (hvu_.enabled()) {
+    const Hvu::Next h = hvu_.next_event();
+    if (h.now) return c;
+    if (h.interval) next = std::min(next, c + (interval_ - c % interval_) % interval_);
+    if (h.at != Hvu::kNever) next = std::min(next, std::max(c, first_cycle_at(h.at)));
+  }
+  return next;
 }
 
 void Worklist::run() {
@@ -441,15 +500,45 @@ void Worklist::run() {
       // requests in flight keep the unit awake.
       const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ &&
                            !hvu_.active();
-      if (empty || settled) {
+      // Fast-forward (docs/worklists.md): no request, and the banks' counts
+      // have not moved for the backend's window of idle cycles: a fixpoint,
+      // in which nothing moves until the next request. The unit sleeps and
+      // skips the cycles when it wakes.
+      // The virtualization unit must hold nothing: awake, it would refill.
+      const bool fixpoint = window_ != 0 && pending_.empty() && !swap_ && quiet_cycles_ >= window_ && hvu_.quiet();
+      if (empty || settled || fixpoint) {
+        skip_ok_ = window_ != 0 && !hvu_.active() && (inside_ == 0 || quiet_cycles_ >= window_);
         wait(wake_);
         quiet_cycles_ = 0;
         continue;
       }
       const Tick now = sc_core::sc_time_stamp().value();
-      // Idle cycles since the unit slept: nothing was inside and no request
-      // came, so stepping them without inputs is exact.
-      while (sample_time(cycle_) < now) step_cycle(true);
+      // Idle cycles since the unit slept: no request came, and nothing moved
+      // inside (empty, or settled), so stepping them without inputs is exact;
+      // in a fixpoint the backend skips them without stepping.
+      const std::uint64_t n = first_cycle_at(now) > cycle_ ? first_cycle_at(now) - cycle_ : 0;
+      if (skip_ok_ && n > 0) {
+        skip_cycles(n);
+      } else {
+        for (std::uint64_t i = 0; i < n; ++i) step_cycle(true);
+      }
+      skip_ok_ = false;
+      // Fast-forward between events: with no request, cycles before the next
+      // one in which something may move (a redistribution tick, the network,
+      // the virtualization unit) change nothing but the cyclic counters; the
+      // unit waits for that cycle or a request, and skips the cycles before.
+      if (window_ != 0 && pending_.empty() && !swap_) {
+        const std::uint64_t next = next_event();
+        if (next > cycle_) {
+          if (next == kNever)
+            wait(wake_);
+          else
+            wait(sc_core::sc_time::from_value(sample_time(next) - now), wake_);
+          const std::uint64_t upto = std::min(next, first_cycle_at(sc_core::sc_time_stamp().value()));
+          if (upto > cycle_) skip_cycles(upto - cycle_);
+          continue;
+        }
+      }
       if (sample_time(cycle_) > now) wait(sc_core::sc_time::from_value(sample_time(cycle_) - now));
       step_cycle(false);
     }

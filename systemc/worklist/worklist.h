@@ -88,6 +88,10 @@ class Worklist : public sc_core::sc_module {
   struct Request;
   void run();
   void step_cycle(bool idle);
+  void skip_cycles(std::uint64_t n);  // n idle cycles in a fixpoint
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::uint64_t next_event() const;  // first cycle from cycle_ that may move something (kNever: none)
+  std::uint64_t first_cycle_at(Tick t) const;  // first cycle whose sample time is at or after t
   void deliver(Request& r, Tick at);
   Tick sample_time(std::uint64_t cycle) const { return cycle * clock_.period() + clock_.period() / 2; }
 
@@ -99,14 +103,20 @@ class Worklist : public sc_core::sc_module {
   bool double_buf_ = false, swap_ = false;
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
   std::uint64_t cycle_ = 0;  // next cycle to step
-  std::uint64_t quiet_cycles_ = 0, settle_ = 0, last_sig_ = 0;
+  std::uint64_t quiet_cycles_ = 0, settle_ = 0;
+  std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
+  std::uint64_t window_ = 0;           // fast-forward: Backend::fixpoint_window(), 0 when off
+  bool skip_ok_ = false;               // the unit slept in a fixpoint
+  std::uint64_t interval_ = 1;         // redistribution interval
+  bool redistributes_ = false;         // a scheme with redistribution ticks
   std::vector<std::unique_ptr<Request>> pending_, waiting_;
   sc_core::sc_event wake_;
   Backend::In in_;
   bool hvu_allowed_ = true;  // the limit-study schemes have no banks to virtualize
 
  public:
-  Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles;
+  Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles,
+      skipped_cycles;
 
  private:
   Hvu hvu_;

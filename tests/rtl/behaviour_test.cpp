@@ -613,5 +613,108 @@ INSTANTIATE_TEST_SUITE_P(Control, HwwlBehaviourNone,
                          ::testing::Values(Case{Backend::Model, Scheme::None}, Case{Backend::Rtl, Scheme::None}),
                          case_name);
 
+
+// The fast-forward of the GPU model's worklist unit (hwwl::System::skip):
+// skipping n idle cycles must leave the system exactly as stepping them does,
+// (a) for the cycles before the next redistribution tick while the network is
+// empty, and (b) in a fixpoint (counts unchanged for interval + 4 idle
+// cycles) for any n. Two systems get the same random traffic; at such points
+// one steps and the other skips; afterwards every output of every cycle and
+// the contents must stay equal.
+class HwwlSkip : public ::testing::TestWithParam<std::tuple<Scheme, bool>> {};
+
+TEST_P(HwwlSkip, SkippingEqualsSteppingIdleCycles) {
+  const auto [scheme, dbl] = GetParam();
+  hwwl::Params p = suite_params(scheme);
+  hwwl::System a(p), b(p);
+  a.reset(), b.reset();
+  const unsigned nl = p.cores * p.lanes;
+  std::mt19937 rng(7);
+  std::uint64_t cycle = 0, skips_a = 0, skips_b = 0;
+  std::uint32_t next_id = 1;
+  auto idle = [&] {
+    hwwl::LaneIn in;
+    in.double_buf = dbl;
+    in.pull.assign(nl, false), in.push.assign(nl, false), in.push_id.assign(nl, 0);
+    return in;
+  };
+  auto compare = [&](const hwwl::SysOut& x, const hwwl::SysOut& y) {
+    ASSERT_EQ(x.pull_status, y.pull_status) << "cycle " << cycle;
+    ASSERT_EQ(x.pull_id, y.pull_id) << "cycle " << cycle;
+    ASSERT_EQ(x.push_gnt, y.push_gnt) << "cycle " << cycle;
+    ASSERT_EQ(x.sys_empty, y.sys_empty) << "cycle " << cycle;
+    ASSERT_EQ(x.greedy, y.greedy) << "cycle " << cycle;
+  };
+  auto counts = [&](const hwwl::System& s) {
+    std::vector<unsigned> v;
+    for (unsigned c = 0; c < p.cores; ++c)
+      for (unsigned l = 0; l < p.lanes; ++l) v.push_back(s.core(c).bank(l).count(dbl));
+    return v;
+  };
+  std::vector<unsigned> last;
+  unsigned quiet = 0;
+  for (int round = 0; round < 60; ++round) {
+    // Traffic: pushes on a few hot lanes (imbalance), pulls elsewhere.
+    const unsigned busy = 20 + rng() % 60;
+    for (unsigned i = 0; i < busy; ++i, ++cycle) {
+      hwwl::LaneIn in = idle();
+      in.swap = dbl && rng() % 16 == 0;
+      for (unsigned l = 0; l < nl; ++l) {
+        const unsigned r = rng() % 100;
+        if (l % 5 == round % 5 && r < 40) in.push[l] = true, in.push_id[l] = next_id++ & 0xfff;
+        else if (r < 8) in.pull[l] = true;
+      }
+      compare(a.step(in), b.step(in));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    // Idle cycles, stepped on both, until a skip point.
+    quiet = 0;
+    last = counts(a);
+    const bool fixpoint = round % 2 == 1;
+    for (unsigned i = 0; i < 400; ++i, ++cycle) {
+      const bool tick_next = cycle % p.interval == p.interval - 1;
+      if (!fixpoint && !a.icrn().busy() && !tick_next) break;
+      if (fixpoint && quiet >= p.interval + 4) break;
+      compare(a.step(idle()), b.step(idle()));
+      if (::testing::Test::HasFatalFailure()) return;
+      const auto now = counts(a);
+      quiet = now == last ? quiet + 1 : 0;
+      last = now;
+    }
+    if (fixpoint && quiet < p.interval + 4) continue;  // never settled: nothing to skip
+    if (!fixpoint && (a.icrn().busy() || cycle % p.interval == p.interval - 1)) continue;
+    // n: to just before the next tick (a), or any length (b).
+    const std::uint64_t n = fixpoint ? 1 + rng() % 500 : (p.interval - 1 - cycle % p.interval);
+    for (std::uint64_t i = 0; i < n; ++i) a.step(idle());
+    b.skip(n, dbl);
+    cycle += n;
+    (fixpoint ? skips_b : skips_a) += 1;
+    ASSERT_EQ(a.where(dbl), b.where(dbl)) << "after skipping " << n << " cycles at cycle " << cycle;
+  }
+  // Both kinds of skip happened.
+  EXPECT_GT(skips_a, 5u);
+  EXPECT_GT(skips_b, 5u);
+  // And the systems behave alike from here: drain with every lane pulling.
+  for (unsigned i = 0; i < 2000; ++i, ++cycle) {
+    hwwl::LaneIn in = idle();
+    in.pull.assign(nl, true);
+    in.swap = dbl;
+    compare(a.step(in), b.step(in));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(a.where(dbl), b.where(dbl));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schemes, HwwlSkip,
+    ::testing::Combine(::testing::Values(Scheme::None, Scheme::Threshold, Scheme::Lsorting, Scheme::Gsorting),
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<Scheme, bool>>& i) {
+      const Scheme s = std::get<0>(i.param);
+      return std::string(s == Scheme::None ? "None" : s == Scheme::Threshold ? "Threshold"
+                         : s == Scheme::Lsorting ? "Lsorting" : "Gsorting") +
+             (std::get<1>(i.param) ? "Double" : "Single");
+    });
+
 }  // namespace
 }  // namespace fg

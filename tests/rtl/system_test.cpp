@@ -285,6 +285,8 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
     dut.settle();
     unsigned visible = model.pull_total();
     for (const auto& o : overflow) visible += static_cast<unsigned>(o.size());
+    // The network's status (the unit's fast-forward reads it) before the edge.
+    ASSERT_EQ(dut->net_busy_o, model.icrn().busy()) << "cycle " << c;
     const hwwl::SysOut m = model.step(in);
     ASSERT_EQ(dut->sys_empty_o, m.sys_empty) << "cycle " << c;
     for (unsigned k = 0; k < p.cores; ++k) {

@@ -173,6 +173,31 @@ TEST(LimitStudyGsorting, DistancesEqualTheHostReference) {
   }
 }
 
+// The worklist unit's fast-forward (docs/worklists.md) skips the cycles in
+// which nothing can move instead of stepping them: the same run with it off
+// must give the same statistics, byte for byte (host and the switch's own
+// config line and the count of skipped cycles aside). These two runs spill (32-entry banks) and use two
+// schemes with redistribution ticks and interval / on-demand refills.
+// (hwwl::System::skip itself is checked against stepping in HwwlSkip.*.)
+TEST(HardwareWorklist, FastForwardGivesTheSameStatistics) {
+  for (const char* args : {"sssp --set sssp.scale=9 --set worklist.scheme=threshold",
+                           "bfs --set bfs.scale=10 --set worklist.scheme=gsorting --set worklist.refill=on_demand"}) {
+    const std::string a = args, w = a.substr(0, a.find(' '));
+    nlohmann::json j[2];
+    for (int ff = 0; ff < 2; ++ff) {
+      j[ff] = run_json("run " + a + " --preset kim2014 --set " + w + ".variant=hwwl --set worklist.fast_forward=" +
+                       (ff ? "true" : "false"));
+      ASSERT_FALSE(j[ff].is_null());
+      j[ff].erase("host");
+      j[ff]["config"].erase("worklist.fast_forward");
+      if (ff) EXPECT_GT(j[ff]["stats"]["gpu.worklist.skipped_cycles"].get<double>(), 0) << a;
+      j[ff]["stats"].erase("gpu.worklist.skipped_cycles");
+    }
+    EXPECT_GT(j[0]["stats"]["gpu.worklist.hvu.spills"].get<double>(), 0) << a;
+    EXPECT_EQ(j[0].dump(1), j[1].dump(1)) << a;
+  }
+}
+
 // The worklist's loose-timing bridge: its behaviour must not depend on the
 // quantum by more than 5% against a one-cycle quantum (kim2014: 700 MHz,
 // 1.4286 ns). Seed 1 at 5, 20 and 100 ns: before wavefronts blocked on the
