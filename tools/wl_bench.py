@@ -22,7 +22,7 @@ scales = [20]
 cus = 16
 backends = ["model", "rtl"]
 ff = "true"
-for a in sys.argv[1:]:
+for a in [a for a in sys.argv[1:] if a.startswith("--")]:
     if a.startswith("--scales="):
         scales = [int(x) for x in a.split("=", 1)[1].split(",")]
     elif a.startswith("--cus="):

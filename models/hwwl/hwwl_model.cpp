@@ -155,6 +155,7 @@ SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
 }
 
 void SortNet::tick(const std::vector<unsigned>& keys, bool en) {
+  if (regs_.empty()) return;  // not pipelined: no state
   Vec v = pack(keys);
   bool valid = en;
   std::vector<Vec> next;
