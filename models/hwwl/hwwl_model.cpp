@@ -130,6 +130,12 @@ void SortNet::apply(const Layer& l, Vec& v) const {
 }
 
 SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
+  Out o;
+  eval(keys, en, o);
+  return o;
+}
+
+void SortNet::eval(const std::vector<unsigned>& keys, bool en, Out& o) const {
   // Output = the layers after the last register applied to its content; zero
   // while the last segment's input is not valid.
   const bool piped = !regs_.empty();
@@ -137,21 +143,23 @@ SortNet::Out SortNet::eval(const std::vector<unsigned>& keys, bool en) const {
   unsigned start = 0;
   for (unsigned l = 0; l < layers(); ++l)
     if (reg_after_[l]) start = l + 1;
-  Out o;
   o.valid = valid;
-  if (!valid) {
-    o.keys.assign(n_, 0);
-    o.perm.assign(n_, 0);
-    return o;
+  o.keys.assign(n_, 0);
+  o.perm.assign(n_, 0);
+  if (!valid) return;
+  Vec& v = v_;
+  if (piped) {
+    v = regs_.back();
+  } else {
+    v.resize(n_);
+    for (unsigned i = 0; i < n_; ++i) v[i] = (std::uint64_t{keys[i]} << idx_width_) | i;  // pack()
   }
-  Vec v = piped ? regs_.back() : pack(keys);
   for (unsigned l = start; l < layers(); ++l) apply(layers_[l], v);
   const std::uint64_t idx_mask = (1ull << idx_width_) - 1;
   for (unsigned i = 0; i < n_; ++i) {
-    o.keys.push_back(static_cast<unsigned>(v[i] >> idx_width_));
-    o.perm.push_back(static_cast<unsigned>(v[i] & idx_mask));
+    o.keys[i] = static_cast<unsigned>(v[i] >> idx_width_);
+    o.perm[i] = static_cast<unsigned>(v[i] & idx_mask);
   }
-  return o;
 }
 
 void SortNet::tick(const std::vector<unsigned>& keys, bool en) {
@@ -188,7 +196,10 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
   const unsigned L = p_.lanes, T = p_.threshold, half = L / 2;
   cnt_ = counts;
   rd_ok_ = rd_ok;
-  std::vector<bool> greedy(L), needy(L);
+  std::vector<bool>& greedy = greedy_b_;
+  std::vector<bool>& needy = needy_b_;
+  greedy.resize(L);
+  needy.resize(L);
   unsigned n_greedy = 0, n_needy = 0;
   core_empty_ = true;
   for (unsigned b = 0; b < L; ++b) {
@@ -211,13 +222,16 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
   }
   const bool tick = tick_ == p_.interval - 1;
 
-  std::vector<bool> pair_v(L, false);
-  std::vector<unsigned> pair_d(L, 0);
+  std::vector<bool>& pair_v = pair_v_;
+  std::vector<unsigned>& pair_d = pair_d_;
+  pair_v.assign(L, false);
+  pair_d.assign(L, 0);
   cand_v_ = false;
   cand_ = 0;
   // Pairing only on a tick (the RTL's outputs are zero in between).
   if (p_.scheme == Scheme::Lsorting && tick) {
-    const SortNet::Out s = sort_.eval(counts, sort_en());
+    SortNet::Out& s = sorted_;
+    sort_.eval(counts, sort_en(), s);
     bool still = true;
     unsigned m = 0;
     for (unsigned k = 0; k < half; ++k) {
@@ -243,7 +257,8 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     // in lsorting: the global ranking, not the threshold, says who has too
     // much).
     const std::vector<bool>& gg = *global_greedy;
-    const SortNet::Out s = sort_.eval(counts, sort_en());
+    SortNet::Out& s = sorted_;
+    sort_.eval(counts, sort_en(), s);
     bool still = true;
     unsigned m = 0;
     for (unsigned k = 0; k < half; ++k) {
@@ -290,7 +305,8 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
       pair_put_[r] = true;
       pair_src_[r] = pair_d[r];
     }
-  std::vector<bool> busy(L);
+  std::vector<bool>& busy = busy_;
+  busy.resize(L);
   for (unsigned b = 0; b < L; ++b) busy[b] = pair_take_[b] || pair_put_[b];
   if (cand_v_) busy[cand_] = true;
   eject_ready_ = false;
@@ -304,6 +320,11 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
 
 Wru::Decision Wru::finish(bool inject_ready, bool eject_valid) const {
   Decision d;
+  finish(inject_ready, eject_valid, d);
+  return d;
+}
+
+void Wru::finish(bool inject_ready, bool eject_valid, Decision& d) const {
   d.rd_take = pair_take_;
   d.ri_put = pair_put_;
   d.ri_src = pair_src_;
@@ -315,7 +336,20 @@ Wru::Decision Wru::finish(bool inject_ready, bool eject_valid) const {
     d.ri_put[best_] = true;
     d.ri_net[best_] = true;
   }
-  return d;
+}
+
+bool Wru::plan_void() const {
+  if (cand_v_) return false;
+  for (unsigned b = 0; b < p_.lanes; ++b)
+    if (pair_v_[b]) return false;
+  return true;
+}
+
+void Wru::regreedy(const std::vector<bool>& global_greedy) {
+  const unsigned L = p_.lanes;
+  unsigned g = 0;
+  for (unsigned b = 0; b < L; ++b) g += global_greedy[b];
+  greedy_ = g > L - g;
 }
 
 void Wru::tick(const std::vector<unsigned>& counts) {
@@ -429,14 +463,27 @@ Core::Core(const Params& p) : p_(p), wru_(p) {
 void Core::reset() {
   for (auto& b : banks_) b.reset();
   wru_.reset();
+  idle_ = plan_kept_ = tick_void_ = false;
+}
+
+bool Core::try_idle(bool double_buf, const std::vector<bool>* global_greedy) {
+  if (!plan_kept_ || double_buf != in_.double_buf || (wru_.on_tick() && !tick_void_) || p_.sort_stages != 0)
+    return false;
+  if (p_.scheme == Scheme::Gsorting) wru_.regreedy(*global_greedy);
+  idle_ = true;
+  return true;
 }
 
 void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
+  idle_ = false;
   in_ = in;
   const unsigned L = p_.lanes;
   lane_.resize(L);
   counts_.resize(L);
-  std::vector<bool> rd_ok(L), ri_ok(L);
+  std::vector<bool>& rd_ok = rd_ok_;
+  std::vector<bool>& ri_ok = ri_ok_;
+  rd_ok.resize(L);
+  ri_ok.resize(L);
   for (unsigned b = 0; b < L; ++b) {
     lane_[b] = banks_[b].lane(in.double_buf, in.pull[b], in.push[b], in.swap);
     counts_[b] = banks_[b].count(in.double_buf);
@@ -447,10 +494,15 @@ void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
 }
 
 CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id) {
-  const unsigned L = p_.lanes;
-  dec_ = wru_.finish(inject_ready, eject_valid);
-  eject_id_ = eject_id;
   CoreOut o;
+  finish(sys_empty, inject_ready, eject_valid, eject_id, o);
+  return o;
+}
+
+void Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id, CoreOut& o) {
+  const unsigned L = p_.lanes;
+  wru_.finish(inject_ready, eject_valid, dec_);
+  eject_id_ = eject_id;
   o.pull_status.resize(L);
   o.pull_id.resize(L);
   o.push_gnt.resize(L);
@@ -477,17 +529,38 @@ CoreOut Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::u
   o.inject_valid = dec_.inject_valid;
   o.inject_id = lane_[dec_.inject_sel].rd_id;
   o.eject_ready = eject_ready(eject_valid);
-  return o;
 }
 
 void Core::tick() {
-  for (unsigned b = 0; b < p_.lanes; ++b) {
+  const unsigned L = p_.lanes;
+  // Did a bank change at this edge? (Bank::tick changes nothing without an
+  // access: lane, WRU, network or virtualization, or a swap.)
+  // Lsorting and none decide on a tick from the counts alone: a tick that
+  // paired nothing and injects nothing plans as an ordinary cycle, and a later
+  // tick on the same banks does the same.
+  const bool tick_reusable = (p_.scheme == Scheme::Lsorting || p_.scheme == Scheme::None) && wru_.plan_void();
+  const bool on_tick = wru_.on_tick();
+  bool quiet = !in_.swap && (!on_tick || tick_reusable) && !rsv_gnt_;
+  for (unsigned b = 0; b < L && quiet; ++b)
+    quiet = !in_.pull[b] && !in_.push[b] && !dec_.rd_take[b] && !dec_.ri_put[b] && !rf_gnt_[b] &&
+            (in_.rf_put.empty() || !in_.rf_put[b]) && (in_.rsv.empty() || !in_.rsv[0]);
+  if (idle_ && quiet) {
+    // Nothing arrived: the banks keep their state (their ticks would change nothing).
+    wru_.tick(counts_);
+    if (on_tick) tick_void_ = true;
+    return;
+  }
+  for (unsigned b = 0; b < L; ++b) {
     const std::uint32_t ri_id = dec_.ri_net[b] ? eject_id_ : lane_[dec_.ri_src[b]].rd_id;
     const bool hvu = !in_.rf_put.empty();
     banks_[b].tick(in_.double_buf, in_.swap, in_.pull[b], in_.push[b], in_.push_id[b], dec_.rd_take[b],
                    dec_.ri_put[b], ri_id, hvu && in_.rf_put[b], hvu ? in_.rf_id[b] : 0, rsv_gnt_);
   }
   wru_.tick(counts_);
+  // Unchanged banks after an input-free cycle off the tick: the next such
+  // cycle may reuse this plan.
+  plan_kept_ = quiet;
+  tick_void_ = quiet && (tick_void_ || on_tick);
 }
 
 CoreOut Core::step(const LaneIn& in, bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id) {
@@ -521,6 +594,12 @@ void System::reset() {
 }
 
 SysOut System::step(const LaneIn& in) {
+  SysOut o;
+  step(in, o);
+  return o;
+}
+
+void System::step(const LaneIn& in, SysOut& o) {
   const unsigned C = p_.cores, L = p_.lanes;
   core_in_.resize(C);
   if (p_.scheme == Scheme::Gsorting) {
@@ -531,7 +610,8 @@ SysOut System::step(const LaneIn& in) {
     all_counts_.resize(std::size_t{C} * L);
     for (unsigned c = 0; c < C; ++c)
       for (unsigned l = 0; l < L; ++l) all_counts_[c * L + l] = cores_[c].bank(l).count(in.double_buf);
-    std::vector<unsigned> sorted = all_counts_;
+    std::vector<unsigned>& sorted = sorted_;
+    sorted = all_counts_;
     const std::size_t lo = sorted.size() / 2 - (sorted.size() >= 2 ? 1 : 0);
     std::nth_element(sorted.begin(), sorted.begin() + lo, sorted.end());
     const unsigned m = sorted[lo];
@@ -542,6 +622,11 @@ SysOut System::step(const LaneIn& in) {
     }
   }
   for (unsigned c = 0; c < C; ++c) {
+    bool inputs = in.swap || (!in.rsv.empty() && in.rsv[c]);
+    for (unsigned l = c * L; l < (c + 1) * L && !inputs; ++l)
+      inputs = in.pull[l] || in.push[l] || (!in.rf_put.empty() && in.rf_put[l]);
+    if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr))
+      continue;
     LaneIn& li = core_in_[c];
     li.double_buf = in.double_buf;
     li.swap = in.swap;
@@ -557,10 +642,21 @@ SysOut System::step(const LaneIn& in) {
     }
     cores_[c].begin(li, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr);
   }
-  SysOut o;
   o.sys_empty = !icrn_.busy() && !in.hvu_busy;
-  std::vector<bool> greedy(C), eject_ready(C), inject_valid(C);
-  std::vector<std::uint32_t> inject_id(C);
+  std::vector<bool>& greedy = greedy_;
+  std::vector<bool>& eject_ready = eject_ready_;
+  std::vector<bool>& inject_valid = inject_valid_;
+  std::vector<std::uint32_t>& inject_id = inject_id_;
+  greedy.resize(C);
+  eject_ready.resize(C);
+  inject_valid.resize(C);
+  inject_id.resize(C);
+  core_out_.resize(C);
+  o.pull_status.clear();
+  o.pull_id.clear();
+  o.push_gnt.clear();
+  o.rf_gnt.clear();
+  o.rsv_gnt.clear();
   for (unsigned c = 0; c < C; ++c) {
     o.sys_empty = o.sys_empty && cores_[c].core_empty();
     greedy[c] = cores_[c].greedy();
@@ -568,7 +664,8 @@ SysOut System::step(const LaneIn& in) {
   }
   icrn_.plan(greedy, eject_ready);
   for (unsigned c = 0; c < C; ++c) {
-    const CoreOut co = cores_[c].finish(o.sys_empty, icrn_.inject_ready(c), icrn_.eject_valid(c), icrn_.eject_id(c));
+    CoreOut& co = core_out_[c];
+    cores_[c].finish(o.sys_empty, icrn_.inject_ready(c), icrn_.eject_valid(c), icrn_.eject_id(c), co);
     o.pull_status.insert(o.pull_status.end(), co.pull_status.begin(), co.pull_status.end());
     o.pull_id.insert(o.pull_id.end(), co.pull_id.begin(), co.pull_id.end());
     o.push_gnt.insert(o.push_gnt.end(), co.push_gnt.begin(), co.push_gnt.end());
@@ -580,7 +677,6 @@ SysOut System::step(const LaneIn& in) {
   o.greedy = greedy;
   icrn_.tick(inject_valid, inject_id, eject_ready);
   for (auto& c : cores_) c.tick();
-  return o;
 }
 
 void System::skip(std::uint64_t n, bool double_buf) {

@@ -104,6 +104,7 @@ class SortNet {
     std::vector<unsigned> keys, perm;  // ascending rank order
   };
   Out eval(const std::vector<unsigned>& keys, bool en = true) const;
+  void eval(const std::vector<unsigned>& keys, bool en, Out& o) const;  // the same, into o's storage
   void tick(const std::vector<unsigned>& keys, bool en = true);
   unsigned layers() const { return static_cast<unsigned>(layers_.size()); }
 
@@ -119,6 +120,7 @@ class SortNet {
   std::vector<bool> reg_after_;
   std::vector<Vec> regs_;  // register contents, in layer order
   std::vector<bool> valid_;  // their valid bits
+  mutable Vec v_;            // eval() scratch
 };
 
 // hwwl_wru
@@ -142,11 +144,18 @@ class Wru {
     unsigned inject_sel = 0;
   };
   Decision finish(bool inject_ready, bool eject_valid) const;
+  void finish(bool inject_ready, bool eject_valid, Decision& d) const;  // the same, into d's storage
   void tick(const std::vector<unsigned>& counts);
   // n cycles in which nothing moves (System::skip): the interval counter and
   // the round-robin start advance as n ticks would advance them.
   void skip(std::uint64_t n);
   bool sort_en() const;  // the sorting network starts a sort this cycle
+  bool on_tick() const { return tick_ == p_.interval - 1; }  // this cycle decides (pairs, injects)
+  // The last plan() paired no banks and chose no excess donor.
+  bool plan_void() const;
+  // gsorting: the core's greedy bit from a new global ranking, the rest of
+  // the plan unchanged (Core::try_idle).
+  void regreedy(const std::vector<bool>& global_greedy);
 
  private:
   Params p_;
@@ -158,6 +167,10 @@ class Wru {
   std::vector<unsigned> pair_src_;
   bool cand_v_ = false, eject_ready_ = false, greedy_ = false, core_empty_ = true;
   unsigned cand_ = 0, best_ = 0;
+  // plan() scratch (members so that a cycle allocates nothing)
+  std::vector<bool> greedy_b_, needy_b_, pair_v_, busy_;
+  SortNet::Out sorted_;
+  std::vector<unsigned> pair_d_;
 };
 
 // hwwl_icrn
@@ -214,11 +227,19 @@ class Core {
   explicit Core(const Params& p);
   void reset();
   void begin(const LaneIn& in, const std::vector<bool>* global_greedy = nullptr);
+  // Instead of begin(), for a cycle without lane or virtualization inputs
+  // (no swap): when the banks and the WRU's plan are those of an earlier
+  // input-free cycle off the redistribution tick (no pipelined sorting
+  // network), the core reuses that plan and returns true; finish() and tick()
+  // then work from it, and the banks are ticked only if the network's ID
+  // arrives. False: call begin().
+  bool try_idle(bool double_buf, const std::vector<bool>* global_greedy = nullptr);
   bool core_empty() const { return wru_.core_empty(); }
   bool greedy() const { return wru_.greedy(); }
   // A bank can take the ICRN's work ID (raised only while one is offered).
   bool eject_ready(bool eject_valid) const { return eject_valid && wru_.eject_ready(); }
   CoreOut finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id);
+  void finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint32_t eject_id, CoreOut& o);
   void tick();
   void skip(std::uint64_t n) { wru_.skip(n); }
   // Standalone use (core test): all phases at once.
@@ -242,6 +263,10 @@ class Core {
   std::vector<unsigned> counts_;
   Wru::Decision dec_;
   std::uint32_t eject_id_ = 0;
+  std::vector<bool> rd_ok_, ri_ok_;  // begin() scratch
+  bool idle_ = false;      // this cycle reuses the plan (try_idle)
+  bool plan_kept_ = false;  // lane_, counts_ and the WRU's plan are valid for an input-free cycle now
+  bool tick_void_ = false;  // ... and for a tick too: lsorting or none, whose last tick on these banks did nothing
 };
 
 // hwwl_system
@@ -261,6 +286,7 @@ class System {
   void reset();
   // Lane l of core c is index c * lanes + l.
   SysOut step(const LaneIn& in);
+  void step(const LaneIn& in, SysOut& out);  // the same, reusing out's storage
   // Fast-forward: the state after n cycles without lane or virtualization
   // inputs, given that nothing moves in them (the caller's fixpoint: every
   // bank's pull-side count unchanged over more than a redistribution interval
@@ -284,6 +310,11 @@ class System {
   Icrn icrn_;
   std::vector<LaneIn> core_in_;  // per-core slices of the lane inputs (reused every cycle)
   std::vector<unsigned> all_counts_;  // gsorting: every bank's count
+  // step() scratch
+  std::vector<unsigned> sorted_;
+  std::vector<bool> greedy_, eject_ready_, inject_valid_;
+  std::vector<std::uint32_t> inject_id_;
+  std::vector<CoreOut> core_out_;
   std::vector<std::vector<bool>> global_greedy_;  // gsorting: per core, per bank
 };
 

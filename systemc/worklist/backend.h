@@ -17,34 +17,25 @@ namespace fg::wl {
 // The cycle-stepped worklist system (both backends give the same answers).
 class Backend {
  public:
-  struct In {
-    bool double_buf = false, swap = false;
-    std::vector<bool> pull, push;  // core * lanes + lane
-    std::vector<std::uint32_t> push_id;
-    // The virtualization unit's requests (empty: none): refills per bank,
-    // reservations per core; whether it holds work (no DONE then).
-    std::vector<bool> rf_put;
-    std::vector<std::uint32_t> rf_id;
-    std::vector<bool> rsv;
-    bool hvu_busy = false;
-  };
-  struct Out {
-    std::vector<std::uint8_t> pull_status;  // hwwl::PullStatus
-    std::vector<std::uint32_t> pull_id;
-    std::vector<bool> push_gnt;
-    std::vector<bool> rf_gnt;   // per bank (empty: no refill requested)
-    std::vector<bool> rsv_gnt;  // per core
-    bool sys_empty = true;
-  };
+  // The lane and virtualization inputs, and the outputs, as the golden
+  // model has them (core * lanes + lane): pull, push, push_id; rf_put, rf_id
+  // per bank and rsv per core (empty: no virtualization unit), hvu_busy.
+  using In = hwwl::LaneIn;
+  // pull_status (hwwl::PullStatus), pull_id, push_gnt; rf_gnt per bank and
+  // rsv_gnt per core (meaningful when a refill or reservation was requested);
+  // sys_empty. (greedy is the model's own.)
+  using Out = hwwl::SysOut;
   virtual ~Backend() = default;
   // One clock cycle: the inputs, the outputs they produce (combinational,
-  // before the edge), then the rising edge.
-  virtual Out step(const In& in) = 0;
+  // before the edge; into out, whose storage is reused cycle after cycle),
+  // then the rising edge.
+  virtual void step(const In& in, Out& out) = 0;
   // n cycles with the inputs `idle` (no lane or virtualization access). The
   // unit calls it only in a fixpoint (fixpoint_window()); the default steps
   // them.
   virtual void skip(std::uint64_t n, const In& idle) {
-    for (std::uint64_t i = 0; i < n; ++i) step(idle);
+    Out o;
+    for (std::uint64_t i = 0; i < n; ++i) step(idle, o);
   }
   // Idle cycles with unchanged pull-side counts after which nothing moves
   // until the next input (0: no such rule; the unit steps every cycle while

@@ -145,14 +145,14 @@ void Hvu::set_mode(bool double_buf) {
   layout();
 }
 
-bool Hvu::spill(unsigned core, std::uint32_t id, Tick now, const std::string& where) {
+bool Hvu::spill(unsigned core, std::uint32_t id, Tick now, const std::function<std::string()>& where) {
   Core& c = cores_[core];
   Ring& r = c.ring[double_buf_ ? 1 - c.cur : 0];  // pushes are next-round work in double mode
   if (r.count + c.spilled.size() >= r.cap)
     throw SimFault(fmt::format(
         "worklist overflow: a push of work ID {} finds its bank and core {}'s overflow buffer full ({} entries{}; the "
         "paper's hardware exception, Sec. III-A); inside: {}",
-        id, core, r.cap, double_buf_ ? " per round" : "", where));
+        id, core, r.cap, double_buf_ ? " per round" : "", where()));
   if (c.spilled.empty() && queue_free(c, now) == 0) return false;
   c.spilled.push_back(id);
   ++spills;

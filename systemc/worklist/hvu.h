@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,7 @@ class Hvu {
   // A push of `id` stalled at a full bank of `core`: taken (true) or left to
   // retry (false: the core's request queue is full). Throws SimFault when the
   // region is full.
-  bool spill(unsigned core, std::uint32_t id, Tick now, const std::string& where);
+  bool spill(unsigned core, std::uint32_t id, Tick now, const std::function<std::string()>& where);
   // wlcfg (only while the worklist and the unit are empty): one ring per core,
   // or one per round in the halves of its region.
   void set_mode(bool double_buf);

@@ -9,8 +9,7 @@ namespace fg::wl {
 
 // ---- IdealBackend ----------------------------------------------------------
 
-Backend::Out IdealBackend::step(const In& in) {
-  Out o;
+void IdealBackend::step(const In& in, Out& o) {
   o.pull_status.assign(n_, hwwl::kPullNone);
   o.pull_id.assign(n_, 0);
   o.push_gnt.assign(n_, false);
@@ -45,7 +44,6 @@ Backend::Out IdealBackend::step(const In& in) {
   }
   if (in.double_buf && in.swap && empty && pull_side(true).size() == 0) sel_ = 1 - sel_;
   o.sys_empty = pull_side(in.double_buf).size() == 0;
-  return o;
 }
 
 unsigned IdealBackend::pull_count(unsigned, unsigned, bool double_buf) const {
@@ -61,11 +59,10 @@ std::string IdealBackend::where(bool double_buf) const {
 
 // ---- MagicBackend ----------------------------------------------------------
 
-Backend::Out MagicBackend::step(const In& in) {
+void MagicBackend::step(const In& in, Out& o) {
   const auto n = static_cast<unsigned>(bank_.size());
   const bool dbl = in.double_buf;
   const std::size_t cap = dbl ? depth_ / 2 : depth_;
-  Out o;
   o.pull_status.assign(n, hwwl::kPullNone);
   o.pull_id.assign(n, 0);
   o.push_gnt.assign(n, false);
@@ -99,7 +96,6 @@ Backend::Out MagicBackend::step(const In& in) {
   level(dbl, waited);
   o.sys_empty = true;
   for (const Bank& b : bank_) o.sys_empty = o.sys_empty && b.pull(dbl).empty();
-  return o;
 }
 
 void MagicBackend::level(bool dbl, const std::vector<bool>& waited) {

@@ -33,7 +33,7 @@ namespace fg::wl {
 class IdealBackend final : public Backend {
  public:
   IdealBackend(unsigned banks, bool sorted) : n_(banks), sorted_(sorted) {}
-  Out step(const In& in) override;
+  void step(const In& in, Out& o) override;
   // Every bank sees the one worklist.
   unsigned pull_count(unsigned, unsigned, bool double_buf) const override;
   std::string where(bool double_buf) const override;
@@ -55,7 +55,7 @@ class IdealBackend final : public Backend {
 class MagicBackend final : public Backend {
  public:
   MagicBackend(unsigned cores, unsigned lanes, unsigned depth) : lanes_(lanes), depth_(depth), bank_(cores * lanes) {}
-  Out step(const In& in) override;
+  void step(const In& in, Out& o) override;
   unsigned pull_count(unsigned core, unsigned lane, bool double_buf) const override {
     return static_cast<unsigned>(bank_[core * lanes_ + lane].pull(double_buf).size());
   }

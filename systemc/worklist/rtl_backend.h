@@ -24,7 +24,7 @@ class RtlBackend final : public Backend {
   RtlBackend(const hwwl::Params& p, const tb::WaveOpts& wave)
       : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), dut_(1, wave) {}
 
-  Out step(const In& in) override {
+  void step(const In& in, Out& o) override {
     dut_->double_buf_i = in.double_buf;
     dut_->swap_i = in.swap;
     const bool hvu = !in.rf_put.empty();
@@ -39,7 +39,6 @@ class RtlBackend final : public Backend {
     for (unsigned c = 0; c < p_.cores; ++c) tb::put(dut_->rsv_i, c, 1, hvu && in.rsv[c]);
     dut_->hvu_busy_i = in.hvu_busy;
     dut_.settle();
-    Out o;
     o.pull_status.resize(n_);
     o.pull_id.resize(n_);
     o.push_gnt.resize(n_);
@@ -48,6 +47,8 @@ class RtlBackend final : public Backend {
       o.pull_id[b] = static_cast<std::uint32_t>(tb::get(dut_->pull_id_o, b * p_.id_width, p_.id_width));
       o.push_gnt[b] = tb::get(dut_->push_gnt_o, b, 1) != 0;
     }
+    o.rf_gnt.clear();
+    o.rsv_gnt.clear();
     if (hvu) {
       o.rf_gnt.resize(n_);
       o.rsv_gnt.resize(p_.cores);
@@ -56,7 +57,6 @@ class RtlBackend final : public Backend {
     }
     o.sys_empty = dut_->sys_empty_o != 0;
     dut_.clock();
-    return o;
   }
   // Clocked through every cycle (the RTL's counters are its own), so the
   // skip is exact by construction; the model's fast-forward is checked

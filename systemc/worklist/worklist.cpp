@@ -68,28 +68,7 @@ const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
 class ModelBackend final : public Backend {
  public:
   explicit ModelBackend(const hwwl::Params& p) : sys_(p) { sys_.reset(); }
-  Out step(const In& in) override {
-    li_.double_buf = in.double_buf;
-    li_.swap = in.swap;
-    li_.pull = in.pull;
-    li_.push = in.push;
-    li_.push_id = in.push_id;
-    li_.rf_put = in.rf_put;
-    li_.rf_id = in.rf_id;
-    li_.rsv = in.rsv;
-    li_.hvu_busy = in.hvu_busy;
-    hwwl::SysOut o = sys_.step(li_);
-    Out r;
-    r.pull_status = std::move(o.pull_status);
-    r.pull_id = std::move(o.pull_id);
-    r.push_gnt = std::move(o.push_gnt);
-    if (!in.rf_put.empty()) {
-      r.rf_gnt = std::move(o.rf_gnt);
-      r.rsv_gnt = std::move(o.rsv_gnt);
-    }
-    r.sys_empty = o.sys_empty;
-    return r;
-  }
+  void step(const In& in, Out& out) override { sys_.step(in, out); }
   void skip(std::uint64_t n, const In& idle) override { sys_.skip(n, idle.double_buf); }
   std::uint64_t fixpoint_window() const override { return sys_.params().interval + 4; }
   bool net_busy() const override { return sys_.icrn().busy(); }
@@ -100,7 +79,6 @@ class ModelBackend final : public Backend {
 
  private:
   hwwl::System sys_;
-  hwwl::LaneIn li_;
 };
 
 Worklist* g_active = nullptr;
@@ -244,6 +222,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   interval_ = p.interval;
   redistributes_ = p.scheme != hwwl::Scheme::None;
   last_counts_.assign(in_.pull.size(), 0);
+  core_has_work_.assign(cores, false);
   SC_HAS_PROCESS(Worklist);
   SC_THREAD(run);
   g_active = this;
@@ -327,18 +306,21 @@ void Worklist::step_cycle(bool idle) {
   std::fill(in_.push.begin(), in_.push.end(), false);
   in_.double_buf = double_buf_;
   in_.swap = swap_;
-  struct Presented {
-    Request* r;
-    std::size_t i;
-    std::size_t bank;
-  };
-  std::vector<Presented> presented;
+  std::vector<Presented>& presented = presented_;
+  presented.clear();
   // The swap cycle (kernel boundary) takes no lane request: a pull of the
   // next kernel must see the swapped partitions.
   if (!idle && !swap_) {
-    std::vector<bool> used(n, false);
+    std::vector<bool>& used = used_;
+    used.assign(n, false);
+    ports_taken_.assign(cores_, 0);
     for (auto& rp : pending_) {
       Request& r = *rp;
+      if (ports_taken_[r.core] == lanes_) {
+        // Every bank port of the core is taken: each lane left tries again.
+        port_retries += r.left;
+        continue;
+      }
       for (std::size_t i = 0; i < r.lanes.size(); ++i) {
         if (r.done[i]) continue;
         const std::size_t bank = std::size_t{r.core} * lanes_ + r.lanes[i]->lane_id() % lanes_;
@@ -347,6 +329,7 @@ void Worklist::step_cycle(bool idle) {
           continue;
         }
         used[bank] = true;
+        ++ports_taken_[r.core];
         (r.push ? in_.push : in_.pull)[bank] = true;
         if (r.push) in_.push_id[bank] = r.ids[i];
         presented.push_back({&r, i, bank});
@@ -356,7 +339,8 @@ void Worklist::step_cycle(bool idle) {
   const bool hvu = hvu_.enabled();
   const Tick now = sample_time(cycle_);
   if (hvu) hvu_.plan(cycle_, now, double_buf_, idle, *backend_, in_);
-  const Backend::Out out = backend_->step(in_);
+  backend_->step(in_, out_);
+  const Backend::Out& out = out_;
   if (hvu) {
     hvu_.granted(in_, out, now);
     if (swap_) hvu_.swap_rounds();
@@ -372,7 +356,7 @@ void Worklist::step_cycle(bool idle) {
     if (r.push) {
       if (!out.push_gnt[p.bank] && hvu) {
         // The virtualization unit takes it, or (its queue full) the lane tries again.
-        if (!hvu_.spill(r.core, r.ids[p.i], now, where())) continue;
+        if (!hvu_.spill(r.core, r.ids[p.i], now, [this] { return where(); })) continue;
       } else if (!out.push_gnt[p.bank]) {
         throw SimFault(fmt::format(
             "worklist overflow: a push of work ID {} to the full bank {} of core {} ({} entries per side in {}-buffer "
@@ -421,19 +405,27 @@ void Worklist::step_cycle(bool idle) {
     }
   }
   bool same = presented.empty();
-  for (unsigned c = 0; c < cores_; ++c)
+  for (unsigned c = 0; c < cores_; ++c) {
+    unsigned busy = 0;
     for (unsigned b = 0; b < lanes_; ++b) {
       const unsigned k = backend_->pull_count(c, b, double_buf_);
       same = same && k == last_counts_[std::size_t{c} * lanes_ + b];
       last_counts_[std::size_t{c} * lanes_ + b] = k;
+      busy += k != 0;
     }
+    core_has_work_[c] = busy != 0;
+  }
   quiet_cycles_ = same ? quiet_cycles_ + 1 : 0;
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
     bool go = out.sys_empty;
-    for (Lane* l : r.lanes)
-      go = go || backend_->pull_count(r.core, l->lane_id() % lanes_, double_buf_) != 0;
+    if (!go && core_has_work_[r.core])
+      for (Lane* l : r.lanes)
+        if (last_counts_[std::size_t{r.core} * lanes_ + l->lane_id() % lanes_] != 0) {
+          go = true;
+          break;
+        }
     if (go) {
       // The lanes issue the pull again (not before now: catch-up cycles).
       r.h.cu->wake(r.h, std::max<Tick>(end, sc_core::sc_time_stamp().value()), false);

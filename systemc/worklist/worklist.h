@@ -105,6 +105,15 @@ class Worklist : public sc_core::sc_module {
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
+  std::vector<bool> core_has_work_;    // per core: a bank's count in last_counts_ is not zero
+  struct Presented {  // a lane request that took its bank's port this cycle
+    Request* r;
+    std::size_t i;
+    std::size_t bank;
+  };
+  std::vector<Presented> presented_;  // step_cycle() scratch
+  std::vector<bool> used_;
+  std::vector<unsigned> ports_taken_;  // per core, this cycle
   std::uint64_t window_ = 0;           // fast-forward: Backend::fixpoint_window(), 0 when off
   bool skip_ok_ = false;               // the unit slept in a fixpoint
   std::uint64_t interval_ = 1;         // redistribution interval
@@ -112,6 +121,7 @@ class Worklist : public sc_core::sc_module {
   std::vector<std::unique_ptr<Request>> pending_, waiting_;
   sc_core::sc_event wake_;
   Backend::In in_;
+  Backend::Out out_;
   bool hvu_allowed_ = true;  // the limit-study schemes have no banks to virtualize
 
  public:

@@ -20,7 +20,9 @@
 #include "Vicrn_c4.h"
 #include "Vsys_c2_l8_thr.h"
 #include "Vsys_c3_l4_lsort.h"
+#include "Vsys_c3_l4_none.h"
 #include "Vsys_c4_l16_lsort.h"
+#include "Vsys_c4_l8_lsort0.h"
 #include "Vsys_c8_l2_thr.h"
 
 namespace fg {
@@ -84,10 +86,22 @@ struct Traffic {
   std::mt19937_64 rng;
   std::uniform_real_distribution<double> u{0, 1};
   std::vector<double> p_push, p_pull;
+  // Sparse episodes (a system of cores of per_core lanes): each cycle a core
+  // is left without lane and refill requests with probability p_idle, so the
+  // model's idle-core path (hwwl::Core::try_idle) runs, ticks and network
+  // arrivals included.
+  unsigned per_core = 0;
+  double p_idle = 0;
+  std::vector<bool> idle_core;
   explicit Traffic(int seed) : rng(seed) {}
+  bool idle(unsigned core) const { return per_core != 0 && idle_core[core]; }
   void episode(unsigned lanes) {
     p_push.resize(lanes);
     p_pull.resize(lanes);
+    if (per_core != 0) {
+      idle_core.assign(lanes / per_core, false);
+      p_idle = u(rng) < 0.3 ? 0.0 : 0.5 + 0.49 * u(rng);
+    }
     const double hot = u(rng);
     for (unsigned l = 0; l < lanes; ++l) {
       p_push[l] = u(rng) < hot * 0.5 ? 0.6 * u(rng) : 0.02 * u(rng);
@@ -103,9 +117,12 @@ struct Traffic {
     // is empty (the drain bound assumes it).
     in.swap = dbl && (u(rng) < 0.02 || draining);
     in.pull.resize(n), in.push.resize(n), in.push_id.resize(n);
+    if (per_core != 0)
+      for (unsigned k = 0; k < n / per_core; ++k) idle_core[k] = !draining && u(rng) < p_idle;
     for (unsigned l = 0; l < n; ++l) {
-      in.push[l] = !draining && u(rng) < p_push[l];
-      in.pull[l] = u(rng) < p_pull[l] || draining;
+      const bool quiet = per_core != 0 && idle_core[l / per_core];
+      in.push[l] = !draining && !quiet && u(rng) < p_push[l];
+      in.pull[l] = (!quiet && u(rng) < p_pull[l]) || draining;
       in.push_id[l] = (next + l) & ((1u << id_width) - 1);
     }
     return in;
@@ -234,6 +251,7 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   hwwl::System model(p);
   model.reset();
   Traffic tr(seed);
+  tr.per_core = p.lanes;
   std::unordered_set<std::uint32_t> inside;
   std::uint32_t next = 1;
   bool dbl = false, draining = false;
@@ -273,12 +291,12 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
         const unsigned l = k * p.lanes + b;
         const bool mine = model.core(k).bank(b).reserved() != 0;
         if (offered < overflow[k].size() && (mine || ((!interval || draining) && overflow[k].size() > promised + offered)) &&
-            (draining || tr.u(tr.rng) < 0.4)) {
+            (draining || (!tr.idle(k) && tr.u(tr.rng) < 0.4))) {
           in.rf_put[l] = true;
           in.rf_id[l] = overflow[k][offered++];
         }
       }
-      in.rsv[k] = !dbl && !draining && overflow[k].size() >= promised + p.lanes && tr.u(tr.rng) < 0.5;
+      in.rsv[k] = !dbl && !draining && !tr.idle(k) && overflow[k].size() >= promised + p.lanes && tr.u(tr.rng) < 0.5;
       in.hvu_busy = in.hvu_busy || !overflow[k].empty() || promised != 0;
     }
     drive_lanes(dut, in, W);
@@ -362,6 +380,18 @@ TEST(HwwlSystem, FourCoresSixteenLanesLsortingMatchModel) {
   hwwl::Params p;  // the paper's configuration: 16 lanes x 32 entries x 24 bits, lsorting, threshold 5, interval 10
   p.cores = 4, p.sort_stages = 1;
   run_system<Vsys_c4_l16_lsort>(p, tb::cycles(200000), 7);
+}
+
+TEST(HwwlSystem, FourCoresEightLanesUnpipelinedLsortingMatchModel) {
+  hwwl::Params p;  // the GPU backend's sorting network (no pipeline register): the model's idle-core path on ticks
+  p.cores = 4, p.lanes = 8, p.depth = 16, p.threshold = 3, p.interval = 6;
+  run_system<Vsys_c4_l8_lsort0>(p, tb::cycles(150000), 11);
+}
+
+TEST(HwwlSystem, ThreeCoresFourLanesNoRedistributionMatchModel) {
+  hwwl::Params p;  // none: only the network moves work between cores
+  p.cores = 3, p.lanes = 4, p.depth = 8, p.id_width = 16, p.threshold = 2, p.interval = 5, p.scheme = hwwl::Scheme::None;
+  run_system<Vsys_c3_l4_none>(p, tb::cycles(100000), 12);
 }
 
 TEST(HwwlSystem, TwoCoresEightLanesThresholdMatchModel) {
