@@ -463,7 +463,7 @@ Core::Core(const Params& p) : p_(p), wru_(p) {
 void Core::reset() {
   for (auto& b : banks_) b.reset();
   wru_.reset();
-  idle_ = plan_kept_ = tick_void_ = false;
+  idle_ = idle_done_ = plan_kept_ = tick_void_ = false;
 }
 
 bool Core::try_idle(bool double_buf, const std::vector<bool>* global_greedy) {
@@ -471,11 +471,24 @@ bool Core::try_idle(bool double_buf, const std::vector<bool>* global_greedy) {
     return false;
   if (p_.scheme == Scheme::Gsorting) wru_.regreedy(*global_greedy);
   idle_ = true;
+  idle_done_ = false;
   return true;
 }
 
+void Core::finish_idle(SysOut& o, std::size_t off) {
+  // The kept plan pairs nothing and injects nothing (off the tick; on a tick
+  // only when void), so without the network's ID no bank is accessed.
+  for (unsigned b = 0; b < p_.lanes; ++b) {
+    o.pull_status[off + b] = kPullNone;
+    o.pull_id[off + b] = lane_[b].rd_id;
+    o.push_gnt[off + b] = false;
+    o.rf_gnt[off + b] = false;
+  }
+  idle_done_ = true;
+}
+
 void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
-  idle_ = false;
+  idle_ = idle_done_ = false;
   in_ = in;
   const unsigned L = p_.lanes;
   lane_.resize(L);
@@ -533,6 +546,12 @@ void Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint
 
 void Core::tick() {
   const unsigned L = p_.lanes;
+  if (idle_done_) {
+    // Nothing arrived (finish_idle): the banks keep their state.
+    if (wru_.on_tick()) tick_void_ = true;
+    wru_.tick(counts_);
+    return;
+  }
   // Did a bank change at this edge? (Bank::tick changes nothing without an
   // access: lane, WRU, network or virtualization, or a swap.)
   // Lsorting and none decide on a tick from the counts alone: a tick that
@@ -652,11 +671,11 @@ void System::step(const LaneIn& in, SysOut& o) {
   inject_valid.resize(C);
   inject_id.resize(C);
   core_out_.resize(C);
-  o.pull_status.clear();
-  o.pull_id.clear();
-  o.push_gnt.clear();
-  o.rf_gnt.clear();
-  o.rsv_gnt.clear();
+  o.pull_status.resize(std::size_t{C} * L);
+  o.pull_id.resize(std::size_t{C} * L);
+  o.push_gnt.resize(std::size_t{C} * L);
+  o.rf_gnt.resize(std::size_t{C} * L);
+  o.rsv_gnt.resize(C);
   for (unsigned c = 0; c < C; ++c) {
     o.sys_empty = o.sys_empty && cores_[c].core_empty();
     greedy[c] = cores_[c].greedy();
@@ -664,13 +683,21 @@ void System::step(const LaneIn& in, SysOut& o) {
   }
   icrn_.plan(greedy, eject_ready);
   for (unsigned c = 0; c < C; ++c) {
+    const std::size_t off = std::size_t{c} * L;
+    if (cores_[c].idle() && !eject_ready[c]) {
+      cores_[c].finish_idle(o, off);
+      o.rsv_gnt[c] = false;
+      inject_valid[c] = false;
+      inject_id[c] = 0;
+      continue;
+    }
     CoreOut& co = core_out_[c];
     cores_[c].finish(o.sys_empty, icrn_.inject_ready(c), icrn_.eject_valid(c), icrn_.eject_id(c), co);
-    o.pull_status.insert(o.pull_status.end(), co.pull_status.begin(), co.pull_status.end());
-    o.pull_id.insert(o.pull_id.end(), co.pull_id.begin(), co.pull_id.end());
-    o.push_gnt.insert(o.push_gnt.end(), co.push_gnt.begin(), co.push_gnt.end());
-    if (!co.rf_gnt.empty()) o.rf_gnt.insert(o.rf_gnt.end(), co.rf_gnt.begin(), co.rf_gnt.end());
-    o.rsv_gnt.push_back(co.rsv_gnt);
+    std::copy(co.pull_status.begin(), co.pull_status.end(), o.pull_status.begin() + off);
+    std::copy(co.pull_id.begin(), co.pull_id.end(), o.pull_id.begin() + off);
+    std::copy(co.push_gnt.begin(), co.push_gnt.end(), o.push_gnt.begin() + off);
+    std::copy(co.rf_gnt.begin(), co.rf_gnt.end(), o.rf_gnt.begin() + off);
+    o.rsv_gnt[c] = co.rsv_gnt;
     inject_valid[c] = co.inject_valid;
     inject_id[c] = co.inject_id;
   }

@@ -222,6 +222,8 @@ struct CoreOut {
   bool eject_ready = false;
 };
 
+struct SysOut;
+
 class Core {
  public:
   explicit Core(const Params& p);
@@ -234,6 +236,11 @@ class Core {
   // then work from it, and the banks are ticked only if the network's ID
   // arrives. False: call begin().
   bool try_idle(bool double_buf, const std::vector<bool>* global_greedy = nullptr);
+  // finish() of an idle cycle in which the network's ID does not arrive
+  // (!eject_ready(eject_valid)): no grants, no injection; the banks' heads as
+  // pull_id. Writes lanes off..off+lanes-1 of the system's outputs.
+  void finish_idle(SysOut& o, std::size_t off);
+  bool idle() const { return idle_; }
   bool core_empty() const { return wru_.core_empty(); }
   bool greedy() const { return wru_.greedy(); }
   // A bank can take the ICRN's work ID (raised only while one is offered).
@@ -265,6 +272,7 @@ class Core {
   std::uint32_t eject_id_ = 0;
   std::vector<bool> rd_ok_, ri_ok_;  // begin() scratch
   bool idle_ = false;      // this cycle reuses the plan (try_idle)
+  bool idle_done_ = false;  // ... and nothing arrives (finish_idle): tick() changes no bank
   bool plan_kept_ = false;  // lane_, counts_ and the WRU's plan are valid for an input-free cycle now
   bool tick_void_ = false;  // ... and for a tick too: lsorting or none, whose last tick on these banks did nothing
 };

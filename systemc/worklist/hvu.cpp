@@ -2,6 +2,7 @@
 #include "worklist/hvu.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -40,19 +41,14 @@ void Hvu::init(std::uint64_t base, std::uint64_t entries) {
 }
 
 std::uint64_t Hvu::Ring::ready(Tick now) const {
-  std::uint64_t n = 0;
-  for (const auto& [k, at] : stores) {
-    if (at > now) break;
-    n += k;
-  }
-  return n;
+  // The completed prefix only grows (the unit's `now` does not go back), and
+  // load() takes from it: extend it by the stores completed since.
+  while (done_i < stores.size() && stores[done_i].second <= now) done_n += stores[done_i++].first;
+  return done_n;
 }
 
 std::uint64_t Hvu::waiting(const Core& c) const {
-  std::uint64_t n = 0;
-  for (const auto& l : c.loads) n += l.second.size();
-  for (const auto& q : c.at_bank) n += q.size();
-  return n;
+  return c.loaded + c.queued;
 }
 
 std::uint64_t Hvu::held() const {
@@ -71,7 +67,7 @@ Hvu::Next Hvu::next_event() const {
   Next n;
   for (const Core& c : cores_) {
     if (c.demand || !c.spilled.empty()) n.now = true;
-    for (const auto& q : c.at_bank) n.now = n.now || !q.empty();
+    if (c.queued != 0) n.now = true;
     if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().first);
     if (p_.refill == Refill::Interval && c.ring[c.cur].count != 0) n.interval = true;
   }
@@ -196,16 +192,22 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
   }
   r.count -= n;
   // The stores the load consumed (they completed: only ready entries load).
+  if (r.ready(now) < n) throw std::logic_error("hvu: a load of entries whose stores have not completed");
+  r.done_n -= n;
   for (std::uint64_t left = n; left;) {
     auto& [k, at] = r.stores.front();
     const std::uint64_t m = std::min(left, k);
     k -= m, left -= m;
-    if (k == 0) r.stores.pop_front();
+    if (k == 0) {
+      r.stores.pop_front();
+      --r.done_i;
+    }
   }
   std::vector<std::pair<unsigned, std::uint32_t>> to;
   for (std::uint64_t k = 0; k < n; ++k)
     to.emplace_back(one_per_bank ? static_cast<unsigned>(k) : static_cast<unsigned>((first_bank + k) % p_.lanes),
                     ids[k]);
+  c.loaded += to.size();
   c.loads.emplace_back(done, std::move(to));
   c.inflight.push_back(done);
   std::sort(c.inflight.begin(), c.inflight.end());
@@ -234,6 +236,8 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
     // Loads that arrived: their IDs wait at their banks.
     while (!c.loads.empty() && c.loads.front().first <= now) {
       for (const auto& [b, id] : c.loads.front().second) c.at_bank[b].push_back(id);
+      c.loaded -= c.loads.front().second.size();
+      c.queued += c.loads.front().second.size();
       c.loads.pop_front();
     }
     Ring& r = c.ring[c.cur];
@@ -256,7 +260,7 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
         if (all) load(k, p_.lanes, true, 0, now);
       }
     }
-    for (unsigned b = 0; b < p_.lanes; ++b)
+    for (unsigned b = 0; b < p_.lanes && c.queued != 0; ++b)
       if (!c.at_bank[b].empty()) {
         in.rf_put[std::size_t{k} * p_.lanes + b] = true;
         in.rf_id[std::size_t{k} * p_.lanes + b] = c.at_bank[b].front();
@@ -273,6 +277,7 @@ void Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now) {
       const std::size_t i = std::size_t{k} * p_.lanes + b;
       if (in.rf_put[i] && out.rf_gnt[i]) {
         c.at_bank[b].pop_front();
+        --c.queued;
         ++refills;
       }
     }

@@ -109,6 +109,9 @@ class Hvu {
     std::uint64_t base = 0, cap = 0, head = 0, count = 0;
     std::deque<std::pair<std::uint64_t, Tick>> stores;  // (entries, complete at), in ring order
     std::uint64_t ready(Tick now) const;                // entries from the head whose stores completed
+    // ready()'s prefix of completed stores (`now` only grows): its length and entries.
+    mutable std::size_t done_i = 0;
+    mutable std::uint64_t done_n = 0;
   };
   struct Core {
     Ring ring[2];
@@ -116,6 +119,7 @@ class Hvu {
     std::vector<std::uint32_t> spilled;    // this cycle's spills, not yet stored
     std::deque<std::pair<Tick, std::vector<std::pair<unsigned, std::uint32_t>>>> loads;  // (arrives, (bank, id))
     std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
+    std::uint64_t loaded = 0, queued = 0;  // IDs in loads, in at_bank
     std::deque<Tick> inflight;             // completion times of loads and stores
     unsigned next_bank = 0;
     bool demand = false;                   // a pull waited this cycle
