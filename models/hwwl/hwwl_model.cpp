@@ -54,7 +54,11 @@ Bank::Virt Bank::virt(bool dbl, bool swap, const Lane& l, bool rd_take, bool ri_
 
 void Bank::tick(bool dbl, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
                 std::uint32_t ri_id, bool rf_put, std::uint32_t rf_id, bool rsv) {
-  const Lane l = lane(dbl, pull, push, swap);
+  tick(lane(dbl, pull, push, swap), dbl, swap, push_id, rd_take, ri_put, ri_id, rf_put, rf_id, rsv);
+}
+
+void Bank::tick(const Lane& l, bool dbl, bool swap, std::uint32_t push_id, bool rd_take, bool ri_put,
+                std::uint32_t ri_id, bool rf_put, std::uint32_t rf_id, bool rsv) {
   const Virt v = virt(dbl, swap, l, rd_take, ri_put, rf_put);
   if (rsv && !v.rsv_ok) throw std::logic_error("bank: reservation not granted");
   const unsigned pp = pull_part(dbl), sp = push_part(dbl);
@@ -426,7 +430,9 @@ void Icrn::plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_
   taken_.assign(n_, false);
   moved_.assign(n_, false);
   src_.assign(n_, 0);
-  for (unsigned oo = 0; oo < n_; ++oo) {
+  bool any = false;  // no hub input holds an ID: nothing moves
+  for (unsigned i = 0; i < n_ && !any; ++i) any = in_v_[i];
+  for (unsigned oo = 0; oo < n_ && any; ++oo) {
     const unsigned o = (rr_ + oo) % n_;
     for (unsigned ii = 0; ii < n_; ++ii) {
       const unsigned i = (rr_ + ii) % n_;
@@ -488,8 +494,13 @@ void Core::finish_idle(SysOut& o, std::size_t off) {
 }
 
 void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
-  idle_ = idle_done_ = false;
   in_ = in;
+  begin_input(global_greedy);
+}
+
+void Core::begin_input(const std::vector<bool>* global_greedy) {
+  const LaneIn& in = in_;
+  idle_ = idle_done_ = false;
   const unsigned L = p_.lanes;
   lane_.resize(L);
   counts_.resize(L);
@@ -572,7 +583,7 @@ void Core::tick() {
   for (unsigned b = 0; b < L; ++b) {
     const std::uint32_t ri_id = dec_.ri_net[b] ? eject_id_ : lane_[dec_.ri_src[b]].rd_id;
     const bool hvu = !in_.rf_put.empty();
-    banks_[b].tick(in_.double_buf, in_.swap, in_.pull[b], in_.push[b], in_.push_id[b], dec_.rd_take[b],
+    banks_[b].tick(lane_[b], in_.double_buf, in_.swap, in_.push_id[b], dec_.rd_take[b],
                    dec_.ri_put[b], ri_id, hvu && in_.rf_put[b], hvu ? in_.rf_id[b] : 0, rsv_gnt_);
   }
   wru_.tick(counts_);
@@ -620,7 +631,6 @@ SysOut System::step(const LaneIn& in) {
 
 void System::step(const LaneIn& in, SysOut& o) {
   const unsigned C = p_.cores, L = p_.lanes;
-  core_in_.resize(C);
   if (p_.scheme == Scheme::Gsorting) {
     // The monolithic WRU ranks all banks (pull-side counts before this
     // cycle's accesses, as every WRU sees them) in one cycle: the upper half
@@ -646,7 +656,7 @@ void System::step(const LaneIn& in, SysOut& o) {
       inputs = in.pull[l] || in.push[l] || (!in.rf_put.empty() && in.rf_put[l]);
     if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr))
       continue;
-    LaneIn& li = core_in_[c];
+    LaneIn& li = cores_[c].input();
     li.double_buf = in.double_buf;
     li.swap = in.swap;
     li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);
@@ -659,7 +669,7 @@ void System::step(const LaneIn& in, SysOut& o) {
     } else {
       li.rf_put.clear();
     }
-    cores_[c].begin(li, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr);
+    cores_[c].begin_input(p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr);
   }
   o.sys_empty = !icrn_.busy() && !in.hvu_busy;
   std::vector<bool>& greedy = greedy_;

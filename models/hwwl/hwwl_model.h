@@ -73,6 +73,9 @@ class Bank {
   bool push_full(bool double_buf) const { return occ(push_part(double_buf), double_buf) == cap(double_buf); }
   void tick(bool double_buf, bool swap, bool pull, bool push, std::uint32_t push_id, bool rd_take, bool ri_put,
             std::uint32_t ri_id, bool rf_put = false, std::uint32_t rf_id = 0, bool rsv = false);
+  // The same, given l = lane(double_buf, pull, push, swap) of this cycle.
+  void tick(const Lane& l, bool double_buf, bool swap, std::uint32_t push_id, bool rd_take, bool ri_put,
+            std::uint32_t ri_id, bool rf_put, std::uint32_t rf_id, bool rsv);
   // Work IDs of partition p in FIFO order (p = 0 in single mode).
   std::vector<std::uint32_t> contents(bool double_buf, bool pull_side) const;
   unsigned total() const { return cnt_[0] + cnt_[1]; }
@@ -229,6 +232,9 @@ class Core {
   explicit Core(const Params& p);
   void reset();
   void begin(const LaneIn& in, const std::vector<bool>* global_greedy = nullptr);
+  // begin() with the inputs written in place into input() (hwwl::System).
+  LaneIn& input() { return in_; }
+  void begin_input(const std::vector<bool>* global_greedy = nullptr);
   // Instead of begin(), for a cycle without lane or virtualization inputs
   // (no swap): when the banks and the WRU's plan are those of an earlier
   // input-free cycle off the redistribution tick (no pipelined sorting
@@ -316,7 +322,6 @@ class System {
   Params p_;
   std::vector<Core> cores_;
   Icrn icrn_;
-  std::vector<LaneIn> core_in_;  // per-core slices of the lane inputs (reused every cycle)
   std::vector<unsigned> all_counts_;  // gsorting: every bank's count
   // step() scratch
   std::vector<unsigned> sorted_;

@@ -46,6 +46,11 @@ class Backend {
   virtual bool net_busy() const { return true; }
   // Work IDs on the pull side of a bank (after the last edge).
   virtual unsigned pull_count(unsigned core, unsigned lane, bool double_buf) const = 0;
+  // Every bank's (core * lanes + lane) into counts.
+  virtual void pull_counts(bool double_buf, unsigned lanes, std::vector<unsigned>& counts) const {
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      counts[i] = pull_count(static_cast<unsigned>(i / lanes), static_cast<unsigned>(i % lanes), double_buf);
+  }
   // Where the work is, for diagnostics (empty when nothing is visible).
   virtual std::string where(bool double_buf) const = 0;
 };

@@ -273,7 +273,7 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
 void Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now) {
   for (unsigned k = 0; k < p_.cores; ++k) {
     Core& c = cores_[k];
-    for (unsigned b = 0; b < p_.lanes; ++b) {
+    for (unsigned b = 0; b < p_.lanes && c.queued != 0; ++b) {  // a refill is offered only from a queue
       const std::size_t i = std::size_t{k} * p_.lanes + b;
       if (in.rf_put[i] && out.rf_gnt[i]) {
         c.at_bank[b].pop_front();

@@ -75,6 +75,11 @@ class ModelBackend final : public Backend {
   unsigned pull_count(unsigned core, unsigned lane, bool dbl) const override {
     return sys_.core(core).bank(lane).count(dbl);
   }
+  void pull_counts(bool dbl, unsigned, std::vector<unsigned>& counts) const override {
+    const unsigned L = sys_.params().lanes;
+    for (unsigned c = 0; c < sys_.params().cores; ++c)
+      for (unsigned b = 0; b < L; ++b) counts[std::size_t{c} * L + b] = sys_.core(c).bank(b).count(dbl);
+  }
   std::string where(bool dbl) const override { return sys_.where(dbl); }
 
  private:
@@ -222,6 +227,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   interval_ = p.interval;
   redistributes_ = p.scheme != hwwl::Scheme::None;
   last_counts_.assign(in_.pull.size(), 0);
+  counts_.assign(in_.pull.size(), 0);
   core_has_work_.assign(cores, false);
   SC_HAS_PROCESS(Worklist);
   SC_THREAD(run);
@@ -405,16 +411,17 @@ void Worklist::step_cycle(bool idle) {
     }
   }
   bool same = presented.empty();
+  backend_->pull_counts(double_buf_, lanes_, counts_);
   for (unsigned c = 0; c < cores_; ++c) {
     unsigned busy = 0;
     for (unsigned b = 0; b < lanes_; ++b) {
-      const unsigned k = backend_->pull_count(c, b, double_buf_);
+      const unsigned k = counts_[std::size_t{c} * lanes_ + b];
       same = same && k == last_counts_[std::size_t{c} * lanes_ + b];
-      last_counts_[std::size_t{c} * lanes_ + b] = k;
       busy += k != 0;
     }
     core_has_work_[c] = busy != 0;
   }
+  last_counts_.swap(counts_);
   quiet_cycles_ = same ? quiet_cycles_ + 1 : 0;
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {

@@ -105,6 +105,7 @@ class Worklist : public sc_core::sc_module {
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
+  std::vector<unsigned> counts_;       // step_cycle() scratch
   std::vector<bool> core_has_work_;    // per core: a bank's count in last_counts_ is not zero
   struct Presented {  // a lane request that took its bank's port this cycle
     Request* r;
