@@ -117,6 +117,31 @@ want = {("topo", "rmat"): 0.5, ("swwl", "rmat"): 1.0, ("hw", "rmat"): 2.0,
 if got != want:
     failures.append(f"relative: {got} != {want}")
 
+# The area column: the synthesized unit of the case's configuration (a
+# made-up synthesis report, so the arithmetic is checked, not the numbers).
+synth = {"results": [
+    {"block": "bank", "params": {"Depth": 8}, "area_um2": 1e5},
+    {"block": "bank", "params": {"Depth": 32}, "area_um2": 4e5},
+    {"block": "wru", "params": {"Lanes": 16, "Scheme": 2, "Threshold": 5, "Interval": 10}, "area_um2": 5e5},
+    {"block": "icrn", "params": {"NumCores": 4}, "area_um2": 5e4},
+    {"block": "system", "params": {"NumCores": 4, "Lanes": 16, "Depth": 32, "Scheme": 2, "Threshold": 5,
+                                   "Interval": 10}, "area_um2": 4e7}]}
+unit = {"of": "hwwl", "part": "unit", "lanes": 16, "defaults": {"gpu.cus": 4}}
+redist = {**unit, "part": "redistribution"}
+for settings, spec, want in (
+        ({"bfs.variant": "swwl"}, unit, 0.0),
+        ({"bfs.variant": "hwwl"}, unit, 40.0),  # defaults: lsorting, 32 entries, 4 cores
+        ({"bfs.variant": "hwwl", "worklist.depth": 8}, unit, 40.0 - 4 * 16 * 0.3),
+        ({"bfs.variant": "hwwl", "worklist.depth": 65536}, unit, "not synthesized"),
+        ({"bfs.variant": "hwwl", "gpu.cus": 8}, unit, "not synthesized"),
+        ({"bfs.variant": "hwwl", "worklist.scheme": "threshold"}, unit, "not synthesized"),
+        ({"bfs.variant": "hwwl", "worklist.scheme": "gsorting"}, unit, "model only"),
+        ({"bfs.variant": "hwwl", "worklist.depth": 65536}, redist, 4 * 0.5 + 0.05),
+        ({"bfs.variant": "hwwl", "worklist.scheme": "none"}, redist, 0.0)):
+    got = X.hwwl_area(settings, spec, synth)
+    if (got != want) if isinstance(want, str) else (not isinstance(got, float) or abs(got - want) > 1e-9):
+        failures.append(f"hwwl_area({settings}, {spec['part']}) = {got}, want {want}")
+
 shutil.rmtree(tmp)
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))

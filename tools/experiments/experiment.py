@@ -36,6 +36,16 @@ some cases at the same grid point and seed:
         text: |
           What the study shows (free text under its table).
 
+A study of the hardware worklist may add the synthesized area of the
+configuration each case runs (column `area_mm2`, from synth/results.json;
+docs/synthesis.md), next to its speed-up:
+
+        area: {of: hwwl, part: unit, lanes: 16, defaults: {gpu.cus: 4}}
+
+`part: unit` is the whole unit (banks, WRUs, network); `part: redistribution`
+the WRUs and the network only (for infinite banks, which have no area).
+Software cases have none (0); cases the synthesis sweep does not cover say so.
+
 A point is identified by the hash of its fgsim arguments and of the fgsim
 binary, so re-running regenerates only points whose configuration or binary
 changed."""
@@ -255,6 +265,60 @@ def table(rows_, cols):
     return "\n".join(lines)
 
 
+_SCHEMES = {"none": 0, "threshold": 1, "lsorting": 2}  # rtl/hwwl/hwwl_pkg.sv
+_MODEL_ONLY = ("gsorting", "magic", "ideal_fifo", "ideal_sorted")
+
+
+def _synth_block(synth, block, params):
+    for r in synth["results"]:
+        if r["block"] == block and all(r["params"].get(k) == v for k, v in params.items()):
+            return r["area_um2"]
+    return None
+
+
+def hwwl_area(settings, spec, synth):
+    """The synthesized area in mm^2 of the hardware worklist a run configures
+    (settings: its --set values), or a word saying why there is none."""
+    variant = next((v for k, v in settings.items() if k.endswith(".variant")), None)
+    if variant != "hwwl":
+        return 0.0  # a software worklist or topology-driven kernel: no worklist hardware
+    s = {**(spec.get("defaults") or {}), **settings}
+    scheme = str(s.get("worklist.scheme", "lsorting"))
+    if scheme in _MODEL_ONLY:
+        return "model only"
+    cores, lanes = int(s.get("gpu.cus", 4)), int(spec["lanes"])
+    depth = int(s.get("worklist.depth", 32))
+    thr, interval = int(s.get("worklist.threshold", 5)), int(s.get("worklist.interval", 10))
+    wru = _synth_block(synth, "wru", {"Lanes": lanes, "Scheme": _SCHEMES[scheme], "Threshold": thr,
+                                      "Interval": interval})
+    icrn = _synth_block(synth, "icrn", {"NumCores": cores})
+    if spec.get("part", "unit") == "redistribution":
+        if scheme == "none":
+            return 0.0  # no WRU decisions and no network traffic
+        return "not synthesized" if wru is None or icrn is None else (cores * wru + icrn) / 1e6
+    # The whole unit: the synthesized system at 32 entries, with its banks
+    # replaced by the synthesized banks of this depth (the rest is unchanged).
+    system = _synth_block(synth, "system", {"NumCores": cores, "Lanes": lanes, "Depth": 32,
+                                            "Scheme": _SCHEMES[scheme], "Threshold": thr, "Interval": interval})
+    b32, bd = _synth_block(synth, "bank", {"Depth": 32}), _synth_block(synth, "bank", {"Depth": depth})
+    if system is None or b32 is None or bd is None:
+        return "not synthesized"
+    return (system - cores * lanes * (b32 - bd)) / 1e6
+
+
+def _area_column(study, rs, root):
+    spec = study["area"]
+    if spec.get("of") != "hwwl":
+        raise SystemExit(f"study {study['name']}: area: only 'of: hwwl' is known")
+    with open(os.path.join(root, "synth", "results.json")) as f:
+        synth = json.load(f)
+    grid = list((study.get("grid") or {}).keys())
+    for r in rs:
+        settings = {**(study.get("fixed") or {}), **((study.get("cases") or {}).get(r.get("case")) or {}),
+                    **{k: number(r[k]) for k in grid}}
+        r["area_mm2"] = hwwl_area(settings, spec, synth)
+
+
 def page(exp, name, csv_path, page_path, plot_dir, root):
     all_rows = read_csv(csv_path)
     rel = os.path.relpath(plot_dir, os.path.dirname(page_path))
@@ -268,6 +332,9 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
         cols = (["case"] if s.get("cases") else []) + list((s.get("grid") or {}).keys()) + \
             (["seed"] if len(s.get("seeds", [1])) > 1 else []) + list(s["metrics"].keys()) + \
             ([s["relative"]["name"]] if s.get("relative") else [])
+        if s.get("area"):
+            _area_column(s, rs, root)
+            cols.append("area_mm2")
         out += [f"## {s.get('title', s['name'])}", "",
                 f"`fgsim run {s.get('workload', '<workload>')} --preset {s.get('preset', '<preset>')}`" +
                 "".join(f" `--set {k}={fmt_value(v)}`" for k, v in (s.get("fixed") or {}).items()) +
@@ -281,6 +348,15 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
             r_ = s["relative"]
             out += [f"`{r_['name']}` = the smallest `{r_['of']}` of the cases " +
                     ", ".join(f"`{c}`" for c in r_["to"]) + f" at the same point, over this row's `{r_['of']}`.", ""]
+        if s.get("area"):
+            part = s["area"].get("part", "unit")
+            out += ["`area_mm2` = the synthesized area (synth/results.json, OSU 0.18 um; docs/synthesis.md) of " +
+                    ("the worklist unit this case configures: the 4-core system at 32 entries per bank, its banks "
+                     "replaced by the synthesized banks of the case's depth" if part == "unit" else
+                     "the redistribution hardware this case configures: a WRU per core and the inter-core network "
+                     "(infinite banks have no area)") +
+                    "; 0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
+                    "sweep has no such block.", ""]
         out += [table(rs, cols), ""]
         if s.get("plot"):
             out += [f"![{s['name']}]({rel}/{s['name']}.svg)", ""]
