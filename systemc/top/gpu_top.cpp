@@ -66,6 +66,9 @@ std::string GpuTop::diagnose() const {
   for (std::size_t i = 0; i < all.size() && i < kShown; ++i) s += "\n  " + all[i].second;
   if (all.size() > kShown) s += fmt::format("\n  ... and {} more", all.size() - kShown);
   if (!queued.empty()) s += "\n  " + queued;
+  // What the hardware worklist holds (work IDs, the overflow buffer, active
+  // lanes in single-buffer mode): why its blocked wavefronts wait.
+  if (worklist_) s += "\n  worklist: " + worklist_->where();
   return s;
 }
 

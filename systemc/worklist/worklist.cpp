@@ -141,6 +141,10 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
       skipped_cycles(StatGroup("gpu.worklist"), "skipped_cycles",
                      "of the cycles, those fast-forwarded without stepping the backend (worklist.fast_forward)",
                      "cycles"),
+      done_holds(StatGroup("gpu.worklist"), "done_holds",
+                 "single-buffer mode: pulls answered WAIT instead of DONE because other threads were still active "
+                 "(they may push)",
+                 ""),
       hvu_(Hvu::Params{cores, lanes_, static_cast<unsigned>(kDepth.get(cfg)),
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"))),
                        static_cast<unsigned>(kInterval.get(cfg)), static_cast<unsigned>(kHvuRequests.get(cfg)),
@@ -269,6 +273,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   r->push = push;
   c.for_each([&](Lane& l) {
     r->lanes.push_back(&l);
+    if (!push && !double_buf_) active_lanes_.erase(&l);  // back at the pull: no longer active
     if (push) {
       const auto id = static_cast<std::uint32_t>(l.pending.value);
       if (id >= id_limit_)
@@ -289,6 +294,7 @@ void Worklist::submit(IssueContext& c, bool push) {
 }
 
 void Worklist::kernel_done() {
+  active_lanes_.clear();  // the kernel's threads have ended
   if (!double_buf_) return;
   swap_ = true;
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -300,8 +306,10 @@ std::string Worklist::where() const {
   std::string w = backend_->where(double_buf_);
   const std::string v = hvu_.where();
   if (!v.empty()) w += (w.empty() ? "" : "; ") + v;
-  if (inside_ == 0) return "nothing inside";
-  return fmt::format("{} work IDs{}{}", inside_, w.empty() ? "" : ": ", w);
+  const std::string act =
+      double_buf_ ? "" : fmt::format("; single-buffer mode, {} lanes active since their last pull", active_lanes_.size());
+  if (inside_ == 0) return "nothing inside" + act;
+  return fmt::format("{} work IDs{}{}{}", inside_, w.empty() ? "" : ": ", w, act);
 }
 
 void Worklist::deliver(Request& r, Tick at) { r.h.cu->wake(r.h, at, true); }
@@ -380,9 +388,13 @@ void Worklist::step_cycle(bool idle) {
         --inside_;
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
+        if (!double_buf_) active_lanes_.insert(&l);
       } else if (st == hwwl::kPullWait && hvu && hvu_.pull_waits(r.core, static_cast<unsigned>(p.bank % lanes_), now)) {
         continue;  // the core's overflow buffer has work: the pull waits for the refill (the lane tries again)
-      } else if (st == hwwl::kPullWait) {
+      } else if (st == hwwl::kPullWait || (!double_buf_ && !active_lanes_.empty())) {
+        // Single-buffer mode: the system is empty, but active threads may
+        // still push (Sec. III-C): WAIT, not DONE.
+        if (st != hwwl::kPullWait) ++done_holds;
         ++pull_waits;
         l.pending.result = kWait;
       } else {
@@ -426,7 +438,7 @@ void Worklist::step_cycle(bool idle) {
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
-    bool go = out.sys_empty;
+    bool go = out.sys_empty && (double_buf_ || active_lanes_.empty());
     if (!go && core_has_work_[r.core])
       for (Lane* l : r.lanes)
         if (last_counts_[std::size_t{r.core} * lanes_ + l->lane_id() % lanes_] != 0) {

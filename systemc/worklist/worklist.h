@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <systemc>
@@ -120,6 +121,11 @@ class Worklist : public sc_core::sc_module {
   std::uint64_t interval_ = 1;         // redistribution interval
   bool redistributes_ = false;         // a scheme with redistribution ticks
   std::vector<std::unique_ptr<Request>> pending_, waiting_;
+  // Single-buffer mode: the lanes whose last pull returned a work ID (they
+  // may still push). The paper's rule (Sec. III-C): DONE only when there is
+  // no more work in the system and all threads are waiting; while a lane is
+  // active the unit answers WAIT instead (done_holds).
+  std::unordered_set<const Lane*> active_lanes_;
   sc_core::sc_event wake_;
   Backend::In in_;
   Backend::Out out_;
@@ -127,7 +133,7 @@ class Worklist : public sc_core::sc_module {
 
  public:
   Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles,
-      skipped_cycles;
+      skipped_cycles, done_holds;
 
  private:
   Hvu hvu_;

@@ -184,8 +184,66 @@ TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
   EXPECT_FALSE(sc_core::sc_pending_activity());  // no events left: the driver reports a deadlock
   const std::string d = h->top().diagnose();
   EXPECT_NE(d.find("blocked on wlpull"), std::string::npos) << d;
+  EXPECT_NE(d.find("worklist: 32 work IDs: core 0 lane"), std::string::npos) << d;  // where the work is
   EXPECT_GT(wl::Worklist::active()->work_inside(), 0u);
   h->reap();
+}
+
+// Single-buffer mode: DONE only when no thread holds work (Sec. III-C). The
+// thread that pulls the seed ID 5000 works on it for 400 cycles, then pushes
+// 24 more and raises a flag in memory; everyone pulls until DONE, counts
+// what it pulled, and after DONE reads the flag. Had a thread got DONE while
+// the list was empty but the seed's thread was still working, it would have
+// left before the flag was raised.
+Task<> push_seed(Lane& l) {
+  co_await wl::wl_cfg(l, false);
+  if (l.global_id() == 0) co_await wl::wl_push(l, 5000);
+}
+
+Task<> seed_kernel(Lane& l, std::uint64_t counts, std::uint64_t flag, std::uint64_t seen) {
+  std::uint32_t got = 0;
+  std::uint32_t u = co_await wl::wl_pull(l);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) {
+      ++got;
+      if (u == 5000) {
+        co_await l.sleep(400);
+        for (std::uint32_t k = 1; k <= 24; ++k) co_await wl::wl_push(l, 5000 + k);
+        co_await l.store<std::uint32_t>(flag, 1);
+      }
+    }
+    u = co_await wl::wl_pull(l);
+  }
+  co_await l.store<std::uint32_t>(counts + 4ull * l.global_id(), got);
+  const std::uint32_t f = co_await l.load<std::uint32_t>(flag);
+  co_await l.store<std::uint32_t>(seen + 4ull * l.global_id(), f);
+}
+
+TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint32_t> counts, seen;
+  HostHarness h(test::make_config("kim2014", {"gpu.cus=1"}), [&](Host& host) {
+    const std::uint64_t c = host.upload(std::vector<std::uint32_t>(128, 0));
+    const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
+    const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
+    host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
+    wl::Worklist::active()->kernel_done();
+    counts = host.download<std::uint32_t>(c, 128);
+    seen = host.download<std::uint32_t>(s, 128);
+  });
+  h.run();
+  ASSERT_EQ(counts.size(), 128u);
+  std::uint32_t total = 0, early = 0;
+  for (auto n : counts) total += n;
+  for (auto f : seen) early += f == 0;
+  EXPECT_EQ(total, 25u);  // every ID once
+  EXPECT_EQ(early, 0u) << "threads got DONE while the seed's thread still held work";
+  EXPECT_EQ(wl::Worklist::active()->work_inside(), 0u);
+  EXPECT_GT(h.stat("gpu.worklist.done_holds"), 0);
+  EXPECT_EQ(h.stat("gpu.worklist.pull_dones"), 128);
 }
 
 TEST(Overflow, APushToAFullBankIsTheHardwareException) {

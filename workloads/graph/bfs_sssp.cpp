@@ -60,8 +60,9 @@ struct Workload {
   Param<std::string> sw_push;
   Param<std::uint64_t> sw_threads;
   Param<bool> sw_donate;
-  // The hardware worklist's overflow buffer (hwwl only).
+  // The hardware worklist's overflow buffer and buffering mode (hwwl only).
   Param<std::int64_t> overflow;
+  Param<std::string> buffer;
 };
 
 Workload make(const char* name, bool weighted) {
@@ -88,7 +89,12 @@ Workload make(const char* name, bool weighted) {
                                       "hwwl overflow buffer per core, given to wlinit (Sec. III-D): -1: two per "
                                       "node (a node is pushed at most once per step, so a round's half never "
                                       "fills); 0: none (a push to a full bank is the hardware exception)",
-                                      {{-1}, {1ll << 32}}}};
+                                      {{-1}, {1ll << 32}}},
+                  Param<std::string>{n + ".hwwl.buffer", "double", std::vector<std::string>{"double", "single"},
+                                     "hwwl worklist mode (wlcfg): double: one kernel per step, pulls and pushes on "
+                                     "separate partitions swapped between kernels (the paper's evaluation); single: "
+                                     "one persistent kernel whose pushes go to the list it pulls, steps overlapping "
+                                     "(label-correcting; Sec. V-C, Fig. 8)"}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -322,6 +328,37 @@ Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level) {
   }
 }
 
+// Single-buffer mode (Sec. V-C, Fig. 8): one persistent kernel; pushes go
+// to the list the pulls read, so levels overlap. Label-correcting: a node is
+// pushed again whenever its level drops (atomic min), and the levels
+// converge to the BFS levels. The unit answers DONE only once no thread is
+// active (docs/worklists.md, "Single-buffer mode").
+Task<> hwwl_init_single(Lane& l, std::uint32_t src, std::uint64_t overflow, std::uint64_t entries) {
+  co_await wl::wl_cfg(l, false);
+  co_await wl::wl_init(l, overflow, entries);
+  if (l.global_id() == 0) co_await wl::wl_push(l, src);
+}
+
+Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u) {
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), du + 1);
+    if (du + 1 < old) co_await wl::wl_push(l, v);
+  }
+}
+
+Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
+  std::uint32_t u = co_await wl::wl_pull(l);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) co_await bfs_visit_single(l, g, dist, u);
+    u = co_await wl::wl_pull(l);
+  }
+}
+
 Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, std::uint32_t u) {
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
@@ -336,6 +373,30 @@ Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, 
       const auto seen = co_await l.atomic_exch<std::uint32_t>(at(stamp, v), step);
       if (seen != step) co_await wl::wl_push(l, v);
     }
+  }
+}
+
+// sssp in single-buffer mode: a node is pushed whenever its distance drops.
+Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u) {
+  const auto du = co_await l.load<std::uint32_t>(at(dist, u));
+  const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
+  const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
+    co_await l.alu(1);
+    const auto nd = relaxed(du, wt);
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
+    if (nd < old) co_await wl::wl_push(l, v);
+  }
+}
+
+Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
+  std::uint32_t u = co_await wl::wl_pull(l);
+  for (;;) {
+    if (u == wl::kDone) break;
+    if (u != wl::kWait) co_await sssp_visit_single(l, g, dist, u);
+    u = co_await wl::wl_pull(l);
   }
 }
 
@@ -381,9 +442,10 @@ void run(const Workload& wl, Host& h) {
     if (variant != "swwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
                                   wl.variant.name(), variant));
-  if (variant != "hwwl" && !cfg.is_default(wl.overflow.name()))
-    throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", wl.overflow.name(),
-                                cfg.origin(wl.overflow.name()), wl.variant.name(), variant));
+  for (const std::string& k : {wl.overflow.name(), wl.buffer.name()})
+    if (variant != "hwwl" && !cfg.is_default(k))
+      throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
+                                  wl.variant.name(), variant));
   if (sw.donate && sw.threads == 0)
     throw UserError(fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
                                 "nothing to donate)",
@@ -432,14 +494,28 @@ void run(const Workload& wl, Host& h) {
     const std::int64_t ov = wl.overflow.get(cfg);
     const std::uint64_t entries = ov < 0 ? 2ull * g.nodes : static_cast<std::uint64_t>(ov);
     const std::uint64_t overflow = entries ? h.alloc(4ull * entries * h.cus()) : 0;
-    h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, src, overflow, entries); }});
-    unit->kernel_done();  // the source moves to the pull side
-    for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
-      if (wl.weighted)
-        launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step); });
-      else
-        launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step); });
+    if (wl.buffer.get(cfg) == "single") {
+      h.run_kernel(
+          {"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init_single(l, src, overflow, entries); }});
       unit->kernel_done();
+      if (wl.weighted)
+        launch("sssp_hwwl_single", threads, [=](Lane& l) { return sssp_hwwl_single(l, dg, dist); });
+      else
+        launch("bfs_hwwl_single", threads, [=](Lane& l) { return bfs_hwwl_single(l, dg, dist); });
+      unit->kernel_done();
+      if (unit->work_inside() != 0)
+        throw SimFault(fmt::format("{}: single-buffer kernel ended with {} work IDs inside ({})", wl.name,
+                                   unit->work_inside(), unit->where()));
+    } else {
+      h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, src, overflow, entries); }});
+      unit->kernel_done();  // the source moves to the pull side
+      for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
+        if (wl.weighted)
+          launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step); });
+        else
+          launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step); });
+        unit->kernel_done();
+      }
     }
   } else {
     Lists w{h.alloc(4ull * g.nodes), h.alloc(4ull * g.nodes), flag, 0, 1, g.nodes};
