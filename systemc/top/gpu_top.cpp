@@ -68,7 +68,7 @@ std::string GpuTop::diagnose() const {
   if (!queued.empty()) s += "\n  " + queued;
   // What the hardware worklist holds (work IDs, the overflow buffer, active
   // lanes in single-buffer mode): why its blocked wavefronts wait.
-  if (worklist_) s += "\n  worklist: " + worklist_->where();
+  if (worklist_ && worklist_->in_use()) s += "\n  worklist: " + worklist_->where();
   return s;
 }
 

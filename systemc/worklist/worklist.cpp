@@ -302,6 +302,10 @@ void Worklist::kernel_done() {
 
 unsigned Worklist::work_inside() const { return static_cast<unsigned>(inside_); }
 
+bool Worklist::in_use() const {
+  return inside_ != 0 || hvu_.held() != 0 || !pending_.empty() || !waiting_.empty() || !active_lanes_.empty();
+}
+
 std::string Worklist::where() const {
   std::string w = backend_->where(double_buf_);
   const std::string v = hvu_.where();

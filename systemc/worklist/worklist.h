@@ -84,6 +84,9 @@ class Worklist : public sc_core::sc_module {
   // Work IDs inside (banks, both partitions, network).
   unsigned work_inside() const;
   std::string where() const;
+  // Anything to say in a deadlock diagnosis: work inside, requests, blocked
+  // waiters or (single-buffer mode) active lanes.
+  bool in_use() const;
 
  private:
   struct Request;

@@ -49,6 +49,9 @@ const Case kCases[] = {
     {"BfsRmatSpillInterval", "bfs", "--preset kim2014 --set gpu.cus=4 --set bfs.scale=9"},
     {"SsspRmatSpillOnDemand", "sssp", "--preset kim2014 --set gpu.cus=4 --set worklist.refill=on_demand "
                                       "--set sssp.scale=9"},
+    // Single-buffer mode (one persistent kernel; the unit's DONE rule).
+    {"BfsGridSingleBuffer", "bfs", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
+                                   "--set bfs.generator=grid --set bfs.scale=8 --set bfs.hwwl.buffer=single"},
 };
 
 // ctest lists the case by name (not its bytes).
