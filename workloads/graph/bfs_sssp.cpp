@@ -312,22 +312,6 @@ Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, s
   }
 }
 
-// Persistent threads pull until DONE; WAIT: pull again (a wavefront whose
-// lanes all got WAIT is blocked by the unit until it can retry). The loop's
-// pull is at its bottom: lanes reconverge at the lowest pending
-// source site (docs/compute-unit.md), so lanes that got WAIT wait there until
-// the lanes that got work come round to pull again (the paper's "waiting
-// threads ... reconverge when the active threads pull again", Sec. III-C). A
-// pull at the top would be issued again and again ahead of the working lanes.
-Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level) {
-  std::uint32_t u = co_await wl::wl_pull(l);
-  for (;;) {
-    if (u == wl::kDone) break;
-    if (u != wl::kWait) co_await bfs_visit(l, g, dist, level, u);
-    u = co_await wl::wl_pull(l);
-  }
-}
-
 // Single-buffer mode (Sec. V-C, Fig. 8): one persistent kernel; pushes go
 // to the list the pulls read, so levels overlap. Label-correcting: a node is
 // pushed again whenever its level drops (atomic min), and the levels
@@ -347,15 +331,6 @@ Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), du + 1);
     if (du + 1 < old) co_await wl::wl_push(l, v);
-  }
-}
-
-Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
-  std::uint32_t u = co_await wl::wl_pull(l);
-  for (;;) {
-    if (u == wl::kDone) break;
-    if (u != wl::kWait) co_await bfs_visit_single(l, g, dist, u);
-    u = co_await wl::wl_pull(l);
   }
 }
 
@@ -391,22 +366,39 @@ Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t 
   }
 }
 
-Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
+// Persistent threads pull until DONE; WAIT: pull again (a wavefront whose
+// lanes all got WAIT is blocked by the unit until it can retry). The loop's
+// pull is at its bottom: lanes reconverge at the lowest pending
+// source site (docs/compute-unit.md), so lanes that got WAIT wait there until
+// the lanes that got work come round to pull again (the paper's "waiting
+// threads ... reconverge when the active threads pull again", Sec. III-C). A
+// pull at the top would be issued again and again ahead of the working lanes.
+// It is defined after every visit function: the min-PC rule orders sites by
+// file position, and the pull must come after the visit's operations.
+template <class Visit>
+Task<> pull_loop(Lane& l, Visit visit) {
   std::uint32_t u = co_await wl::wl_pull(l);
   for (;;) {
     if (u == wl::kDone) break;
-    if (u != wl::kWait) co_await sssp_visit_single(l, g, dist, u);
+    if (u != wl::kWait) co_await visit(u);
     u = co_await wl::wl_pull(l);
   }
 }
 
+Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit(l, g, dist, level, u); });
+}
+
+Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit_single(l, g, dist, u); });
+}
+
+Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u); });
+}
+
 Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step) {
-  std::uint32_t u = co_await wl::wl_pull(l);
-  for (;;) {
-    if (u == wl::kDone) break;
-    if (u != wl::kWait) co_await sssp_visit(l, g, dist, stamp, step, u);
-    u = co_await wl::wl_pull(l);
-  }
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u); });
 }
 
 // ---- host side ------------------------------------------------------------------
