@@ -171,7 +171,7 @@ void SortNet::tick(const std::vector<unsigned>& keys, bool en) {
   Vec v = pack(keys);
   bool valid = en;
   std::vector<Vec> next;
-  std::vector<bool> next_valid;
+  Bits next_valid;
   unsigned r = 0;
   for (unsigned l = 0; l < layers(); ++l) {
     if (valid) apply(layers_[l], v);  // an invalid segment's result is zeros anyway
@@ -195,13 +195,13 @@ void Wru::reset() {
   sort_.reset();
 }
 
-void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok,
-               const std::vector<bool>* global_greedy) {
+void Wru::plan(const std::vector<unsigned>& counts, const Bits& rd_ok, const Bits& ri_ok,
+               const Bits* global_greedy) {
   const unsigned L = p_.lanes, T = p_.threshold, half = L / 2;
   cnt_ = counts;
   rd_ok_ = rd_ok;
-  std::vector<bool>& greedy = greedy_b_;
-  std::vector<bool>& needy = needy_b_;
+  Bits& greedy = greedy_b_;
+  Bits& needy = needy_b_;
   greedy.resize(L);
   needy.resize(L);
   unsigned n_greedy = 0, n_needy = 0;
@@ -226,7 +226,7 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
   }
   const bool tick = tick_ == p_.interval - 1;
 
-  std::vector<bool>& pair_v = pair_v_;
+  Bits& pair_v = pair_v_;
   std::vector<unsigned>& pair_d = pair_d_;
   pair_v.assign(L, false);
   pair_d.assign(L, 0);
@@ -260,7 +260,7 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
     // bank with more than one ID may (not only those above the threshold, as
     // in lsorting: the global ranking, not the threshold, says who has too
     // much).
-    const std::vector<bool>& gg = *global_greedy;
+    const Bits& gg = *global_greedy;
     SortNet::Out& s = sorted_;
     sort_.eval(counts, sort_en(), s);
     bool still = true;
@@ -309,7 +309,7 @@ void Wru::plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_
       pair_put_[r] = true;
       pair_src_[r] = pair_d[r];
     }
-  std::vector<bool>& busy = busy_;
+  Bits& busy = busy_;
   busy.resize(L);
   for (unsigned b = 0; b < L; ++b) busy[b] = pair_take_[b] || pair_put_[b];
   if (cand_v_) busy[cand_] = true;
@@ -349,7 +349,7 @@ bool Wru::plan_void() const {
   return true;
 }
 
-void Wru::regreedy(const std::vector<bool>& global_greedy) {
+void Wru::regreedy(const Bits& global_greedy) {
   const unsigned L = p_.lanes;
   unsigned g = 0;
   for (unsigned b = 0; b < L; ++b) g += global_greedy[b];
@@ -426,7 +426,7 @@ std::string Icrn::where() const {
   return s;
 }
 
-void Icrn::plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_ready) {
+void Icrn::plan(const Bits& greedy, const Bits& eject_ready) {
   taken_.assign(n_, false);
   moved_.assign(n_, false);
   src_.assign(n_, 0);
@@ -445,9 +445,9 @@ void Icrn::plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_
   }
 }
 
-void Icrn::tick(const std::vector<bool>& inject_valid, const std::vector<std::uint32_t>& inject_id,
-                const std::vector<bool>& eject_ready) {
-  std::vector<bool> in_v(n_), out_v(n_);
+void Icrn::tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id,
+                const Bits& eject_ready) {
+  Bits in_v(n_), out_v(n_);
   std::vector<std::uint32_t> in_id(n_), out_id(n_);
   for (unsigned c = 0; c < n_; ++c) {
     const bool accept = inject_valid[c] && inject_ready(c);
@@ -472,7 +472,7 @@ void Core::reset() {
   idle_ = idle_done_ = plan_kept_ = tick_void_ = false;
 }
 
-bool Core::try_idle(bool double_buf, const std::vector<bool>* global_greedy) {
+bool Core::try_idle(bool double_buf, const Bits* global_greedy) {
   if (!plan_kept_ || double_buf != in_.double_buf || (wru_.on_tick() && !tick_void_) || p_.sort_stages != 0)
     return false;
   if (p_.scheme == Scheme::Gsorting) wru_.regreedy(*global_greedy);
@@ -493,19 +493,19 @@ void Core::finish_idle(SysOut& o, std::size_t off) {
   idle_done_ = true;
 }
 
-void Core::begin(const LaneIn& in, const std::vector<bool>* global_greedy) {
+void Core::begin(const LaneIn& in, const Bits* global_greedy) {
   in_ = in;
   begin_input(global_greedy);
 }
 
-void Core::begin_input(const std::vector<bool>* global_greedy) {
+void Core::begin_input(const Bits* global_greedy) {
   const LaneIn& in = in_;
   idle_ = idle_done_ = false;
   const unsigned L = p_.lanes;
   lane_.resize(L);
   counts_.resize(L);
-  std::vector<bool>& rd_ok = rd_ok_;
-  std::vector<bool>& ri_ok = ri_ok_;
+  Bits& rd_ok = rd_ok_;
+  Bits& ri_ok = ri_ok_;
   rd_ok.resize(L);
   ri_ok.resize(L);
   for (unsigned b = 0; b < L; ++b) {
@@ -672,9 +672,9 @@ void System::step(const LaneIn& in, SysOut& o) {
     cores_[c].begin_input(p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr);
   }
   o.sys_empty = !icrn_.busy() && !in.hvu_busy;
-  std::vector<bool>& greedy = greedy_;
-  std::vector<bool>& eject_ready = eject_ready_;
-  std::vector<bool>& inject_valid = inject_valid_;
+  Bits& greedy = greedy_;
+  Bits& eject_ready = eject_ready_;
+  Bits& inject_valid = inject_valid_;
   std::vector<std::uint32_t>& inject_id = inject_id_;
   greedy.resize(C);
   eject_ready.resize(C);

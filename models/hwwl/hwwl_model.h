@@ -17,6 +17,11 @@
 
 namespace fg::hwwl {
 
+// One flag per bank, lane or core. Bytes, not std::vector<bool>: the model
+// copies and slices these every stepped cycle, and packed bits made those
+// copies a tenth of a 16-core BFS run's host time.
+using Bits = std::vector<std::uint8_t>;
+
 // Gsorting is the golden model's alone (the RTL has none, threshold and
 // lsorting): the paper's global sorting-based scheme (Sec. III-C), a
 // monolithic WRU ranking every bank of every core, which it calls unrealistic
@@ -120,9 +125,9 @@ class SortNet {
   Vec pack(const std::vector<unsigned>& keys) const;
   unsigned n_, key_width_, idx_width_;
   std::vector<Layer> layers_;
-  std::vector<bool> reg_after_;
+  Bits reg_after_;
   std::vector<Vec> regs_;  // register contents, in layer order
-  std::vector<bool> valid_;  // their valid bits
+  Bits valid_;  // their valid bits
   mutable Vec v_;            // eval() scratch
 };
 
@@ -134,14 +139,14 @@ class Wru {
   // Phase 1: from counts and the banks' ok signals. `global_greedy` (gsorting
   // only): which of this core's banks the monolithic WRU ranks in the upper
   // half of all banks of all cores.
-  void plan(const std::vector<unsigned>& counts, const std::vector<bool>& rd_ok, const std::vector<bool>& ri_ok,
-            const std::vector<bool>* global_greedy = nullptr);
+  void plan(const std::vector<unsigned>& counts, const Bits& rd_ok, const Bits& ri_ok,
+            const Bits* global_greedy = nullptr);
   bool eject_ready() const { return eject_ready_; }
   bool greedy() const { return greedy_; }
   bool core_empty() const { return core_empty_; }
   // Phase 2.
   struct Decision {
-    std::vector<bool> rd_take, ri_put, ri_net;
+    Bits rd_take, ri_put, ri_net;
     std::vector<unsigned> ri_src;
     bool inject_valid = false;
     unsigned inject_sel = 0;
@@ -158,7 +163,7 @@ class Wru {
   bool plan_void() const;
   // gsorting: the core's greedy bit from a new global ranking, the rest of
   // the plan unchanged (Core::try_idle).
-  void regreedy(const std::vector<bool>& global_greedy);
+  void regreedy(const Bits& global_greedy);
 
  private:
   Params p_;
@@ -166,12 +171,12 @@ class Wru {
   unsigned tick_ = 0, rr_ = 0;
   // plan() results
   std::vector<unsigned> cnt_;
-  std::vector<bool> rd_ok_, pair_take_, pair_put_;
+  Bits rd_ok_, pair_take_, pair_put_;
   std::vector<unsigned> pair_src_;
   bool cand_v_ = false, eject_ready_ = false, greedy_ = false, core_empty_ = true;
   unsigned cand_ = 0, best_ = 0;
   // plan() scratch (members so that a cycle allocates nothing)
-  std::vector<bool> greedy_b_, needy_b_, pair_v_, busy_;
+  Bits greedy_b_, needy_b_, pair_v_, busy_;
   SortNet::Out sorted_;
   std::vector<unsigned> pair_d_;
 };
@@ -184,10 +189,10 @@ class Icrn {
   bool busy() const;
   bool eject_valid(unsigned c) const { return out_v_[c]; }
   std::uint32_t eject_id(unsigned c) const { return out_id_[c]; }
-  void plan(const std::vector<bool>& greedy, const std::vector<bool>& eject_ready);
+  void plan(const Bits& greedy, const Bits& eject_ready);
   bool inject_ready(unsigned c) const { return !in_v_[c] || taken_[c]; }
-  void tick(const std::vector<bool>& inject_valid, const std::vector<std::uint32_t>& inject_id,
-            const std::vector<bool>& eject_ready);
+  void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id,
+            const Bits& eject_ready);
   unsigned held() const;  // work IDs inside
   void skip(std::uint64_t n) { rr_ = static_cast<unsigned>((rr_ + n) % n_); }  // n cycles without a move
   std::vector<std::uint32_t> contents() const;
@@ -196,7 +201,7 @@ class Icrn {
 
  private:
   unsigned n_, rr_ = 0;
-  std::vector<bool> in_v_, out_v_, taken_, moved_;
+  Bits in_v_, out_v_, taken_, moved_;
   std::vector<std::uint32_t> in_id_, out_id_;
   std::vector<unsigned> src_;
 };
@@ -204,20 +209,20 @@ class Icrn {
 // hwwl_core
 struct LaneIn {
   bool double_buf = false, swap = false;
-  std::vector<bool> pull, push;
+  Bits pull, push;
   std::vector<std::uint32_t> push_id;
   // The virtualization unit's side (empty: no HVU): refills per bank,
   // reservations per core, and whether the HVUs hold work (system only).
-  std::vector<bool> rf_put;
+  Bits rf_put;
   std::vector<std::uint32_t> rf_id;
-  std::vector<bool> rsv;
+  Bits rsv;
   bool hvu_busy = false;
 };
 struct CoreOut {
   std::vector<std::uint8_t> pull_status;
   std::vector<std::uint32_t> pull_id;
-  std::vector<bool> push_gnt;
-  std::vector<bool> rf_gnt;
+  Bits push_gnt;
+  Bits rf_gnt;
   bool rsv_gnt = false;
   bool core_empty = true, greedy = false;
   bool inject_valid = false;
@@ -231,17 +236,17 @@ class Core {
  public:
   explicit Core(const Params& p);
   void reset();
-  void begin(const LaneIn& in, const std::vector<bool>* global_greedy = nullptr);
+  void begin(const LaneIn& in, const Bits* global_greedy = nullptr);
   // begin() with the inputs written in place into input() (hwwl::System).
   LaneIn& input() { return in_; }
-  void begin_input(const std::vector<bool>* global_greedy = nullptr);
+  void begin_input(const Bits* global_greedy = nullptr);
   // Instead of begin(), for a cycle without lane or virtualization inputs
   // (no swap): when the banks and the WRU's plan are those of an earlier
   // input-free cycle off the redistribution tick (no pipelined sorting
   // network), the core reuses that plan and returns true; finish() and tick()
   // then work from it, and the banks are ticked only if the network's ID
   // arrives. False: call begin().
-  bool try_idle(bool double_buf, const std::vector<bool>* global_greedy = nullptr);
+  bool try_idle(bool double_buf, const Bits* global_greedy = nullptr);
   // finish() of an idle cycle in which the network's ID does not arrive
   // (!eject_ready(eject_valid)): no grants, no injection; the banks' heads as
   // pull_id. Writes lanes off..off+lanes-1 of the system's outputs.
@@ -271,12 +276,12 @@ class Core {
   Wru wru_;
   LaneIn in_;
   std::vector<Bank::Lane> lane_;
-  std::vector<bool> rf_put_, rf_gnt_;
+  Bits rf_put_, rf_gnt_;
   bool rsv_gnt_ = false;
   std::vector<unsigned> counts_;
   Wru::Decision dec_;
   std::uint32_t eject_id_ = 0;
-  std::vector<bool> rd_ok_, ri_ok_;  // begin() scratch
+  Bits rd_ok_, ri_ok_;  // begin() scratch
   bool idle_ = false;      // this cycle reuses the plan (try_idle)
   bool idle_done_ = false;  // ... and nothing arrives (finish_idle): tick() changes no bank
   bool plan_kept_ = false;  // lane_, counts_ and the WRU's plan are valid for an input-free cycle now
@@ -287,11 +292,11 @@ class Core {
 struct SysOut {
   std::vector<std::uint8_t> pull_status;
   std::vector<std::uint32_t> pull_id;
-  std::vector<bool> push_gnt;
-  std::vector<bool> rf_gnt;   // per bank
-  std::vector<bool> rsv_gnt;  // per core
+  Bits push_gnt;
+  Bits rf_gnt;   // per bank
+  Bits rsv_gnt;  // per core
   bool sys_empty = true;
-  std::vector<bool> greedy;
+  Bits greedy;
 };
 
 class System {
@@ -325,10 +330,10 @@ class System {
   std::vector<unsigned> all_counts_;  // gsorting: every bank's count
   // step() scratch
   std::vector<unsigned> sorted_;
-  std::vector<bool> greedy_, eject_ready_, inject_valid_;
+  Bits greedy_, eject_ready_, inject_valid_;
   std::vector<std::uint32_t> inject_id_;
   std::vector<CoreOut> core_out_;
-  std::vector<std::vector<bool>> global_greedy_;  // gsorting: per core, per bank
+  std::vector<Bits> global_greedy_;  // gsorting: per core, per bank
 };
 
 }  // namespace fg::hwwl

@@ -46,7 +46,7 @@ TEST(HwwlIcrn, FourCoresMatchModelAndLoseNothing) {
   const std::uint64_t n = tb::cycles(100000);
   for (std::uint64_t c = 0; c < n + 200; ++c) {
     const bool draining = c >= n;
-    std::vector<bool> greedy(C), inj_v(C), ej_r(C);
+    hwwl::Bits greedy(C), inj_v(C), ej_r(C);
     std::vector<std::uint32_t> inj_id(C);
     for (unsigned k = 0; k < C; ++k) {
       greedy[k] = !draining && u(rng) < 0.4;
