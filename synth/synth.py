@@ -8,6 +8,8 @@ qflow-tech-osu018, stat -liberty) then OpenSTA (critical path, Fmax).
   synth.py run BLOCK [K=V ...]     one configuration, prints its JSON
                                    (e.g. `synth.py run bank Depth=64`, `synth.py run core Lanes=8`)
   synth.py sweep                   the documented sweep -> synth/results.json, docs/synthesis.md
+  synth.py add BLOCK [K=V ...]      one configuration of the sweep, rerun and merged into synth/results.json
+                                   (replacing its old entry), then docs/synthesis.md rewritten
   synth.py smoke                   one small configuration, checked against synth/bounds.json
   synth.py check                   synth/results.json against synth/bounds.json
   synth.py bounds                  write synth/bounds.json from synth/results.json
@@ -59,7 +61,7 @@ BLOCKS = {
 SWEEP = ([("bank", {"Depth": d}) for d in (8, 16, 32, 64)] +
          [("sort_net", {"N": n}) for n in (4, 8, 16, 32)] +
          [("sort_net", {"N": 16, "Stages": 2})] +
-         [("wru", {})] + [("icrn", {})] +
+         [("wru", {})] + [("wru", {"Scheme": 1}), ("wru", {"Scheme": 0})] + [("icrn", {})] +
          [("core", {"Lanes": l, "SortStages": 0}) for l in (8, 16, 32)] +
          [("system", {})])
 SMOKE = [("sort_net", {"N": 4}), ("bank", {"Depth": 8})]
@@ -277,7 +279,7 @@ def check(results, bounds, tol=0.05):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("cmd", choices=["run", "sweep", "smoke", "check", "bounds"])
+    ap.add_argument("cmd", choices=["run", "add", "sweep", "smoke", "check", "bounds"])
     ap.add_argument("block", nargs="?")
     ap.add_argument("params", nargs="*")
     ap.add_argument("--no-buffer", action="store_true", help="plain abc mapping (to show the fanout trap)")
@@ -287,7 +289,7 @@ def main():
     a = ap.parse_args()
     global KEEP
     KEEP = KEEP or a.keep
-    if a.cmd == "run":
+    if a.cmd in ("run", "add"):
         if a.block not in BLOCKS:
             sys.exit(f"synth: unknown block '{a.block}' (one of {', '.join(BLOCKS)})")
         over = {}
@@ -296,7 +298,24 @@ def main():
             if k not in BLOCKS[a.block][1] or not v.isdigit():
                 sys.exit(f"synth: bad parameter '{p}' for {a.block}")
             over[k] = int(v)
-        print(json.dumps(run(a.block, over, buffer=not a.no_buffer), indent=2))
+        if a.cmd == "run":
+            print(json.dumps(run(a.block, over, buffer=not a.no_buffer), indent=2))
+            return
+        # add: only configurations of the documented sweep, so that a full
+        # sweep regenerates the same file.
+        if (a.block, over) not in SWEEP:
+            sys.exit(f"synth: {key(a.block, over)} is not in the sweep (synth.py SWEEP): add it there first")
+        r = run(a.block, over)
+        data = load(a.results)
+        order = [key(b, o) for b, o in SWEEP]
+        res = [x for x in data["results"] if x["key"] != r["key"]] + [r]
+        data["results"] = sorted(res, key=lambda x: order.index(x["key"]) if x["key"] in order else len(order))
+        with open(a.results, "w") as f:
+            json.dump(data, f, indent=2)
+        print(f"{r['key']:<40} {r['area_um2']:>12.0f} um^2 {r['flops']:>6} flops {r['fmax_mhz']:>7.1f} MHz "
+              f"({r['seconds']} s)")
+        import report
+        report.write(data, os.path.join(ROOT, "docs", "synthesis.md"))
     elif a.cmd == "sweep":
         # The fanout trap, measured first: the 8-lane core without buffering (ABC's
         # default script on the 16-lane core runs for over ten minutes).
