@@ -30,7 +30,13 @@ def values(doc):
                 yield f"kernel.{k['id']}.{k['name']}.{key}", "", k[key], "ns" if key.endswith("_ns") else ""
     for name, v in doc["stats"].items():
         unit = units.get(name, "")
-        if isinstance(v, dict):
+        if isinstance(v, dict) and "samples" in v:  # a time series: its summary (the samples stay in the JSON)
+            xs = v["samples"]
+            yield name, "samples", len(xs), ""
+            yield name, "interval", v["interval"], ""
+            yield name, "mean", sum(xs) / len(xs) if xs else 0.0, unit
+            yield name, "max", max(xs) if xs else 0, unit
+        elif isinstance(v, dict):
             for f in SCALAR_FIELDS:
                 if f in v:
                     yield name, f, v[f], "" if f == "count" else unit

@@ -121,6 +121,19 @@ void Distribution::to_json(nlohmann::ordered_json& out) const {
   out["overflow"] = over_;
 }
 
+void Series::to_json(nlohmann::ordered_json& out) const {
+  out = nlohmann::ordered_json::object();
+  out["interval"] = interval_;
+  out["samples"] = samples_;
+}
+
+double Series::scalar() const {
+  if (samples_.empty()) return 0.0;
+  double sum = 0;
+  for (auto v : samples_) sum += static_cast<double>(v);
+  return sum / static_cast<double>(samples_.size());
+}
+
 void Formula::to_json(nlohmann::ordered_json& out) const {
   double v = f_();
   out = std::isfinite(v) ? v : 0.0;

@@ -134,6 +134,31 @@ class Distribution final : public StatBase {
   double min_ = std::numeric_limits<double>::infinity(), max_ = -std::numeric_limits<double>::infinity();
 };
 
+// A value sampled every `interval` ticks of some clock (unit cycles, say),
+// built from changes: set(t, v) says the value is v from tick t on. Sample k
+// is the value at the start of tick k * interval (after every change before
+// it); samples run up to the last change. Dumped as
+// {"interval": ..., "samples": [...]}.
+class Series final : public StatBase {
+ public:
+  Series(const StatGroup& group, std::string name, std::string desc, std::string unit, std::uint64_t interval)
+      : StatBase(group, std::move(name), std::move(desc), std::move(unit)), interval_(interval) {}
+  void set(std::uint64_t t, std::uint64_t v) {
+    for (; next_ <= t; next_ += interval_) samples_.push_back(cur_);
+    cur_ = v;
+  }
+  std::uint64_t current() const { return cur_; }
+  const std::vector<std::uint64_t>& samples() const { return samples_; }
+  void to_json(nlohmann::ordered_json& out) const override;
+  double scalar() const override;  // the mean sample
+  void reset() override { samples_.clear(), next_ = 0, cur_ = 0; }
+
+ private:
+  std::uint64_t interval_;
+  std::uint64_t next_ = 0, cur_ = 0;
+  std::vector<std::uint64_t> samples_;
+};
+
 // A value computed from other stats when dumped (hit rate, bandwidth).
 class Formula final : public StatBase {
  public:

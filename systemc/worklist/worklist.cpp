@@ -65,6 +65,13 @@ const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
                                     "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
                                     {{0}, {1000}}};
 
+// Fig. 8's time series (Sec. V-C): off by default (it costs a map update per pull).
+const Param<std::uint64_t> kActivityInterval{
+    "worklist.activity_interval", 0, "cycles",
+    "sample the hardware threads that hold a work ID, wait or are done every this many unit cycles "
+    "(gpu.worklist.active_threads / waiting_threads / done_threads; Fig. 8); 0: off",
+    {{0}, {1u << 30}}};
+
 class ModelBackend final : public Backend {
  public:
   explicit ModelBackend(const hwwl::Params& p) : sys_(p) { sys_.reset(); }
@@ -151,6 +158,21 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.line"))),
                        kRefill.get(cfg) == "on_demand" ? Hvu::Refill::OnDemand : Hvu::Refill::Interval},
            clock) {
+  if (const auto every = kActivityInterval.get(cfg)) {
+    const StatGroup g("gpu.worklist");
+    hw_threads = std::make_unique<Counter>(
+        g, "hw_threads", "hardware threads of the GPU: gpu.cus x gpu.cu.slots x gpu.cu.wavefront_width", "");
+    *hw_threads += std::uint64_t{cores} * std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
+                   std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+    active_threads = std::make_unique<Series>(
+        g, "active_threads", "threads holding a work ID (their last pull returned one), sampled every interval cycles",
+        "threads", every);
+    waiting_threads = std::make_unique<Series>(
+        g, "waiting_threads", "threads at a pull that has not returned an ID or DONE (WAIT, blocked or in the unit)",
+        "threads", every);
+    done_threads = std::make_unique<Series>(g, "done_threads", "threads whose last pull returned DONE", "threads",
+                                            every);
+  }
   const auto depth = kDepth.get(cfg);
   if (!std::has_single_bit(lanes_))
     throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
@@ -274,6 +296,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   c.for_each([&](Lane& l) {
     r->lanes.push_back(&l);
     if (!push && !double_buf_) active_lanes_.erase(&l);  // back at the pull: no longer active
+    if (!push && active_threads) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
     if (push) {
       const auto id = static_cast<std::uint32_t>(l.pending.value);
       if (id >= id_limit_)
@@ -293,8 +316,31 @@ void Worklist::submit(IssueContext& c, bool push) {
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
+void Worklist::set_activity(const Lane& l, Activity a, std::uint64_t cycle) {
+  auto [it, added] = activity_.try_emplace(&l, a);
+  if (!added) {
+    if (it->second == a) return;
+    --n_activity_[static_cast<unsigned>(it->second)];
+    it->second = a;
+  }
+  ++n_activity_[static_cast<unsigned>(a)];
+  record_activity(cycle);
+}
+
+void Worklist::record_activity(std::uint64_t cycle) {
+  activity_cycle_ = std::max(activity_cycle_, cycle);
+  active_threads->set(activity_cycle_, n_activity_[0]);
+  waiting_threads->set(activity_cycle_, n_activity_[1]);
+  done_threads->set(activity_cycle_, n_activity_[2]);
+}
+
 void Worklist::kernel_done() {
   active_lanes_.clear();  // the kernel's threads have ended
+  if (active_threads) {
+    activity_.clear();
+    n_activity_[0] = n_activity_[1] = n_activity_[2] = 0;
+    record_activity(first_cycle_at(sc_core::sc_time_stamp().value()));
+  }
   if (!double_buf_) return;
   swap_ = true;
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -393,6 +439,7 @@ void Worklist::step_cycle(bool idle) {
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
         if (!double_buf_) active_lanes_.insert(&l);
+        if (active_threads) set_activity(l, Activity::Active, cycle_ - 1);
       } else if (st == hwwl::kPullWait && hvu && hvu_.pull_waits(r.core, static_cast<unsigned>(p.bank % lanes_), now)) {
         continue;  // the core's overflow buffer has work: the pull waits for the refill (the lane tries again)
       } else if (st == hwwl::kPullWait || (!double_buf_ && !active_lanes_.empty())) {
@@ -404,6 +451,7 @@ void Worklist::step_cycle(bool idle) {
       } else {
         ++pull_dones;
         l.pending.result = kDone;
+        if (active_threads) set_activity(l, Activity::Done, cycle_ - 1);
         r.all_wait = false;
       }
     }

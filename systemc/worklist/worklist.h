@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -129,6 +130,14 @@ class Worklist : public sc_core::sc_module {
   // no more work in the system and all threads are waiting; while a lane is
   // active the unit answers WAIT instead (done_holds).
   std::unordered_set<const Lane*> active_lanes_;
+  // Fig. 8 (worklist.activity_interval > 0): each hardware thread's state in
+  // the running kernel, from its last pull, and how many are in each.
+  enum class Activity : std::uint8_t { Active, Waiting, Done };
+  std::unordered_map<const Lane*, Activity> activity_;
+  std::uint64_t n_activity_[3] = {0, 0, 0};
+  std::uint64_t activity_cycle_ = 0;  // of the last change (changes come in time order)
+  void set_activity(const Lane& l, Activity a, std::uint64_t cycle);
+  void record_activity(std::uint64_t cycle);
   sc_core::sc_event wake_;
   Backend::In in_;
   Backend::Out out_;
@@ -137,6 +146,9 @@ class Worklist : public sc_core::sc_module {
  public:
   Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles,
       skipped_cycles, done_holds;
+  // Fig. 8, only with worklist.activity_interval > 0.
+  std::unique_ptr<Counter> hw_threads;
+  std::unique_ptr<Series> active_threads, waiting_threads, done_threads;
 
  private:
   Hvu hvu_;

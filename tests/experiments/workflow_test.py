@@ -142,6 +142,39 @@ for settings, spec, want in (
     if (got != want) if isinstance(want, str) else (not isinstance(got, float) or abs(got - want) > 1e-9):
         failures.append(f"hwwl_area({settings}, {spec['part']}) = {got}, want {want}")
 
+# A sampled study: one summary row per run (metrics, mean and maximum of each
+# sampled column) and one row per sample, as a percentage of another stat.
+study = {"name": "s", "workload": "bfs", "preset": "kim2014", "cases": {"a": {}, "b": {}},
+         "metrics": {"t": "result.t"},
+         "samples": {"x": "kc", "per": 1000, "y": {"act": "gpu.w.active"}, "percent_of": "gpu.w.hw"}}
+res = [({"case": "a"}, 1, {"workload": {"results": {"t": 1.0}},
+                           "stats": {"gpu.w.hw": 200, "gpu.w.active": {"interval": 500, "samples": [0, 50, 100]}}}),
+       ({"case": "b"}, 1, {"workload": {"results": {"t": 2.0}},
+                           "stats": {"gpu.w.hw": 200, "gpu.w.active": {"interval": 500, "samples": [200]}}})]
+got = X.rows(study, res)
+want = [{"study": "s", "case": "a", "seed": 1, "t": 1.0, "act_mean": 25.0, "act_max": 50.0},
+        {"study": "s", "case": "b", "seed": 1, "t": 2.0, "act_mean": 100.0, "act_max": 100.0},
+        {"study": "s", "case": "a", "seed": 1, "sample": 0, "kc": 0.0, "act": 0.0},
+        {"study": "s", "case": "a", "seed": 1, "sample": 1, "kc": 0.5, "act": 25.0},
+        {"study": "s", "case": "a", "seed": 1, "sample": 2, "kc": 1.0, "act": 50.0},
+        {"study": "s", "case": "b", "seed": 1, "sample": 0, "kc": 0.0, "act": 100.0}]
+if got != want:
+    failures.append(f"sampled rows: {got} != {want}")
+try:
+    X.rows(study, [({"case": "a"}, 1, {"workload": {"results": {"t": 1.0}}, "stats": {"gpu.w.hw": 1}})])
+    failures.append("a sampled study without its series accepted")
+except SystemExit as e:
+    if "gpu.w.active" not in str(e):
+        failures.append(f"missing series: '{e}' does not name the stat")
+
+# tools/experiment.sh passes the caller's --config values with the
+# experiment's name (snakemake keeps only the last --config option).
+page2 = os.path.join(tmp, "smoke2.md")
+r = subprocess.run([os.path.join(root, "tools", "experiment.sh"), "smoke", "--config", f"fgsim={other}",
+                    f"runs={runs}", f"page={page2}"], capture_output=True, text=True, env={**os.environ, "FG_JOBS": "2"})
+if r.returncode or not os.path.exists(page2):
+    failures.append(f"experiment.sh with --config: exit {r.returncode}, {r.stderr[-500:]}")
+
 shutil.rmtree(tmp)
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))

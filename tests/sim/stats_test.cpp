@@ -30,6 +30,23 @@ TEST(Stats, HierarchicalNamesDescriptionsAndValues) {
   EXPECT_DOUBLE_EQ(StatRegistry::global().sum_matching("gpu.cu", ".l1.hits"), 3.0);
 }
 
+// A series from changes: sample k is the value at the start of tick 10k,
+// after every change before it; a change at tick 10 shows from sample 2 on.
+TEST(Stats, SeriesSamplesTheValueAtTheStartOfEachInterval) {
+  Series s(StatGroup("w"), "active", "threads", "threads", 10);
+  s.set(0, 3);   // sample 0 (tick 0) sees 0, the value before this change
+  s.set(4, 5);
+  s.set(10, 7);  // sample 1 (tick 10) sees 5
+  s.set(35, 1);  // samples 2 and 3 (ticks 20, 30) see 7
+  EXPECT_EQ(s.samples(), (std::vector<std::uint64_t>{0, 5, 7, 7}));
+  EXPECT_EQ(s.current(), 1u);
+  EXPECT_DOUBLE_EQ(s.scalar(), 19.0 / 4);
+  nlohmann::ordered_json v, desc;
+  StatRegistry::global().dump(v, desc);
+  EXPECT_EQ(v["w.active"]["interval"], 10);
+  EXPECT_EQ(v["w.active"]["samples"].size(), 4u);
+}
+
 TEST(Stats, DestroyedStatsLeaveTheRegistry) {
   auto before = StatRegistry::global().all().size();
   {

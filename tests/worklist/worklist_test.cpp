@@ -246,6 +246,47 @@ TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
   EXPECT_EQ(h.stat("gpu.worklist.pull_dones"), 128);
 }
 
+// Fig. 8's time series (worklist.activity_interval): the same kernel sampled
+// every 20 cycles. While the seed's thread works, it is the one active
+// thread and the other 127 wait; every thread ends DONE; no sample counts more
+// threads than the kernel has.
+TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Config cfg = test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"});
+  const auto threads = std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
+                       std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+  HostHarness h(cfg, [&](Host& host) {
+    const std::uint64_t c = host.upload(std::vector<std::uint32_t>(128, 0));
+    const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
+    const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
+    host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
+    wl::Worklist::active()->kernel_done();
+    host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
+    wl::Worklist::active()->kernel_done();
+  });
+  h.run();
+  auto series = [](const char* n) {
+    auto* st = dynamic_cast<const Series*>(StatRegistry::global().find(std::string("gpu.worklist.") + n));
+    EXPECT_NE(st, nullptr) << n;
+    return st ? st->samples() : std::vector<std::uint64_t>{};
+  };
+  const auto act = series("active_threads"), wait = series("waiting_threads"), done = series("done_threads");
+  ASSERT_EQ(act.size(), wait.size());
+  ASSERT_EQ(act.size(), done.size());
+  ASSERT_GT(act.size(), 20u);  // the 400 cycles of work alone are 20 samples
+  EXPECT_EQ(h.stat("gpu.worklist.hw_threads"), static_cast<double>(threads));  // 1 CU
+  unsigned one_working = 0, all_done = 0;
+  for (std::size_t k = 0; k < act.size(); ++k) {
+    EXPECT_LE(act[k] + wait[k] + done[k], 128u) << "sample " << k;
+    EXPECT_LE(act[k], 25u) << "sample " << k;  // 25 IDs in all
+    one_working += act[k] == 1 && wait[k] == 127 && done[k] == 0;
+    all_done += done[k] == 128;
+  }
+  EXPECT_GE(one_working, 15u) << "the seed's 400 cycles: one active thread, 127 waiting";
+  EXPECT_GE(all_done, 1u) << "every thread ends DONE before the kernel ends";
+  EXPECT_EQ(act.back() + wait.back(), 0u);  // after DONE nothing holds work or waits
+}
+
 TEST(Overflow, APushToAFullBankIsTheHardwareException) {
   FG_REQUIRE_FRESH_KERNEL();
   // Depth 4 double-buffered: 2 entries per side; one wavefront of 32 lanes on

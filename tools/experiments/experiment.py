@@ -46,6 +46,20 @@ docs/synthesis.md), next to its speed-up:
 the WRUs and the network only (for infinite banks, which have no area).
 Software cases have none (0); cases the synthesis sweep does not cover say so.
 
+A study may sample a time series per run instead (Series stats such as
+gpu.worklist.active_threads, enabled by a parameter of the run): each run then
+gives one summary row (its metrics, and the mean and maximum of every sampled
+column as <col>_mean and <col>_max) plus one row per sample (column `sample`:
+the sample's index), which the plot draws over time and the page's table
+leaves out:
+
+        samples:
+          x: kcycles                         # the sample's time: index * interval / per
+          per: 1000
+          y: {active_pct: gpu.worklist.active_threads}   # column -> Series stat
+          percent_of: gpu.worklist.hw_threads            # optional: y as % of this stat
+        plot: {x: kcycles, y: active_pct, series: case, marker: ""}
+
 A point is identified by the hash of its fgsim arguments and of the fgsim
 binary, so re-running regenerates only points whose configuration or binary
 changed."""
@@ -147,13 +161,42 @@ def metric(result, expr):
     return v
 
 
+def sampled(study, r):
+    """A sampled study's series of one run (stats JSON r): (x values,
+    {column: values})."""
+    spec = study["samples"]
+    cols, interval = {}, None
+    for col, stat in spec["y"].items():
+        v = r["stats"].get(stat)
+        if not isinstance(v, dict) or "samples" not in v:
+            raise SystemExit(f"study {study['name']}: samples: '{stat}' is not a time series in the stats "
+                             "(is its sampling enabled?)")
+        interval = v["interval"]
+        vals = [float(x) for x in v["samples"]]
+        if spec.get("percent_of"):
+            base = float(r["stats"][spec["percent_of"]])
+            vals = [100.0 * x / base for x in vals]
+        cols[col] = vals
+    n = min(len(v) for v in cols.values())
+    per = float(spec.get("per", 1))
+    return [k * interval / per for k in range(n)], {c: v[:n] for c, v in cols.items()}
+
+
 def rows(study, results):
     """results: list of (params, seed, stats JSON) -> tidy rows."""
-    out = []
+    out, series_rows = [], []
     for params, seed, r in results:
         row = {"study": study["name"], **params, "seed": seed}
         for col, expr in study["metrics"].items():
             row[col] = metric(r, expr)
+        if study.get("samples"):
+            xs, cols = sampled(study, r)
+            for c, v in cols.items():
+                row[c + "_mean"] = sum(v) / len(v) if v else 0.0
+                row[c + "_max"] = max(v) if v else 0.0
+            for k, x in enumerate(xs):
+                series_rows.append({"study": study["name"], **params, "seed": seed, "sample": k,
+                                    study["samples"]["x"]: x, **{c: v[k] for c, v in cols.items()}})
         out.append(row)
     rel = study.get("relative")
     if rel:
@@ -169,7 +212,7 @@ def rows(study, results):
             if key(r) not in best:
                 raise SystemExit(f"study {study['name']}: relative: no '{rel['to']}' case at {key(r)}")
             r[rel["name"]] = best[key(r)] / r[rel["of"]]
-    return out
+    return out + series_rows
 
 
 def write_csv(path, rows_):
@@ -211,6 +254,8 @@ def plot(study, rows_, png, svg):
     x, y, series = spec.get("x"), spec.get("y"), spec.get("series")
     if not x or not y:
         raise SystemExit(f"study {study['name']}: plot needs x and y")
+    if study.get("samples"):
+        rows_ = [r for r in rows_ if str(r.get("sample", "")) != ""]
     fig = Figure(figsize=(5.5, 3.6))
     ax = fig.subplots()
     groups = {}
@@ -229,7 +274,7 @@ def plot(study, rows_, png, svg):
         ax.set_xticklabels(cats, rotation=30, ha="right", fontsize=8)
     for key, rs in ({} if categorical else groups).items():
         rs = sorted(rs, key=lambda r: number(r[x]))
-        ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker="o",
+        ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker=spec.get("marker", "o") or None,
                 label=f"{series}={key}" if series else "FineGrain")
     paper = (study.get("paper") or {}).get("values")
     if paper:
@@ -328,10 +373,11 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
     if exp.get("intro"):
         out += [exp["intro"].strip(), ""]
     for s in exp["studies"]:
-        rs = [r for r in all_rows if r["study"] == s["name"]]
+        rs = [r for r in all_rows if r["study"] == s["name"] and str(r.get("sample", "")) == ""]
         cols = (["case"] if s.get("cases") else []) + list((s.get("grid") or {}).keys()) + \
             (["seed"] if len(s.get("seeds", [1])) > 1 else []) + list(s["metrics"].keys()) + \
-            ([s["relative"]["name"]] if s.get("relative") else [])
+            ([s["relative"]["name"]] if s.get("relative") else []) + \
+            [c + sfx for c in (s.get("samples") or {}).get("y", {}) for sfx in ("_mean", "_max")]
         if s.get("area"):
             _area_column(s, rs, root)
             cols.append("area_mm2")
@@ -348,6 +394,13 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
             r_ = s["relative"]
             out += [f"`{r_['name']}` = the smallest `{r_['of']}` of the cases " +
                     ", ".join(f"`{c}`" for c in r_["to"]) + f" at the same point, over this row's `{r_['of']}`.", ""]
+        if s.get("samples"):
+            sp = s["samples"]
+            out += ["Sampled over time: " + ", ".join(f"`{c}` (`{st}`" + (f" as % of `{sp['percent_of']}`"
+                                                                          if sp.get("percent_of") else "") + ")"
+                                                     for c, st in sp["y"].items()) +
+                    f"; the table gives each run's mean (`_mean`) and maximum (`_max`) over its samples, the plot "
+                    f"the samples against `{sp['x']}`.", ""]
         if s.get("area"):
             part = s["area"].get("part", "unit")
             out += ["`area_mm2` = the synthesized area (synth/results.json, OSU 0.18 um; docs/synthesis.md) of " +
