@@ -8,7 +8,11 @@ worklist.depth=1024, at a one-cycle quantum and at 5, 20 (default), 50 and
 the kernel time from the one-cycle run.
 --depth=N sets worklist.depth instead (32, the paper's: the virtualization unit
 spills and refills; its refill scheme: --refill=interval|on_demand).
-Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R]"""
+--buffer=single runs the single-buffered kernels (<w>.hwwl.buffer=single).
+--reference=NS takes another reference quantum than one cycle (1.4286 ns; e.g.
+1.0: a sub-cycle quantum, whose synchronisation points do not fall on cycle
+edges).
+Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R] [--buffer=B] [--reference=NS]"""
 import json
 import subprocess
 import sys
@@ -19,6 +23,8 @@ fgsim = args[0] if args else "build/fgsim"
 schemes = ["lsorting"]
 depth = "1024"
 refill = "interval"
+buffer = "double"
+one_cycle = "1.4286"
 for a in sys.argv[1:]:
     if a.startswith("--schemes="):
         schemes = a.split("=", 1)[1].split(",")
@@ -26,7 +32,12 @@ for a in sys.argv[1:]:
         depth = a.split("=", 1)[1]
     elif a.startswith("--refill="):
         refill = a.split("=", 1)[1]
-one_cycle = "1.4286"
+    elif a.startswith("--buffer="):
+        buffer = a.split("=", 1)[1]
+    elif a.startswith("--reference="):
+        one_cycle = a.split("=", 1)[1]
+    elif a.startswith("--"):
+        sys.exit(f"wl_quantum.py: unknown option {a}")
 quanta = ("5", "20", "50", "100")
 seeds = (1, 2, 3)
 
@@ -35,14 +46,14 @@ def run(w, scheme, seed, q):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
                         f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
-                        "--set", f"worklist.refill={refill}",
+                        "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
                         "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
         j = json.load(open(f.name))
         return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
             j["stats"]["gpu.worklist.hvu.spills"]
 
 
-print("| workload | scheme | seed | spills | one-cycle quantum: kernel ns (WAITs) | "
+print(f"| workload | scheme | seed | spills | {one_cycle} ns quantum: kernel ns (WAITs) | "
       + " | ".join(f"{q} ns" for q in quanta) + " |")
 print("|---|---|---|---|---" + "|---" * len(quanta) + "|")
 worst = 0.0
@@ -57,4 +68,4 @@ for w in ("bfs", "sssp"):
                 worst = max(worst, abs(dev))
                 cells.append(f"{dev:+.2f}% ({waits})")
             print(f"| {w} | {scheme} | {seed} | {spills} | {ref:,.1f} ({ref_waits}) | " + " | ".join(cells) + " |")
-print(f"\nLargest deviation of the kernel time from the one-cycle quantum: {worst:.2f}%")
+print(f"\nLargest deviation of the kernel time from the {one_cycle} ns quantum: {worst:.2f}%")
