@@ -37,6 +37,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
   p.mshrs = static_cast<unsigned>(kMshrs.get(cfg));
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
+  p.magic = std::get<bool>(cfg.value("mem.magic"));
   if (p.size % (std::uint64_t{p.line} * p.ways))
     throw UserError(fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line,
                                 p.ways));
@@ -251,6 +252,22 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   if (line_div_.div(addr + p.get_data_length() - 1) != line)
     throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
                                        p.get_data_length()));
+  if (p_.magic) {  // mem.magic: functional only, after the hit latency (counted as reads, writes, atomics)
+    if (ext && ext->op != AtomicOp::None) {
+      ++atomics;
+      store_.atomic(addr, *const_cast<MemExt*>(ext), p.get_data_ptr());
+    } else if (p.is_write()) {
+      ++writes;
+      store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
+    } else {
+      ++reads;
+      ++read_hits;
+      store_.read(addr, p.get_data_ptr(), p.get_data_length());
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    delay += sc_core::sc_time::from_value(clock_.cycles(p_.hit_latency));
+    return;
+  }
   const Tick now = sc_core::sc_time_stamp().value();
   Tick arrival = now + delay.value();
   if (blocked_until_ > arrival) {

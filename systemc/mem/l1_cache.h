@@ -62,6 +62,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned occupancy = 1;
     unsigned mshrs = 0;  // outstanding read misses (0 = unlimited)
     bool moesi = false;  // write-back, kept coherent by the L2's MOESI directory
+    bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
     static Params from(const Config& cfg);
   };
 

@@ -57,6 +57,7 @@ class L2Cache : public sc_core::sc_module {
     unsigned forward_latency = 8;  // moesi: one hop between the directory and an L1
     unsigned queue = 8;            // requests waiting per bank (0 = unlimited)
     bool moesi = false;
+    bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };

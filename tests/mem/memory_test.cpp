@@ -63,6 +63,48 @@ TEST_P(Latency, L1HitL2HitAndMissEqualTheConfiguredLatencies) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, Latency, ::testing::Values("orr2014", "kim2014"));
 
+// mem.magic (the worklist paper's magic memory, Sec. V-C): a cold read, a
+// burst of 16 atomics to one line and another CU's read of what they wrote
+// all take the L1 hit latency; the values are exact; the L2 and DRAM see
+// nothing.
+TEST(Magic, EveryAccessTakesTheL1HitLatencyWithoutMissesOrContention) {
+  FG_REQUIRE_FRESH_KERNEL();
+  Config cfg = test::make_config("kim2014", {"gpu.cus=2", "mem.magic=true"});
+  Expected e(cfg);
+  MemHarness h(cfg);
+  const std::uint64_t a = h.mem().allocate(4096);
+  double cold = 0, other_cu = 0;
+  std::vector<double> atomics;
+  std::vector<std::uint64_t> olds;
+  std::uint32_t seen = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+           std::uint32_t v;
+           cold = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());
+           for (unsigned k = 0; k < 16; ++k) {
+             std::uint64_t old = 0;
+             atomics.push_back(ns(p.atomic(a + 64, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time()) -
+                                  qk.get_local_time()));
+             olds.push_back(old);
+           }
+         },
+         [&](MemPort& p, Qk& qk) {
+           qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+           qk.sync();
+           other_cu = ns(p.read(a + 64, &seen, 4, qk.get_local_time()) - qk.get_local_time());
+         }});
+  EXPECT_NEAR(cold, e.l1_hit, 0.01);
+  EXPECT_NEAR(other_cu, e.l1_hit, 0.01);
+  ASSERT_EQ(atomics.size(), 16u);
+  for (unsigned k = 0; k < 16; ++k) {
+    EXPECT_NEAR(atomics[k], e.l1_hit, 0.01) << "atomic " << k;
+    EXPECT_EQ(olds[k], k);
+  }
+  EXPECT_EQ(seen, 16u);
+  EXPECT_EQ(StatRegistry::global().sum_matching("gpu.l2.bank", ".reads"), 0.0);
+  EXPECT_EQ(StatRegistry::global().sum_matching("gpu.l2.bank", ".atomics"), 0.0);
+  EXPECT_EQ(StatRegistry::global().sum_matching("gpu.cu", ".l1.atomics"), 16.0);
+}
+
 TEST(Coherence, WriteFromOneCuMakesAnotherCusNextReadMiss) {
   FG_REQUIRE_FRESH_KERNEL();
   Config cfg = test::make_config("orr2014", {"gpu.cus=2"});

@@ -255,6 +255,33 @@ TEST(HardwareWorklist, KernelTimeWithin5PercentOfAOneCycleQuantum) {
   }
 }
 
+// mem.magic: bfs with the hardware worklist spilling to its overflow buffer
+// (8-entry banks) is correct, and no request reaches the L2's banks or the
+// DRAM, the virtualization unit's spills and refills included (they go to the
+// L2 directly); it finishes sooner than with the real memory system.
+TEST(HardwareWorklist, MagicMemoryServesEveryAccessAtTheL1) {
+  const std::string base = "run bfs --preset kim2014 --set bfs.variant=hwwl --set bfs.scale=10 --set worklist.depth=8";
+  auto real = run_json(base);
+  auto magic = run_json(base + " --set mem.magic=true");
+  ASSERT_FALSE(real.is_null());
+  ASSERT_FALSE(magic.is_null());
+  const auto& st = magic["stats"];
+  EXPECT_GT(st["gpu.worklist.hvu.spills"].get<double>(), 0);
+  EXPECT_GT(st["gpu.worklist.hvu.refills"].get<double>(), 0);
+  double l2 = 0, dram = 0;
+  for (auto it = st.begin(); it != st.end(); ++it) {
+    if (!it.value().is_number()) continue;
+    const std::string k = it.key();
+    if (k.rfind("gpu.l2.bank", 0) == 0 && (k.ends_with(".reads") || k.ends_with(".writes") || k.ends_with(".atomics")))
+      l2 += it.value().get<double>();
+    if (k.rfind("gpu.dram", 0) == 0 && (k.ends_with(".reads") || k.ends_with(".writes"))) dram += it.value().get<double>();
+  }
+  EXPECT_EQ(l2, 0.0);
+  EXPECT_EQ(dram, 0.0);
+  EXPECT_LT(magic["workload"]["results"]["kernel_ns"].get<double>(),
+            real["workload"]["results"]["kernel_ns"].get<double>());
+}
+
 std::filesystem::path shared_input(const char* name) {
   return std::filesystem::path(FG_SOURCE_DIR) / ".." / "shared" / "inputs" / name;
 }
