@@ -90,6 +90,14 @@ for text, want in (("title: x\n", "needs a 'studies' list"),
     except SystemExit as e:
         if want not in str(e) or bad not in str(e):
             failures.append(f"bad experiment: '{e}' lacks '{want}' or the file")
+# A ratio of two paths, and '*' over averages pools them by their counts.
+doc = {"stats": {"gpu.cu0.misses": 3, "gpu.cu1.misses": 1, "gpu.cu0.reads": 8, "gpu.cu1.reads": 2,
+                 "gpu.cu0.rpl": {"mean": 2.0, "count": 1}, "gpu.cu1.rpl": {"mean": 5.0, "count": 3}}}
+for expr, want in (("stats.gpu.cu*.misses / stats.gpu.cu*.reads", 0.4), ("stats.gpu.cu*.rpl", 4.25),
+                   ("stats.gpu.cu0.misses / 2", 1.5), ("stats.gpu.cu1.rpl * 2", 10.0)):
+    got = X.metric(doc, expr)
+    if abs(got - want) > 1e-12:
+        failures.append(f"metric '{expr}' = {got}, want {want}")
 for expr in ("sim.time_ns + 1", "stats.gpu.nosuch*.x"):
     try:
         X.metric({"sim": {"time_ns": 1.0}, "stats": {}}, expr)

@@ -125,26 +125,44 @@ def point_id(args, binary_hash):
     return hashlib.sha256((binary_hash + "\0" + "\0".join(args)).encode()).hexdigest()[:16]
 
 
-_EXPR = re.compile(r"^\s*([A-Za-z0-9_.*\[\]-]+)\s*(?:([*/])\s*([0-9.eE+-]+))?\s*$")
+_EXPR = re.compile(r"^\s*([A-Za-z0-9_.*\[\]-]+)\s*(?:([*/])\s*([A-Za-z0-9_.*\[\]+-]+))?\s*$")
+_NUMBER = re.compile(r"^[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?$")
 
 
 def metric(result, expr):
-    """Evaluates 'a.b.c', 'a.b.c / 1000' or 'a.b.c * 2' on a stats JSON
-    ({"sim": ..., "stats": {"gpu.x": ...}, "result": ...}). Stat names contain
-    dots, so 'stats.<name>' takes the rest as one key; a '*' in it sums every
-    stat matching (e.g. stats.gpu.l2.bank*.ownership_transfers)."""
+    """Evaluates 'a.b.c', 'a.b.c / 1000', 'a.b.c * 2' or 'a.b.c / x.y.z' (a
+    ratio of two paths) on a stats JSON ({"sim": ..., "stats": {"gpu.x": ...},
+    "result": ...}). Stat names contain dots, so 'stats.<name>' takes the rest
+    as one key; a '*' in it sums every counter matching (e.g.
+    stats.gpu.l2.bank*.ownership_transfers), or pools every average matching
+    (their mean weighted by their counts: stats.gpu.cu*.reqs_per_load)."""
     m = _EXPR.match(expr)
     if not m:
-        raise ValueError(f"metric '{expr}': expected PATH, PATH / NUMBER or PATH * NUMBER")
-    path, op, num = m.groups()
+        raise ValueError(f"metric '{expr}': expected PATH, PATH / NUMBER, PATH * NUMBER or PATH / PATH")
+    path, op, rhs = m.groups()
+    v = _path_value(result, path, expr)
+    if op is None:
+        return v
+    other = float(rhs) if _NUMBER.match(rhs) else _path_value(result, rhs, expr)
+    if op == "/":
+        return v / other if other else 0.0  # a ratio of nothing (e.g. misses / reads with no reads) is 0
+    return v * other
+
+
+def _path_value(result, path, expr):
     head, _, rest = path.partition(".")
     if head == "stats" and "*" in rest:
         pat = re.compile("^" + re.escape(rest).replace("\\*", "[^.]*") + "$")
-        found = [x for k, x in result["stats"].items() if pat.match(k) and isinstance(x, (int, float))]
-        if not found:
-            raise KeyError(f"metric '{expr}': no stat matches")
-        v = sum(found)
-    elif head in ("stats", "config") and rest:
+        found = [x for k, x in result["stats"].items() if pat.match(k)]
+        nums = [x for x in found if isinstance(x, (int, float))]
+        avgs = [x for x in found if isinstance(x, dict) and "mean" in x and "count" in x]
+        if nums:
+            return sum(nums)
+        if avgs:
+            n = sum(a["count"] for a in avgs)
+            return sum(a["mean"] * a["count"] for a in avgs) / n if n else 0.0
+        raise KeyError(f"metric '{expr}': no stat matches")
+    if head in ("stats", "config") and rest:
         v = result[head][rest]
     elif head == "result" and rest:  # the workload's results
         v = result["workload"]["results"][rest]
@@ -154,10 +172,6 @@ def metric(result, expr):
             v = v[int(part)] if isinstance(v, list) else v[part]
     if isinstance(v, dict) and "mean" in v:
         v = v["mean"]
-    if op == "/":
-        v = v / float(num)
-    elif op == "*":
-        v = v * float(num)
     return v
 
 
