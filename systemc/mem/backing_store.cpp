@@ -46,6 +46,14 @@ unsigned char* BackingStore::page(std::uint64_t index, bool create) const {
   return last_page_;
 }
 
+void BackingStore::apply(tlm::tlm_generic_payload& p, MemExt* ext) {
+  if (ext && ext->op != AtomicOp::None) atomic(p.get_address(), *ext, p.get_data_ptr());
+  else if (p.is_write())
+    write(p.get_address(), p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
+  else read(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
 void BackingStore::read(std::uint64_t addr, void* dst, std::uint64_t len) const {
   check(addr, len, "read");
   auto* out = static_cast<unsigned char*>(dst);

@@ -27,6 +27,9 @@ class BackingStore {
   // Executes the atomic request at `addr` described by `ext` (one op, or a
   // coalesced request's lanes in order); a single op's old value goes to `data`.
   void atomic(std::uint64_t addr, MemExt& ext, unsigned char* data);
+  // Performs a whole TLM request functionally (read, write with its byte
+  // enables, or the atomic `ext` describes): mem.magic's caches.
+  void apply(tlm::tlm_generic_payload& p, MemExt* ext);
   // Throws SimFault if [addr, addr+len) is outside device memory.
   void check(std::uint64_t addr, std::uint64_t len, const char* what) const;
 

@@ -253,18 +253,10 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
                                        p.get_data_length()));
   if (p_.magic) {  // mem.magic: functional only, after the hit latency (counted as reads, writes, atomics)
-    if (ext && ext->op != AtomicOp::None) {
-      ++atomics;
-      store_.atomic(addr, *const_cast<MemExt*>(ext), p.get_data_ptr());
-    } else if (p.is_write()) {
-      ++writes;
-      store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
-    } else {
-      ++reads;
-      ++read_hits;
-      store_.read(addr, p.get_data_ptr(), p.get_data_length());
-    }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (ext && ext->op != AtomicOp::None) ++atomics;
+    else if (p.is_write()) ++writes;
+    else ++reads, ++read_hits;
+    store_.apply(p, const_cast<MemExt*>(ext));
     delay += sc_core::sc_time::from_value(clock_.cycles(p_.hit_latency));
     return;
   }

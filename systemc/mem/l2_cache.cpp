@@ -301,12 +301,7 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
 void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   auto* ext = p.get_extension<MemExt>();
   if (p_.magic) {  // functional only, after the hit latency
-    if (ext && ext->op != AtomicOp::None) store_.atomic(p.get_address(), *ext, p.get_data_ptr());
-    else if (p.is_write())
-      store_.write(p.get_address(), p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(),
-                   p.get_byte_enable_length());
-    else store_.read(p.get_address(), p.get_data_ptr(), p.get_data_length());
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    store_.apply(p, ext);
     delay += sc_core::sc_time::from_value(clock_.cycles(p_.hit_latency));
     return;
   }
