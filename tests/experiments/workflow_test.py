@@ -175,6 +175,16 @@ except SystemExit as e:
     if "gpu.w.active" not in str(e):
         failures.append(f"missing series: '{e}' does not name the stat")
 
+# The page's table shows a sampled study's summary rows only (means and
+# maxima), not its samples.
+csv_path, page3 = os.path.join(tmp, "s.csv"), os.path.join(tmp, "s.md")
+X.write_csv(csv_path, got)
+X.page({"studies": [study]}, "s", csv_path, page3, tmp, root)
+text = open(page3).read()
+table_rows = text.split("| case | t | act_mean | act_max |")[-1].split("\n\n")[0].strip().splitlines()[1:]
+if table_rows != ["| a | 1 | 25 | 50 |", "| b | 2 | 100 | 100 |"]:
+    failures.append(f"sampled study's page table:\n{text}")
+
 # tools/experiment.sh passes the caller's --config values with the
 # experiment's name (snakemake keeps only the last --config option).
 page2 = os.path.join(tmp, "smoke2.md")

@@ -50,6 +50,15 @@ lines = out.strip().splitlines()
 if rc or len(lines) != 3 or lines[0] != "file,gpu.dram.reads":
     failures.append(f"wide output {lines}")
 
+# A time series: its count, interval, mean and maximum (a made-up document).
+series = os.path.join(tmp, "series.json")
+json.dump({**doc, "stats": {"gpu.worklist.active_threads": {"interval": 10, "samples": [0, 4, 8]}},
+           "units": {"gpu.worklist.active_threads": "threads"}}, open(series, "w"))
+rc, out, _ = run(series, "--match", "gpu.worklist.*")
+got = {r["field"]: (float(r["value"]), r["unit"]) for r in csv.DictReader(io.StringIO(out))}
+if rc or got != {"samples": (3.0, ""), "interval": (10.0, ""), "mean": (4.0, "threads"), "max": (8.0, "threads")}:
+    failures.append(f"series rows {got}")
+
 bad = os.path.join(tmp, "bad.json")
 open(bad, "w").write("{}")
 rc, _, err = run(bad)

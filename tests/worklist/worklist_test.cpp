@@ -4,6 +4,7 @@
 // conservation (every pushed work ID pulled exactly once, then DONE) under
 // every redistribution scheme, the double-buffer swap, the overflow
 // exception, and independence from the quantum.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -220,20 +221,24 @@ Task<> seed_kernel(Lane& l, std::uint64_t counts, std::uint64_t flag, std::uint6
   co_await l.store<std::uint32_t>(seen + 4ull * l.global_id(), f);
 }
 
+// The seed kernel, then 128 threads of seed_kernel in single-buffer mode;
+// their pull counts and what each read of the flag after its DONE.
+void run_seed_kernels(Host& host, std::vector<std::uint32_t>& counts, std::vector<std::uint32_t>& seen) {
+  const std::uint64_t c = host.upload(std::vector<std::uint32_t>(128, 0));
+  const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
+  const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
+  host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
+  wl::Worklist::active()->kernel_done();
+  host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
+  wl::Worklist::active()->kernel_done();
+  counts = host.download<std::uint32_t>(c, 128);
+  seen = host.download<std::uint32_t>(s, 128);
+}
+
 TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> counts, seen;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1"}), [&](Host& host) {
-    const std::uint64_t c = host.upload(std::vector<std::uint32_t>(128, 0));
-    const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
-    const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
-    host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
-    wl::Worklist::active()->kernel_done();
-    host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
-    wl::Worklist::active()->kernel_done();
-    counts = host.download<std::uint32_t>(c, 128);
-    seen = host.download<std::uint32_t>(s, 128);
-  });
+  HostHarness h(test::make_config("kim2014", {"gpu.cus=1"}), [&](Host& host) { run_seed_kernels(host, counts, seen); });
   h.run();
   ASSERT_EQ(counts.size(), 128u);
   std::uint32_t total = 0, early = 0;
@@ -255,15 +260,8 @@ TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
   const Config cfg = test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"});
   const auto threads = std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
                        std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
-  HostHarness h(cfg, [&](Host& host) {
-    const std::uint64_t c = host.upload(std::vector<std::uint32_t>(128, 0));
-    const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
-    const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
-    host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
-    wl::Worklist::active()->kernel_done();
-    host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
-    wl::Worklist::active()->kernel_done();
-  });
+  std::vector<std::uint32_t> counts, seen;
+  HostHarness h(cfg, [&](Host& host) { run_seed_kernels(host, counts, seen); });
   h.run();
   auto series = [](const char* n) {
     auto* st = dynamic_cast<const Series*>(StatRegistry::global().find(std::string("gpu.worklist.") + n));
@@ -285,6 +283,30 @@ TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
   EXPECT_GE(one_working, 15u) << "the seed's 400 cycles: one active thread, 127 waiting";
   EXPECT_GE(all_done, 1u) << "every thread ends DONE before the kernel ends";
   EXPECT_EQ(act.back() + wait.back(), 0u);  // after DONE nothing holds work or waits
+}
+
+// A kernel's end clears its threads from the series: between two runs of the
+// kernels above, a sample counts no thread at all.
+TEST(ActivitySeries, AKernelsEndClearsItsThreads) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint32_t> counts, seen;
+  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"}), [&](Host& host) {
+    run_seed_kernels(host, counts, seen);
+    run_seed_kernels(host, counts, seen);
+  });
+  h.run();
+  std::vector<std::uint64_t> total;
+  for (const char* n : {"active_threads", "waiting_threads", "done_threads"}) {
+    auto* st = dynamic_cast<const Series*>(StatRegistry::global().find(std::string("gpu.worklist.") + n));
+    ASSERT_NE(st, nullptr) << n;
+    total.resize(st->samples().size());
+    for (std::size_t k = 0; k < total.size(); ++k) total[k] += st->samples()[k];
+  }
+  // first thread counted, then a gap with none, then the second run's threads
+  const auto first = std::find_if(total.begin(), total.end(), [](auto v) { return v != 0; });
+  const auto gap = std::find(first, total.end(), 0u);
+  const auto second = std::find_if(gap, total.end(), [](auto v) { return v != 0; });
+  EXPECT_NE(second, total.end()) << "no sample between the two runs counts zero threads";
 }
 
 TEST(Overflow, APushToAFullBankIsTheHardwareException) {
