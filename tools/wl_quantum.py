@@ -12,7 +12,8 @@ spills and refills; its refill scheme: --refill=interval|on_demand).
 --reference=NS takes another reference quantum than one cycle (1.4286 ns; e.g.
 1.0: a sub-cycle quantum, whose synchronisation points do not fall on cycle
 edges).
-Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R] [--buffer=B] [--reference=NS]"""
+Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R] [--buffer=B] [--reference=NS] [--set=K=V ...]
+--set=K=V passes a further --set to every run (e.g. --set=mem.magic=true)."""
 import json
 import subprocess
 import sys
@@ -25,6 +26,7 @@ depth = "1024"
 refill = "interval"
 buffer = "double"
 one_cycle = "1.4286"
+extra = []
 for a in sys.argv[1:]:
     if a.startswith("--schemes="):
         schemes = a.split("=", 1)[1].split(",")
@@ -34,6 +36,8 @@ for a in sys.argv[1:]:
         refill = a.split("=", 1)[1]
     elif a.startswith("--buffer="):
         buffer = a.split("=", 1)[1]
+    elif a.startswith("--set="):
+        extra += ["--set", a.split("=", 1)[1]]
     elif a.startswith("--reference="):
         one_cycle = a.split("=", 1)[1]
     elif a.startswith("--"):
@@ -47,7 +51,7 @@ def run(w, scheme, seed, q):
         subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
                         f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
                         "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
-                        "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
+                        *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
         j = json.load(open(f.name))
         return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
             j["stats"]["gpu.worklist.hvu.spills"]
