@@ -69,7 +69,7 @@ KernelState& Dispatcher::submit(KernelLaunch launch, SubmitOptions opts) {
   k->num_groups = static_cast<std::uint32_t>((k->launch.grid + k->launch.group_size - 1) / k->launch.group_size);
   const Tick now = sc_core::sc_time_stamp().value();
   k->submitted = opts.at == ~0ull ? now : std::max<Tick>(opts.at, now);
-  k->visible = k->submitted + clock_.cycles(p_.launch_cycles);
+  k->visible = k->submitted + clock_.cycles(opts.launch_cycles == ~0ull ? p_.launch_cycles : opts.launch_cycles);
   k->on_done = std::move(opts.on_done);
   k->on_workgroup_done = std::move(opts.on_workgroup_done);
   if (!cus_.empty() && !cus_.front()->fits_empty(*k)) {

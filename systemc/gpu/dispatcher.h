@@ -69,6 +69,10 @@ struct KernelState {
 struct SubmitOptions {
   std::uint64_t at = ~0ull;  // absolute submit time (ps); default: the current SystemC time
   int priority = 0;          // priority policy: higher first
+  // Launch latency of this submission in front-end cycles; default: the
+  // configured gpu.frontend.launch_latency. The aggregator, which is the
+  // control processor itself, pays its own firmware cost instead (0 here).
+  std::uint64_t launch_cycles = ~0ull;
   std::function<void(KernelState&, Tick end)> on_done;
   std::function<void(std::uint32_t group, Tick t)> on_workgroup_done;
 };

@@ -22,6 +22,12 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
   L1Cache::Params l1p = L1Cache::Params::from(cfg);
   for (int i = 0; i < n; ++i)
     l1s.push_back(L1Spec{fmt::format("cu{}_l1", i), fmt::format("gpu.cu{}.l1", i), clock_, l1p});
+  // The aggregator (the control processor, docs/channels.md) has its own L1
+  // on the same coherent L2, in its own clock domain: requester n. Orr et
+  // al.'s Table 2 gives it the CU L1's geometry (16 kB, 64 B, 16-way, 4
+  // cycles), so it takes the CU L1's parameters.
+  const agg::Aggregator::Params aggp = agg::Aggregator::Params::from(cfg);
+  l1s.push_back(L1Spec{"aggregator_l1", "aggregator.l1", Clock(aggp.mhz), l1p});
   mem_ = std::make_unique<MemorySystem>("mem", cfg, l1s);
   for (int i = 0; i < n; ++i) {
     ports_.push_back(std::make_unique<MemPort>(fmt::format("cu{}_port", i).c_str(), i));
@@ -43,6 +49,10 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
   hvu_port_ = std::make_unique<MemPort>("hvu_port", -1);
   hvu_port_->socket.bind(mem_->l2().target);
   worklist_->set_port(hvu_port_.get());
+  agg_port_ = std::make_unique<MemPort>("aggregator_port", n);
+  agg_port_->socket.bind(mem_->l1(n).target);
+  aggregator_ = std::make_unique<agg::Aggregator>("aggregator", aggp, *mem_, *agg_port_, *dispatcher_,
+                                                  cup.wavefront_width);
 }
 
 void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }
@@ -53,7 +63,9 @@ std::string GpuTop::diagnose() const {
   for (const auto& cu : cus_)
     for (auto& e : cu->wavefront_states()) all.push_back(std::move(e));
   const std::string queued = dispatcher_->describe_queue();
-  if (all.empty()) return "no wavefront is resident, blocked or parked" + (queued.empty() ? "" : "; " + queued);
+  const std::string agg =
+      aggregator_ && !aggregator_->channels().empty() ? "\n  " + aggregator_->where() : std::string();
+  if (all.empty()) return "no wavefront is resident, blocked or parked" + (queued.empty() ? "" : "; " + queued) + agg;
   std::vector<std::pair<std::string, int>> kinds;
   for (const auto& [kind, d] : all) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
@@ -69,6 +81,7 @@ std::string GpuTop::diagnose() const {
   // What the hardware worklist holds (work IDs, the overflow buffer, active
   // lanes in single-buffer mode): why its blocked wavefronts wait.
   if (worklist_ && worklist_->in_use()) s += "\n  worklist: " + worklist_->where();
+  s += agg;
   return s;
 }
 
@@ -78,10 +91,24 @@ std::vector<std::string> GpuTop::summary_lines() const {
   if (wi == 0) return {};
   const double lanes = reg.sum_matching("gpu.cu", ".lane_ops");
   const std::uint32_t width = cus_.front()->params().wavefront_width;
-  return {fmt::format("{:<22}{}", "kernels", reg.find("gpu.dispatcher.kernels")->scalar()),
-          fmt::format("{:<22}{:.0f} ({:.0f} lane ops, SIMD utilization {:.1f}%)", "wavefront instrs", wi, lanes,
-                      100.0 * lanes / (wi * width)),
-          fmt::format("{:<22}{:.0f}", "divergent issues", reg.sum_matching("gpu.cu", ".divergent_issues"))};
+  std::vector<std::string> lines{
+      fmt::format("{:<22}{}", "kernels", reg.find("gpu.dispatcher.kernels")->scalar()),
+      fmt::format("{:<22}{:.0f} ({:.0f} lane ops, SIMD utilization {:.1f}%)", "wavefront instrs", wi, lanes,
+                  100.0 * lanes / (wi * width)),
+      fmt::format("{:<22}{:.0f}", "divergent issues", reg.sum_matching("gpu.cu", ".divergent_issues"))};
+  if (aggregator_ && !aggregator_->channels().empty()) {
+    const auto& a = *aggregator_;
+    lines.push_back(fmt::format("{:<22}{} ({}): {} dispatches, {} wavefronts, {} passes; GPU blocked on it {:.1f}%",
+                                "aggregator", a.core().name, fmt::format("{:.0f} MHz", a.clock().mhz()),
+                                a.dispatches.value(), a.wavefronts.value(), a.passes.value(),
+                                100.0 * a.blocked_fraction.scalar()));
+    for (const auto* c : a.channels())
+      lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
+                                  "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),
+                                  c->cas_attempts.value(), c->cas_failures.value(), c->occupancy.max(),
+                                  c->spec().capacity));
+  }
+  return lines;
 }
 
 std::vector<MemPort*> GpuTop::ports() {

@@ -15,6 +15,7 @@
 #include "mem/memory_system.h"
 #include "sim/config.h"
 #include "sim/time.h"
+#include "aggregator/aggregator.h"
 #include "worklist/worklist.h"
 
 namespace fg {
@@ -44,11 +45,14 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<wl::Worklist> worklist_;
   std::unique_ptr<MemPort> hvu_port_;  // the worklist's virtualization unit, to the L2
+  std::unique_ptr<MemPort> agg_port_;  // the aggregator, to its own L1
+  std::unique_ptr<agg::Aggregator> aggregator_;
 
  public:
   ComputeUnit& cu(int i) { return *cus_[i]; }
   Dispatcher& dispatcher() { return *dispatcher_; }
   wl::Worklist& worklist() { return *worklist_; }
+  agg::Aggregator& aggregator() { return *aggregator_; }
 };
 
 }  // namespace fg

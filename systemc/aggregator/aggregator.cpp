@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "aggregator/aggregator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpu/dispatcher.h"
+#include "mem/mem_port.h"
+#include "mem/memory_system.h"
+#include "sim/error.h"
+#include "sim/guard.h"
+#include "sim/trace.h"
+
+namespace fg::agg {
+
+namespace {
+// Table 5 (Sec. 8.3): 2-way OoO "was used to generate the results reported".
+const Param<std::string> kCore{"aggregator.core", "ooo-2",
+                               std::vector<std::string>{"simple", "light-ooo-2", "ooo-2", "ooo-4"},
+                               "aggregator core class (Orr et al. Table 5): simple (not pipelined), light-ooo-2, "
+                               "ooo-2 (the paper's default), ooo-4"};
+// Table 2: "Aggregator Clock 2GHz".
+const Param<double> kClock{"aggregator.clock", 2000.0, "MHz", "aggregator clock (Orr et al. Table 2: 2 GHz)",
+                           {{1}, {100000}}};
+// Instruction counts of the firmware's steps: assumptions about our
+// scheduler's code, not from the paper (docs/channels.md, "Firmware costs").
+const Param<std::uint64_t> kPassInstr{"aggregator.pass_instructions", 16, "instructions",
+                                      "firmware loop overhead per pass (assumed; docs/channels.md)", {{0}, {1u << 20}}};
+const Param<std::uint64_t> kPollInstr{"aggregator.poll_instructions", 8, "instructions",
+                                      "firmware instructions per channel polled besides its load: index, subtract, "
+                                      "predicate, branch (assumed; docs/channels.md)",
+                                      {{0}, {1u << 20}}};
+const Param<std::uint64_t> kDispatchInstr{"aggregator.dispatch_instructions", 40, "instructions",
+                                          "firmware instructions to build one dispatch packet (16 dwords) and ring "
+                                          "the doorbell (assumed; docs/channels.md)",
+                                          {{0}, {1u << 20}}};
+const Param<std::uint64_t> kFreeInstr{"aggregator.free_instructions", 8, "instructions",
+                                      "firmware instructions per done-count block freed besides its stores (assumed; "
+                                      "docs/channels.md)",
+                                      {{0}, {1u << 20}}};
+constexpr unsigned kPacketBytes = 64;  // an HSA AQL dispatch packet is 64 bytes
+constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
+Aggregator* g_active = nullptr;
+enum Activity { kPoll, kDispatch, kFree, kCheck };
+}  // namespace
+
+CoreClass CoreClass::named(const std::string& name, unsigned instructions_per_load) {
+  CoreClass c;
+  c.name = name;
+  if (name == "simple") {
+    c.pipelined = false;
+  } else if (name == "light-ooo-2") {
+    c.width = 2, c.iq = 2, c.rob = 8, c.lq = 8, c.sq = 8;
+  } else if (name == "ooo-2") {
+    c.width = 2, c.iq = 32, c.rob = 64, c.lq = 32, c.sq = 32;
+  } else if (name == "ooo-4") {
+    c.width = 4, c.iq = 64, c.rob = 128, c.lq = 64, c.sq = 64;
+  } else {
+    throw UserError(fmt::format("aggregator.core: unknown core class '{}'", name));
+  }
+  if (!c.pipelined) {
+    c.ipc = 1.0 / 5.0;  // five stages executed one after the other
+    c.mlp = 1;
+  } else {
+    c.ipc = std::min<double>(c.width, std::sqrt(static_cast<double>(std::min(c.iq, c.rob))));
+    c.mlp = std::min(c.lq, std::max(1u, c.rob / std::max(1u, instructions_per_load)));
+  }
+  return c;
+}
+
+std::uint32_t Scheduler::predicate(const chan::Channel& c, std::uint32_t ready, const View& v) {
+  (void)c;
+  if (ready >= v.width) return ready / v.width * v.width;
+  if (ready > 0 && v.outstanding == 0 && !v.dispatched) return ready;
+  return 0;
+}
+
+Aggregator::Params Aggregator::Params::from(const Config& cfg) {
+  Params p;
+  p.core = kCore.get(cfg);
+  p.mhz = kClock.get(cfg);
+  p.pass_instructions = static_cast<std::uint32_t>(kPassInstr.get(cfg));
+  p.poll_instructions = static_cast<std::uint32_t>(kPollInstr.get(cfg));
+  p.dispatch_instructions = static_cast<std::uint32_t>(kDispatchInstr.get(cfg));
+  p.free_instructions = static_cast<std::uint32_t>(kFreeInstr.get(cfg));
+  return p;
+}
+
+Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port,
+                       Dispatcher& dispatcher, std::uint32_t wave_width)
+    : sc_module(name),
+      passes(StatGroup("aggregator"), "passes", "firmware passes (poll, dispatch, free)", ""),
+      dispatches(StatGroup("aggregator"), "dispatches", "consumer kernels launched", ""),
+      wavefronts(StatGroup("aggregator"), "wavefronts", "consumer wavefronts launched", ""),
+      ces_dispatched(StatGroup("aggregator"), "ces_dispatched", "CEs handed to consumer wavefronts", ""),
+      blocks_freed(StatGroup("aggregator"), "blocks_freed", "done-count blocks freed", ""),
+      loads(StatGroup("aggregator"), "loads", "firmware loads through the aggregator's L1", ""),
+      stores(StatGroup("aggregator"), "stores", "firmware stores through the aggregator's L1", ""),
+      busy_ns(StatGroup("aggregator"), "busy_ns", "firmware time in passes that dispatched or freed", "ns",
+              [this] { return tick_to_ns(activity_[kDispatch] + activity_[kFree]); }),
+      poll_ns(StatGroup("aggregator"), "poll_ns", "firmware time polling control tails", "ns",
+              [this] { return tick_to_ns(activity_[kPoll]); }),
+      dispatch_ns(StatGroup("aggregator"), "dispatch_ns", "firmware time dispatching", "ns",
+                  [this] { return tick_to_ns(activity_[kDispatch]); }),
+      free_ns(StatGroup("aggregator"), "free_ns", "firmware time reading done counts and freeing", "ns",
+              [this] { return tick_to_ns(activity_[kFree]); }),
+      check_ns(StatGroup("aggregator"), "check_ns", "firmware time checking for the end of the graph", "ns",
+               [this] { return tick_to_ns(activity_[kCheck]); }),
+      blocked_ns(StatGroup("aggregator"), "gpu_blocked_ns",
+                 "time from start to done with no consumer wavefront outstanding: the GPU waits for the "
+                 "aggregator (docs/channels.md)",
+                 "ns", [this] { return tick_to_ns(blocked_); }),
+      run_ns(StatGroup("aggregator"), "run_ns", "time from start to done", "ns",
+             [this] { return tick_to_ns(ended_ - started_); }),
+      blocked_fraction(StatGroup("aggregator"), "gpu_blocked_fraction", "gpu_blocked_ns / run_ns", "",
+                       [this] { return ended_ > started_ ? static_cast<double>(blocked_) / (ended_ - started_) : 0.0; }),
+      p_(p),
+      core_(CoreClass::named(p.core, p.poll_instructions + 1)),
+      clock_(p.mhz),
+      mem_(mem),
+      port_(port),
+      dispatcher_(dispatcher),
+      width_(wave_width),
+      sched_(std::make_unique<Scheduler>()) {
+  SC_HAS_PROCESS(Aggregator);
+  SC_THREAD(run);
+  g_active = this;
+}
+
+Aggregator::~Aggregator() {
+  if (g_active == this) g_active = nullptr;
+}
+
+Aggregator* Aggregator::active() { return g_active; }
+
+chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consumer, const std::string& key) {
+  chan::validate(spec, key);
+  for (const auto& c : channels_)
+    if (c->spec().name == spec.name) throw UserError(fmt::format("{}: a channel '{}' exists already", key, spec.name));
+  const unsigned line = mem_.line_size();
+  const std::uint64_t bytes = chan::Layout::bytes(spec, line);
+  const std::uint64_t base = mem_.allocate(bytes);
+  const std::vector<unsigned char> zero(bytes, 0);
+  mem_.copy_in(base, zero.data(), bytes);
+  const chan::Layout layout = chan::Layout::at(base, spec, line);
+  channels_.push_back(std::make_unique<chan::Channel>(static_cast<std::uint32_t>(channels_.size()), std::move(spec),
+                                                      layout, std::move(consumer)));
+  channel_ptrs_.push_back(channels_.back().get());
+  if (!packets_) packets_ = mem_.allocate(std::uint64_t{kPacketBytes} * kPacketRing);
+  return *channels_.back();
+}
+
+void Aggregator::set_scheduler(std::unique_ptr<Scheduler> s) { sched_ = s ? std::move(s) : std::make_unique<Scheduler>(); }
+
+void Aggregator::start() {
+  if (running_) throw std::logic_error("aggregator started twice");
+  if (channels_.empty()) throw std::logic_error("aggregator started without channels");
+  running_ = true;
+  const Tick now = sc_core::sc_time_stamp().value();
+  t_ = std::max(t_, now);
+  started_ = idle_since_ = t_;
+  blocked_ = 0;
+  start_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Aggregator::wait_done() {
+  while (running_) sc_core::wait(done_ev_);
+}
+
+std::string Aggregator::where() const {
+  std::string s = fmt::format("aggregator ({}, {} MHz) {}, {} consumer wavefronts outstanding; channels:", core_.name,
+                              clock_.mhz(), running_ ? "running" : "idle", outstanding_);
+  for (const auto* c : channel_ptrs_) {
+    std::uint32_t w[2] = {};
+    mem_.copy_out(&w[0], c->layout().data_tail, 4);
+    mem_.copy_out(&w[1], c->layout().ctrl_tail, 4);
+    s += fmt::format(" {} ({} of {} CEs in use, {} published, {} dispatched);", c->spec().name, w[0] - c->data_head,
+                     c->spec().capacity, w[1], c->ctrl_head);
+  }
+  return s;
+}
+
+// ---- the core's timing ------------------------------------------------------
+
+void Aggregator::sync() {
+  const Tick now = sc_core::sc_time_stamp().value();
+  if (t_ > now) sc_core::wait(sc_core::sc_time::from_value(t_ - now));
+  else t_ = now;
+}
+
+Tick Aggregator::sync_to(Tick t) {
+  const Tick now = sc_core::sc_time_stamp().value();
+  if (t <= now) return now;
+  sc_core::wait(sc_core::sc_time::from_value(t - now));
+  return t;
+}
+
+void Aggregator::instr(std::uint32_t n) {
+  t_ += static_cast<Tick>(std::llround(static_cast<double>(n) * static_cast<double>(clock_.period()) / core_.ipc));
+}
+
+void Aggregator::load_words(const std::vector<std::uint64_t>& addrs, std::vector<std::uint32_t>& out) {
+  out.assign(addrs.size(), 0);
+  const Tick step = static_cast<Tick>(std::llround(static_cast<double>(clock_.period()) / core_.ipc));
+  std::vector<Tick> done;
+  done.reserve(addrs.size());
+  Tick issue = t_, end = t_;
+  for (std::size_t i = 0; i < addrs.size(); ++i) {
+    if (i >= core_.mlp) issue = std::max(issue, done[i - core_.mlp]);  // a load-queue entry frees
+    // Every access takes effect at its simulated time: the firmware polls
+    // what the CUs publish, so it must not read ahead of them (as
+    // sim.order_memory does for the CUs).
+    const Tick now = sync_to(issue);
+    const Tick c = now + port_.read(addrs[i], &out[i], 4, sc_core::sc_time::from_value(issue - now)).value();
+    ++loads;
+    done.push_back(c);
+    end = std::max(end, c);
+    issue += step;
+  }
+  t_ = std::max(end, issue);
+}
+
+std::uint32_t Aggregator::load_word(std::uint64_t addr) {
+  std::vector<std::uint32_t> v;
+  load_words({addr}, v);
+  return v[0];
+}
+
+void Aggregator::store_word(std::uint64_t addr, std::uint32_t v) {
+  const Tick now = sync_to(t_);
+  const Tick c = now + port_.write(addr, &v, 4, sc_core::sc_time::from_value(t_ - now)).value();
+  ++stores;
+  instr(1);
+  if (!core_.pipelined) t_ = std::max(t_, c);  // one instruction at a time: the store completes first
+}
+
+void Aggregator::span(const char* what, Tick from) {
+  if (!Trace::get().on() || t_ <= from) return;
+  if (track_ < 0) track_ = Trace::get().track("aggregator", "firmware");
+  Trace::get().span(track_, what, from, t_ - from);
+}
+
+// ---- the firmware -----------------------------------------------------------
+
+void Aggregator::complete_until(Tick t) {
+  while (!completions_.empty() && *completions_.begin() <= t) {
+    const Tick c = *completions_.begin();
+    completions_.erase(completions_.begin());
+    if (--outstanding_ == 0) idle_since_ = c;
+  }
+}
+
+void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
+  const Tick from = t_;
+  instr(p_.dispatch_instructions);
+  // The dispatch packet, one cache line, then the channel's control head.
+  const Tick now = sync_to(t_);
+  unsigned char packet[kPacketBytes] = {};
+  const std::uint32_t first = c.ctrl_head;
+  std::memcpy(packet, &first, 4);
+  std::memcpy(packet + 4, &n, 4);
+  const std::uint64_t slot = packets_ + (packet_slot_++ % kPacketRing) * kPacketBytes;
+  const Tick pc = now + port_.write(slot, packet, kPacketBytes, sc_core::sc_time::from_value(t_ - now)).value();
+  ++stores;
+  instr(1);
+  if (!core_.pipelined) t_ = std::max(t_, pc);
+  c.ctrl_head += n;
+  store_word(c.layout().ctrl_head, c.ctrl_head);
+
+  const std::uint64_t waves = (n + width_ - 1) / width_;
+  if (outstanding_ == 0) blocked_ += t_ - idle_since_;
+  outstanding_ += waves;
+  ++dispatches, ++c.dispatches;
+  wavefronts += waves, c.wavefronts += waves;
+  ces_dispatched += n, c.dispatched += n;
+  const chan::Consumer& cons = c.consumer();
+  KernelLaunch k;
+  k.name = cons.kernel;
+  k.grid = n;
+  k.group_size = width_;
+  k.registers = cons.registers;
+  k.context = cons.context;
+  k.body = [body = cons.body, first](Lane& l) { return body(l, first + l.global_id()); };
+  SubmitOptions o;
+  o.at = t_;
+  o.launch_cycles = 0;  // the aggregator is the control processor: it has just paid the launch
+  o.on_workgroup_done = [this](std::uint32_t, Tick t) { completions_.insert(t); };
+  dispatcher_.submit(std::move(k), std::move(o));
+  activity_[kDispatch] += t_ - from;
+  span("dispatch", from);
+}
+
+void Aggregator::run() {
+  run_guarded([&] {
+    std::vector<chan::Channel*> order;
+    std::vector<std::uint64_t> addrs;
+    std::vector<std::uint32_t> vals;
+    std::vector<chan::Channel*> cand;
+    for (;;) {
+      while (!running_) sc_core::wait(start_ev_);
+      sync();
+      for (;;) {
+        sync();
+        ++passes;
+        Tick from = t_;
+        instr(p_.pass_instructions);
+        complete_until(t_);
+        // 1-2. Poll the control tails the policy lists; dispatch.
+        order.clear();
+        sched_->order(channel_ptrs_, order);
+        addrs.clear();
+        for (const auto* c : order) addrs.push_back(c->layout().ctrl_tail);
+        load_words(addrs, vals);
+        activity_[kPoll] += t_ - from;
+        bool acted = false;
+        View v{width_, outstanding_, false};
+        for (std::size_t i = 0; i < order.size(); ++i) {
+          chan::Channel& c = *order[i];
+          const Tick p0 = t_;
+          instr(p_.poll_instructions);
+          activity_[kPoll] += t_ - p0;
+          ++c.polls;
+          std::uint32_t data_tail = 0;
+          mem_.copy_out(&data_tail, c.layout().data_tail, 4);  // statistics only: no time
+          c.occupancy.sample(static_cast<double>(data_tail - c.data_head));
+          c.last_tail = vals[i];
+          const std::uint32_t ready = vals[i] - c.ctrl_head;
+          const std::uint32_t n = std::min(ready, sched_->predicate(c, ready, v));
+          if (n == 0) continue;
+          dispatch(c, n);
+          acted = true;
+          v.dispatched = true;
+          v.outstanding = outstanding_;
+          if (sched_->stop_after_dispatch(c)) break;
+        }
+        // 3. Free in allocation order: a channel's oldest block, once every
+        // one of its CEs has been dispatched (ctrl_head - data_head >= block)
+        // and counted done.
+        for (;;) {
+          cand.clear();
+          addrs.clear();
+          for (auto* c : channel_ptrs_)
+            if (c->ctrl_head - c->data_head >= c->spec().done_count) {
+              cand.push_back(c);
+              addrs.push_back(c->layout().done_addr(c->data_head));
+            }
+          if (cand.empty()) break;
+          from = t_;
+          load_words(addrs, vals);
+          bool freed = false;
+          for (std::size_t i = 0; i < cand.size(); ++i) {
+            chan::Channel& c = *cand[i];
+            if (vals[i] < c.spec().done_count) continue;
+            if (vals[i] > c.spec().done_count)
+              throw SimFault(fmt::format("channel '{}': done count {} of the block at CE {} is above the block size "
+                                         "{} (a CE freed twice)",
+                                         c.spec().name, vals[i], c.data_head, c.spec().done_count));
+            instr(p_.free_instructions);
+            store_word(c.layout().done_addr(c.data_head), 0);
+            c.data_head += c.spec().done_count;
+            store_word(c.layout().data_head, c.data_head);
+            ++blocks_freed;
+            c.freed += c.spec().done_count;
+            freed = acted = true;
+          }
+          activity_[kFree] += t_ - from;
+          span("free", from);
+          if (!freed) break;
+        }
+        // 4. The end: nothing outstanding, nothing dispatched, and every CE
+        // ever allocated has been dispatched.
+        if (!acted && outstanding_ == 0) {
+          from = t_;
+          addrs.clear();
+          for (const auto* c : channel_ptrs_) addrs.push_back(c->layout().data_tail);
+          load_words(addrs, vals);
+          bool empty = true;
+          for (std::size_t i = 0; i < channel_ptrs_.size(); ++i) {
+            const chan::Channel& c = *channel_ptrs_[i];
+            empty = empty && vals[i] == c.ctrl_head;
+            // No consumer is running, so no producer is between talloc and
+            // enq: every reserved CE must have been published.
+            if (vals[i] != c.last_tail)
+              throw SimFault(fmt::format(
+                  "channel '{}': {} CEs reserved (data tail) but {} published (control tail) and no consumer is "
+                  "running: a talloc without its enq, or an enq of CEs allocated elsewhere",
+                  c.spec().name, vals[i], c.last_tail));
+          }
+          activity_[kCheck] += t_ - from;
+          if (empty) {
+            blocked_ += t_ - idle_since_;
+            ended_ = t_;
+            running_ = false;
+            const Tick now = sc_core::sc_time_stamp().value();
+            done_ev_.notify(sc_core::sc_time::from_value(t_ - now));
+            break;
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace fg::agg
