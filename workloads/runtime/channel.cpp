@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/channel.h"
+
+#include <bit>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mem/memory_system.h"
+#include "sim/error.h"
+
+namespace fg::chan {
+
+namespace {
+
+[[noreturn]] void full(const Channel& c, std::uint32_t tail, std::uint32_t head, std::uint32_t n) {
+  throw SimFault(fmt::format("channel '{}' is full: {} CEs requested with {} of {} in use (data tail {}, head {}); "
+                             "raise its capacity",
+                             c.spec().name, n, tail - head, c.spec().capacity, tail, head));
+}
+
+// One lane's CAS loop: moves the 32-bit count at `ptr` from its current value
+// v to v + n and returns v. With `check`, the move must leave at most the
+// capacity in use against the data head.
+Task<std::uint32_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
+  std::uint32_t expected = co_await l.load_acquire<std::uint32_t>(ptr);
+  for (;;) {
+    if (check) {
+      const std::uint32_t head = co_await l.load_acquire<std::uint32_t>(c.layout().data_head);
+      if (expected + n - head > c.spec().capacity) full(c, expected, head, n);
+    }
+    ++c.cas_attempts;
+    const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(ptr, expected, expected + n);
+    if (old == expected) break;
+    ++c.cas_failures;
+    expected = old;
+  }
+  co_return expected;
+}
+
+// Reserve n counts for this lane: by itself (per-lane) or as its share of
+// one reservation for the wavefront's active lanes (Fig. 5: prefix sum, one
+// lane's CAS, broadcast).
+Task<std::uint32_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
+  if (c.spec().variant == Variant::PerLane) {
+    const std::uint32_t mine = co_await cas_reserve(l, c, ptr, n, check);
+    co_return mine;
+  }
+  const std::uint32_t offset = co_await l.prefix_sum_exclusive<std::uint32_t>(n);
+  const std::uint32_t total = co_await l.reduce_add<std::uint32_t>(n);
+  const std::uint64_t mask = co_await l.active_mask();
+  std::uint32_t base = 0;
+  if (l.is_leader(mask)) base = co_await cas_reserve(l, c, ptr, total, check);
+  base = co_await l.broadcast<std::uint32_t>(base, static_cast<std::uint32_t>(std::countr_zero(mask)));
+  co_return base + offset;
+}
+
+// Publish control positions [from, from + n): the control tail moves from
+// `from` once every earlier reservation has published.
+Task<void> publish(Lane& l, Channel& c, std::uint32_t from, std::uint32_t n) {
+  for (;;) {
+    ++c.cas_attempts;
+    const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(c.layout().ctrl_tail, from, from + n);
+    if (old == from) break;
+    ++c.cas_failures;
+  }
+}
+
+}  // namespace
+
+Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
+  ++c.tallocs;
+  const std::uint32_t first = co_await reserve(l, c, c.layout().data_tail, count, true);
+  co_return Alloc{c.id(), first, count};
+}
+
+Task<void> enq(Lane& l, Channel& c, Alloc a) {
+  if (a.channel != c.id())
+    throw SimFault(fmt::format("enq to channel '{}' of {} CEs allocated from channel {} (a CE must be enqueued to the "
+                               "channel it was allocated from)",
+                               c.spec().name, a.count, a.channel));
+  const std::uint32_t pos = co_await reserve(l, c, c.layout().ctrl_reserve, a.count, false);
+  for (std::uint32_t i = 0; i < a.count; ++i) co_await l.store<std::uint32_t>(c.layout().ctrl_addr(pos + i), a.first + i);
+  co_await l.fence_release();
+  c.enqueued += a.count;
+  if (c.spec().variant == Variant::PerLane) {
+    co_await publish(l, c, pos, a.count);
+    co_return;
+  }
+  // One lane publishes the wavefront's whole reservation: [pos of the
+  // first lane, its end).
+  const std::uint32_t total = co_await l.reduce_add<std::uint32_t>(a.count);
+  const std::uint64_t mask = co_await l.active_mask();
+  const std::uint32_t from = co_await l.broadcast<std::uint32_t>(pos, static_cast<std::uint32_t>(std::countr_zero(mask)));
+  if (l.is_leader(mask)) co_await publish(l, c, from, total);
+}
+
+Task<Ce> deq(Lane& l, Channel& c, std::uint32_t off) {
+  const std::uint32_t index = co_await l.load<std::uint32_t>(c.layout().ctrl_addr(off));
+  co_return Ce{c.layout().ce_addr(index), index};
+}
+
+Task<void> tfree(Lane& l, Channel& c, Ce ce) {
+  co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, c.layout().done_addr(ce.index), 1);
+}
+
+void host_enq(MemorySystem& mem, Channel& c, const void* ces, std::uint32_t count, const std::string& key) {
+  const Layout& L = c.layout();
+  std::uint32_t tail = 0, head = 0, ctail = 0;
+  mem.copy_out(&tail, L.data_tail, 4);
+  mem.copy_out(&head, L.data_head, 4);
+  mem.copy_out(&ctail, L.ctrl_tail, 4);
+  if (tail + count - head > c.spec().capacity)
+    throw UserError(fmt::format("{}: {} initial CEs do not fit channel '{}' ({} of {} in use)", key, count,
+                                c.spec().name, tail - head, c.spec().capacity));
+  const auto* p = static_cast<const unsigned char*>(ces);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    mem.copy_in(L.ce_addr(tail + i), p + std::size_t{i} * c.spec().ce_size, c.spec().ce_size);
+    const std::uint32_t idx = tail + i;
+    mem.copy_in(L.ctrl_addr(ctail + i), &idx, 4);
+  }
+  tail += count, ctail += count;
+  mem.copy_in(L.data_tail, &tail, 4);
+  mem.copy_in(L.ctrl_reserve, &ctail, 4);
+  mem.copy_in(L.ctrl_tail, &ctail, 4);
+  c.enqueued += count;
+}
+
+}  // namespace fg::chan
