@@ -29,6 +29,7 @@ for preset in ("orr2014", "kim2014"):
                                    "--set", "divergent.fraction=0.25", "--set", "divergent.work=16"]
     RUNS[f"{preset}-memstream-cas"] = ["memstream", "--set", "gpu.cus=4", "--set", "memstream.pattern=cas",
                                        "--set", "memstream.iterations=20"]
+    RUNS[f"{preset}-fib-flow"] = ["fib-flow", "--set", "gpu.cus=4", "--set", "fib_flow.n=12"]
     for k in RUNS:
         if k.startswith(preset) and "--preset" not in RUNS[k]:
             RUNS[k] += ["--preset", preset]
