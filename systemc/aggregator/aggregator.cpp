@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aggregator/aggregator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "gpu/dispatcher.h"
 #include "mem/mem_port.h"
@@ -23,21 +23,30 @@ const Param<std::string> kCore{"aggregator.core", "ooo-2",
                                "aggregator core class (Orr et al. Table 5): simple (not pipelined), light-ooo-2, "
                                "ooo-2 (the paper's default), ooo-4"};
 // Table 2: "Aggregator Clock 2GHz".
-const Param<double> kClock{"aggregator.clock", 2000.0, "MHz", "aggregator clock (Orr et al. Table 2: 2 GHz)",
-                           {{1}, {100000}}};
+const Param<double> kClock{
+    "aggregator.clock", 2000.0, "MHz", "aggregator clock (Orr et al. Table 2: 2 GHz)", {{1}, {100000}}};
 // Instruction counts of the firmware's steps: assumptions about our
 // scheduler's code, not from the paper (docs/channels.md, "Firmware costs").
-const Param<std::uint64_t> kPassInstr{"aggregator.pass_instructions", 16, "instructions",
-                                      "firmware loop overhead per pass (assumed; docs/channels.md)", {{0}, {1u << 20}}};
-const Param<std::uint64_t> kPollInstr{"aggregator.poll_instructions", 8, "instructions",
+const Param<std::uint64_t> kPassInstr{"aggregator.pass_instructions",
+                                      16,
+                                      "instructions",
+                                      "firmware loop overhead per pass (assumed; docs/channels.md)",
+                                      {{0}, {1u << 20}}};
+const Param<std::uint64_t> kPollInstr{"aggregator.poll_instructions",
+                                      8,
+                                      "instructions",
                                       "firmware instructions per channel polled besides its load: index, subtract, "
                                       "predicate, branch (assumed; docs/channels.md)",
                                       {{0}, {1u << 20}}};
-const Param<std::uint64_t> kDispatchInstr{"aggregator.dispatch_instructions", 40, "instructions",
+const Param<std::uint64_t> kDispatchInstr{"aggregator.dispatch_instructions",
+                                          40,
+                                          "instructions",
                                           "firmware instructions to build one dispatch packet (16 dwords) and ring "
                                           "the doorbell (assumed; docs/channels.md)",
                                           {{0}, {1u << 20}}};
-const Param<std::uint64_t> kFreeInstr{"aggregator.free_instructions", 8, "instructions",
+const Param<std::uint64_t> kFreeInstr{"aggregator.free_instructions",
+                                      8,
+                                      "instructions",
                                       "firmware instructions per done-count block freed besides its stores (assumed; "
                                       "docs/channels.md)",
                                       {{0}, {1u << 20}}};
@@ -115,8 +124,9 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
                  "ns", [this] { return tick_to_ns(blocked_); }),
       run_ns(StatGroup("aggregator"), "run_ns", "time from start to done", "ns",
              [this] { return tick_to_ns(ended_ - started_); }),
-      blocked_fraction(StatGroup("aggregator"), "gpu_blocked_fraction", "gpu_blocked_ns / run_ns", "",
-                       [this] { return ended_ > started_ ? static_cast<double>(blocked_) / (ended_ - started_) : 0.0; }),
+      blocked_fraction(
+          StatGroup("aggregator"), "gpu_blocked_fraction", "gpu_blocked_ns / run_ns", "",
+          [this] { return ended_ > started_ ? static_cast<double>(blocked_) / (ended_ - started_) : 0.0; }),
       p_(p),
       core_(CoreClass::named(p.core, p.poll_instructions + 1)),
       clock_(p.mhz),
@@ -153,7 +163,9 @@ chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consum
   return *channels_.back();
 }
 
-void Aggregator::set_scheduler(std::unique_ptr<Scheduler> s) { sched_ = s ? std::move(s) : std::make_unique<Scheduler>(); }
+void Aggregator::set_scheduler(std::unique_ptr<Scheduler> s) {
+  sched_ = s ? std::move(s) : std::make_unique<Scheduler>();
+}
 
 void Aggregator::start() {
   if (running_) throw std::logic_error("aggregator started twice");
@@ -187,8 +199,10 @@ std::string Aggregator::where() const {
 
 void Aggregator::sync() {
   const Tick now = sc_core::sc_time_stamp().value();
-  if (t_ > now) sc_core::wait(sc_core::sc_time::from_value(t_ - now));
-  else t_ = now;
+  if (t_ > now)
+    sc_core::wait(sc_core::sc_time::from_value(t_ - now));
+  else
+    t_ = now;
 }
 
 Tick Aggregator::sync_to(Tick t) {
@@ -355,9 +369,10 @@ void Aggregator::run() {
             chan::Channel& c = *cand[i];
             if (vals[i] < c.spec().done_count) continue;
             if (vals[i] > c.spec().done_count)
-              throw SimFault(fmt::format("channel '{}': done count {} of the block at CE {} is above the block size "
-                                         "{} (a CE freed twice)",
-                                         c.spec().name, vals[i], c.data_head, c.spec().done_count));
+              throw SimFault(
+                  fmt::format("channel '{}': done count {} of the block at CE {} is above the block size "
+                              "{} (a CE freed twice)",
+                              c.spec().name, vals[i], c.data_head, c.spec().done_count));
             instr(p_.free_instructions);
             store_word(c.layout().done_addr(c.data_head), 0);
             c.data_head += c.spec().done_count;

@@ -38,9 +38,8 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "channel/channel.h"
 #include "sim/config.h"

@@ -14,16 +14,21 @@ const Param<std::string> kVariant{"channel.variant", "amortized",
                                   "CAS per lane), amortized (one CAS per wavefront: prefix sum, CAS, broadcast; Fig. "
                                   "5), padded (amortized, one CE per cache line)"};
 // Orr et al. Table 2 ("Done count 64") and Sec. 8.2.1.
-const Param<std::uint64_t> kDoneCount{"channel.done_count", 64, "CEs",
+const Param<std::uint64_t> kDoneCount{"channel.done_count",
+                                      64,
+                                      "CEs",
                                       "data-array elements that share one done count (Orr et al. Table 2: 64)",
                                       {{1}, {1u << 20}}};
 }  // namespace
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::PerLane: return "per-lane";
-    case Variant::Amortized: return "amortized";
-    case Variant::Padded: return "padded";
+    case Variant::PerLane:
+      return "per-lane";
+    case Variant::Amortized:
+      return "amortized";
+    case Variant::Padded:
+      return "padded";
   }
   return "?";
 }
@@ -41,9 +46,10 @@ void validate(const Spec& s, const std::string& key) {
   if (s.capacity == 0) throw UserError(fmt::format("{}: channel '{}' has zero capacity", key, s.name));
   if (s.ce_size == 0) throw UserError(fmt::format("{}: channel '{}' has a zero CE size", key, s.name));
   if (s.done_count == 0 || s.capacity % s.done_count != 0)
-    throw UserError(fmt::format("{}: channel '{}': capacity {} is not a multiple of the done count {} "
-                                "(channel.done_count)",
-                                key, s.name, s.capacity, s.done_count));
+    throw UserError(
+        fmt::format("{}: channel '{}': capacity {} is not a multiple of the done count {} "
+                    "(channel.done_count)",
+                    key, s.name, s.capacity, s.done_count));
   if (s.capacity > (1u << 30))
     throw UserError(fmt::format("{}: channel '{}': capacity {} is above 2^30 CEs", key, s.name, s.capacity));
 }

@@ -2,16 +2,16 @@
 // Channels (Orr et al. Sec. 3.2) and the aggregator (Secs. 3.1, 7.2, 8.3):
 // layout, the device API's variants, in-order freeing, the predicate, the
 // core classes, fib-flow on 1 to 8 CUs, and bad input / faults.
-#include <algorithm>
-#include <cmath>
+#include "runtime/channel.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "aggregator/aggregator.h"
 #include "fg_test.h"
-#include "runtime/channel.h"
 #include "runtime/flow.h"
 #include "sim/error.h"
 
@@ -43,12 +43,12 @@ TEST(ChannelLayout, PointersOnTheirOwnLinesAndArraysSized) {
   const std::uint64_t ptrs[] = {l.data_tail, l.ctrl_reserve, l.ctrl_tail, l.data_head, l.ctrl_head};
   for (int i = 0; i < 5; ++i) EXPECT_EQ(ptrs[i], 4096u + 64u * i);
   EXPECT_EQ(l.ce_stride, 12u);
-  EXPECT_EQ(l.ctrl - l.data, 256u * 12u);           // data array: capacity x CE size (line multiple)
-  EXPECT_EQ(l.done - l.ctrl, 2u * 256u * 4u);        // control array: twice the data array's entries
+  EXPECT_EQ(l.ctrl - l.data, 256u * 12u);                     // data array: capacity x CE size (line multiple)
+  EXPECT_EQ(l.done - l.ctrl, 2u * 256u * 4u);                 // control array: twice the data array's entries
   EXPECT_EQ(chan::Layout::bytes(s, 64), l.done + 64 - 4096);  // 4 done counts in one line
-  EXPECT_EQ(l.ce_addr(256 + 3), l.data + 3 * 12);    // indices wrap at the capacity
-  EXPECT_EQ(l.ctrl_addr(512 + 5), l.ctrl + 5 * 4);   // control positions wrap at twice it
-  EXPECT_EQ(l.done_addr(130), l.done + 2 * 4);       // CE 130 is in done-count block 2
+  EXPECT_EQ(l.ce_addr(256 + 3), l.data + 3 * 12);             // indices wrap at the capacity
+  EXPECT_EQ(l.ctrl_addr(512 + 5), l.ctrl + 5 * 4);            // control positions wrap at twice it
+  EXPECT_EQ(l.done_addr(130), l.done + 2 * 4);                // CE 130 is in done-count block 2
   s.variant = chan::Variant::Padded;
   EXPECT_EQ(chan::Layout::at(4096, s, 64).ce_stride, 64u);  // one CE per cache line
 }
@@ -93,9 +93,10 @@ class FibFlow : public ::testing::TestWithParam<std::tuple<int, std::string>> {}
 TEST_P(FibFlow, CorrectAndEveryCeProducedConsumedAndFreed) {
   const auto [cus, variant] = GetParam();
   const int n = 16;
-  const auto s = run_stats(fmt::format("fib-flow --preset orr2014 --set gpu.cus={} --set channel.variant={} --set "
-                                       "fib_flow.n={}",
-                                       cus, variant, n));
+  const auto s =
+      run_stats(fmt::format("fib-flow --preset orr2014 --set gpu.cus={} --set channel.variant={} --set "
+                            "fib_flow.n={}",
+                            cus, variant, n));
   const double ces = 2.0 * fib(n) - 1;  // calls of the naive recursion
   EXPECT_EQ(stat(s, "channels.fib.produced"), ces);
   EXPECT_EQ(stat(s, "channels.fib.consumed"), ces);
@@ -105,16 +106,17 @@ TEST_P(FibFlow, CorrectAndEveryCeProducedConsumedAndFreed) {
   EXPECT_GT(stat(s, "aggregator.run_ns"), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, FibFlow,
-                         ::testing::Values(std::make_tuple(1, std::string("amortized")), std::make_tuple(2, std::string("amortized")),
-                                           std::make_tuple(4, std::string("amortized")), std::make_tuple(8, std::string("amortized")),
-                                           std::make_tuple(1, std::string("per-lane")), std::make_tuple(8, std::string("per-lane")),
-                                           std::make_tuple(1, std::string("padded")), std::make_tuple(8, std::string("padded"))),
-                         [](const auto& i) {
-                           std::string v = std::get<1>(i.param);
-                           v.erase(std::remove(v.begin(), v.end(), '-'), v.end());
-                           return fmt::format("{}cu_{}", std::get<0>(i.param), v);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cus, FibFlow,
+    ::testing::Values(std::make_tuple(1, std::string("amortized")), std::make_tuple(2, std::string("amortized")),
+                      std::make_tuple(4, std::string("amortized")), std::make_tuple(8, std::string("amortized")),
+                      std::make_tuple(1, std::string("per-lane")), std::make_tuple(8, std::string("per-lane")),
+                      std::make_tuple(1, std::string("padded")), std::make_tuple(8, std::string("padded"))),
+    [](const auto& i) {
+      std::string v = std::get<1>(i.param);
+      v.erase(std::remove(v.begin(), v.end(), '-'), v.end());
+      return fmt::format("{}cu_{}", std::get<0>(i.param), v);
+    });
 
 TEST(ChannelVariants, AmortizingTheReservationCutsCasOperations) {
   const std::string base = "fib-flow --preset orr2014 --set gpu.cus=1 --set fib_flow.n=14 --set channel.variant=";
@@ -268,7 +270,8 @@ TEST(ChannelFaults, EnqToAnotherChannelIsAFault) {
     flow::Graph g(h, "test");
     chan::Channel& a = g.channel("a", 4, 128);
     chan::Channel& b = g.channel("b", 4, 128);
-    flow::KernelNode& ka = g.kernel("ka", [&a, &b](Lane& l, std::uint32_t off) { return enq_elsewhere(l, a, &b, off); });
+    flow::KernelNode& ka =
+        g.kernel("ka", [&a, &b](Lane& l, std::uint32_t off) { return enq_elsewhere(l, a, &b, off); });
     flow::KernelNode& kb = g.kernel("kb", [&b](Lane& l, std::uint32_t off) { return consume(l, b, off); });
     g.connect(a, ka);
     g.connect(b, kb);
@@ -368,8 +371,8 @@ TEST(AggregatorCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
     t14 = measure(24, 14);
   });
   hh.run();
-  EXPECT_GT(t7, t1);                      // one round, a little longer than one load (DRAM bandwidth)
-  EXPECT_GT(t14, t7 + (t1 * 8) / 10);     // a second round
+  EXPECT_GT(t7, t1);                   // one round, a little longer than one load (DRAM bandwidth)
+  EXPECT_GT(t14, t7 + (t1 * 8) / 10);  // a second round
   EXPECT_LT(t14, 2 * t7 + t1);
 }
 

@@ -4,9 +4,9 @@
 // them. A CE with val <= 2 adds one to the result; any other spawns two CEs
 // (val - 1, val - 2) into the same channel. The result is checked against the
 // host's Fibonacci number every run.
-#include <cstdint>
-
 #include <fmt/format.h>
+
+#include <cstdint>
 
 #include "aggregator/aggregator.h"
 #include "gpu/host.h"
@@ -21,8 +21,8 @@ namespace {
 // n: a demonstration size (the paper gives fib-flow no input; its Cilk fib
 // runs n = 24, Table 3). Capacity: Fig. 6's LEN.
 const Param<std::uint64_t> kN{"fib_flow.n", 20, "", "Fibonacci number to compute", {{1}, {40}}};
-const Param<std::uint64_t> kCapacity{"fib_flow.capacity", 32768, "CEs",
-                                     "channel capacity (Orr et al. Fig. 6: LEN = 32768)", {{0}, {1u << 30}}};
+const Param<std::uint64_t> kCapacity{
+    "fib_flow.capacity", 32768, "CEs", "channel capacity (Orr et al. Fig. 6: LEN = 32768)", {{0}, {1u << 30}}};
 
 struct FibObj {
   std::int32_t val;
@@ -77,8 +77,8 @@ void fib_flow(Host& h) {
   h.output() << got << "\n";
 }
 
-const RegisterWorkload kReg{{"fib-flow", "naive Fibonacci as a channel-flow graph (Orr et al. Figs. 6, 7)", "",
-                             fib_flow, nullptr}};
+const RegisterWorkload kReg{
+    {"fib-flow", "naive Fibonacci as a channel-flow graph (Orr et al. Figs. 6, 7)", "", fib_flow, nullptr}};
 
 }  // namespace
 }  // namespace fg

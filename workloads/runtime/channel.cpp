@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/channel.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "mem/memory_system.h"
 #include "sim/error.h"
@@ -14,9 +14,10 @@ namespace fg::chan {
 namespace {
 
 [[noreturn]] void full(const Channel& c, std::uint32_t tail, std::uint32_t head, std::uint32_t n) {
-  throw SimFault(fmt::format("channel '{}' is full: {} CEs requested with {} of {} in use (data tail {}, head {}); "
-                             "raise its capacity",
-                             c.spec().name, n, tail - head, c.spec().capacity, tail, head));
+  throw SimFault(
+      fmt::format("channel '{}' is full: {} CEs requested with {} of {} in use (data tail {}, head {}); "
+                  "raise its capacity",
+                  c.spec().name, n, tail - head, c.spec().capacity, tail, head));
 }
 
 // One lane's CAS loop: moves the 32-bit count at `ptr` from its current value
@@ -76,11 +77,13 @@ Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
 
 Task<void> enq(Lane& l, Channel& c, Alloc a) {
   if (a.channel != c.id())
-    throw SimFault(fmt::format("enq to channel '{}' of {} CEs allocated from channel {} (a CE must be enqueued to the "
-                               "channel it was allocated from)",
-                               c.spec().name, a.count, a.channel));
+    throw SimFault(
+        fmt::format("enq to channel '{}' of {} CEs allocated from channel {} (a CE must be enqueued to the "
+                    "channel it was allocated from)",
+                    c.spec().name, a.count, a.channel));
   const std::uint32_t pos = co_await reserve(l, c, c.layout().ctrl_reserve, a.count, false);
-  for (std::uint32_t i = 0; i < a.count; ++i) co_await l.store<std::uint32_t>(c.layout().ctrl_addr(pos + i), a.first + i);
+  for (std::uint32_t i = 0; i < a.count; ++i)
+    co_await l.store<std::uint32_t>(c.layout().ctrl_addr(pos + i), a.first + i);
   co_await l.fence_release();
   c.enqueued += a.count;
   if (c.spec().variant == Variant::PerLane) {
@@ -91,7 +94,8 @@ Task<void> enq(Lane& l, Channel& c, Alloc a) {
   // first lane, its end).
   const std::uint32_t total = co_await l.reduce_add<std::uint32_t>(a.count);
   const std::uint64_t mask = co_await l.active_mask();
-  const std::uint32_t from = co_await l.broadcast<std::uint32_t>(pos, static_cast<std::uint32_t>(std::countr_zero(mask)));
+  const std::uint32_t from =
+      co_await l.broadcast<std::uint32_t>(pos, static_cast<std::uint32_t>(std::countr_zero(mask)));
   if (l.is_leader(mask)) co_await publish(l, c, from, total);
 }
 

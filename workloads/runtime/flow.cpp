@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/flow.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "aggregator/aggregator.h"
 #include "gpu/host.h"
@@ -48,8 +48,8 @@ void Graph::connect(chan::Channel& c, KernelNode& k) {
 
 void Graph::host_enq_bytes(chan::Channel& c, const void* p, std::uint32_t n, std::size_t size) {
   if (size != c.spec().ce_size)
-    throw std::logic_error(fmt::format("channel '{}': a CE of {} bytes for a CE size of {}", c.spec().name, size,
-                                       c.spec().ce_size));
+    throw std::logic_error(
+        fmt::format("channel '{}': a CE of {} bytes for a CE size of {}", c.spec().name, size, c.spec().ce_size));
   chan::host_enq(h_.memory(), c, p, n, key_);
 }
 
