@@ -175,6 +175,7 @@ void Aggregator::start() {
   t_ = std::max(t_, now);
   started_ = idle_since_ = t_;
   blocked_ = 0;
+  dispatcher_.hold_cycle_sync(true);
   start_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -409,6 +410,7 @@ void Aggregator::run() {
             blocked_ += t_ - idle_since_;
             ended_ = t_;
             running_ = false;
+            dispatcher_.hold_cycle_sync(false);
             const Tick now = sc_core::sc_time_stamp().value();
             done_ev_.notify(sc_core::sc_time::from_value(t_ - now));
             break;

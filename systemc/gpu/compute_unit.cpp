@@ -630,7 +630,8 @@ void ComputeUnit::run() {
     auto boundary = [&] {
       const Tick s = sc_core::sc_time_stamp().value();
       const Tick q = (s / quantum + 1) * quantum;
-      return tight_blocked_ ? std::min(q, (s / period + 1) * period) : q;
+      const bool tight = tight_blocked_ || (dispatcher_ && dispatcher_->cycle_sync());
+      return tight ? std::min(q, (s / period + 1) * period) : q;
     };
     const std::uint32_t cpi = p_.wavefront_width / p_.simd_width;
     auto now = []() -> Tick { return sc_core::sc_time_stamp().value(); };

@@ -99,6 +99,14 @@ class Dispatcher : public sc_core::sc_module {
   // Kernels with workgroups still to dispatch, for diagnosis (empty if none).
   std::string describe_queue() const;
 
+  // An agent that may submit work in any cycle while the CUs run (the
+  // aggregator) holds this while it runs: the CUs then run ahead of SystemC
+  // time only to the next cycle edge, so a workgroup placed at time t issues
+  // from t and not from wherever a busy CU had run ahead to (which depends on
+  // the quantum; docs/channels.md, "Dependence on the quantum").
+  void hold_cycle_sync(bool on) { cycle_sync_ += on ? 1 : -1; }
+  bool cycle_sync() const { return cycle_sync_ > 0; }
+
   Counter kernels, workgroups;
 
  private:
@@ -114,6 +122,7 @@ class Dispatcher : public sc_core::sc_module {
   sc_core::sc_event work_, freed_;
   std::size_t next_cu_ = 0;
   std::vector<Tick> accept_at_;  // per CU: when it accepts its next workgroup
+  int cycle_sync_ = 0;
 };
 
 }  // namespace fg

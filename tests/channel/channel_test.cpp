@@ -376,6 +376,16 @@ TEST(AggregatorCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
   EXPECT_LT(t14, 2 * t7 + t1);
 }
 
+// While the aggregator runs, the CUs run ahead only to the next cycle edge:
+// a dispatched workgroup issues from its placement, whatever the quantum.
+TEST(ChannelQuantum, FibFlowOnEightCusDoesNotDependOnTheQuantum) {
+  const std::string base = "fib-flow --preset orr2014 --set gpu.cus=8 --set fib_flow.n=20 --set sim.quantum=";
+  const auto one = run_stats(base + "1");
+  const auto dflt = run_stats(base + "20");
+  EXPECT_EQ(stat(one, "aggregator.run_ns"), stat(dflt, "aggregator.run_ns"));
+  EXPECT_EQ(stat(one, "channels.fib.cas_failures"), stat(dflt, "channels.fib.cas_failures"));
+}
+
 TEST(ChannelStats, SameConfigSameStats) {
   const std::string args = "fib-flow --preset orr2014 --set gpu.cus=4 --set fib_flow.n=14";
   auto a = run_stats(args), b = run_stats(args);
