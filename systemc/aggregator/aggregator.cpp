@@ -220,8 +220,8 @@ void Aggregator::instr(std::uint32_t n) {
 void Aggregator::load_words(const std::vector<std::uint64_t>& addrs, std::vector<std::uint32_t>& out) {
   out.assign(addrs.size(), 0);
   const Tick step = static_cast<Tick>(std::llround(static_cast<double>(clock_.period()) / core_.ipc));
-  std::vector<Tick> done;
-  done.reserve(addrs.size());
+  std::vector<Tick>& done = done_;  // a member: the thread may end suspended in here
+  done.clear();
   Tick issue = t_, end = t_;
   for (std::size_t i = 0; i < addrs.size(); ++i) {
     if (i >= core_.mlp) issue = std::max(issue, done[i - core_.mlp]);  // a load-queue entry frees
@@ -239,9 +239,9 @@ void Aggregator::load_words(const std::vector<std::uint64_t>& addrs, std::vector
 }
 
 std::uint32_t Aggregator::load_word(std::uint64_t addr) {
-  std::vector<std::uint32_t> v;
-  load_words({addr}, v);
-  return v[0];
+  one_addr_.assign(1, addr);
+  load_words(one_addr_, one_val_);
+  return one_val_[0];
 }
 
 void Aggregator::store_word(std::uint64_t addr, std::uint32_t v) {
@@ -310,10 +310,12 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
 
 void Aggregator::run() {
   run_guarded([&] {
-    std::vector<chan::Channel*> order;
-    std::vector<std::uint64_t> addrs;
-    std::vector<std::uint32_t> vals;
-    std::vector<chan::Channel*> cand;
+    // Scratch lists are members: this thread never returns, and its stack is
+    // not unwound when the simulation ends (LeakSanitizer).
+    auto& order = order_;
+    auto& addrs = addrs_;
+    auto& vals = vals_;
+    auto& cand = cand_;
     for (;;) {
       while (!running_) sc_core::wait(start_ev_);
       sync();

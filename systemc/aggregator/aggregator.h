@@ -172,6 +172,11 @@ class Aggregator : public sc_core::sc_module {
   Tick blocked_ = 0;
   Tick activity_[4] = {};  // poll, dispatch, free, check
   int track_ = -1;
+  std::vector<chan::Channel*> order_, cand_;
+  std::vector<std::uint64_t> addrs_, one_addr_;
+  std::vector<Tick> done_;
+  std::vector<std::uint32_t> one_val_;
+  std::vector<std::uint32_t> vals_;
   sc_core::sc_event start_ev_, done_ev_;
 };
 
