@@ -183,6 +183,69 @@ Task<void> consume_slowly(Lane& l, chan::Channel& ch, std::uint32_t off) {
   co_await chan::tfree(l, ch, ce);
 }
 
+// The graph API's errors, before anything runs.
+TEST(ChannelGraph, MoreInitialCesThanTheCapacityIsAUserErrorNamingTheKey) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    run_graph(make_config("orr2014", {"gpu.cus=1"}), 129, 128, consume);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.capacity: 129 initial CEs do not fit channel 't' (0 of 128 in use)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+void bad_graph(const std::function<void(flow::Graph&)>& build) {
+  const Config cfg = make_config("orr2014", {"gpu.cus=1"});
+  HostHarness hh(cfg, [&](Host& h) {
+    flow::Graph g(h, "test");
+    build(g);
+    g.execute();
+    g.wait_for_done();
+  });
+  hh.run();
+}
+
+TEST(ChannelGraph, AChannelWithoutAKernelNodeIsRefused) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    bad_graph([](flow::Graph& g) {
+      chan::Channel& a = g.channel("a", 4, 128);
+      chan::Channel& b = g.channel("b", 4, 128);
+      flow::KernelNode& k = g.kernel("k", [&a](Lane& l, std::uint32_t off) { return consume(l, a, off); });
+      g.connect(a, k);
+      g.host_enq(b, std::uint32_t{1});
+    });
+    FAIL() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "channel 'b' is connected to no kernel node");
+  }
+}
+
+TEST(ChannelGraph, ACeOfTheWrongSizeIsRefused) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    bad_graph([](flow::Graph& g) { g.host_enq(g.channel("a", 4, 128), std::uint64_t{1}); });
+    FAIL() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "channel 'a': a CE of 8 bytes for a CE size of 4");
+  }
+}
+
+TEST(ChannelGraph, TwoChannelsOfOneNameAreAUserError) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    bad_graph([](flow::Graph& g) {
+      g.channel("a", 4, 128);
+      g.channel("a", 8, 128);
+    });
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "test: a channel 'a' exists already");
+  }
+}
+
 TEST(AggregatorPredicate, WholeWavefrontsFirstThePartialOneWhenIdle) {
   FG_REQUIRE_FRESH_KERNEL();
   std::uint64_t dispatches = 0, waves = 0, ces = 0;
