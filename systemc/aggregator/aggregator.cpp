@@ -50,10 +50,17 @@ const Param<std::uint64_t> kFreeInstr{"aggregator.free_instructions",
                                       "firmware instructions per done-count block freed besides its stores (assumed; "
                                       "docs/channels.md)",
                                       {{0}, {1u << 20}}};
+const Param<std::uint64_t> kRestartInstr{"aggregator.restart_instructions",
+                                         24,
+                                         "instructions",
+                                         "firmware instructions per restart context recorded and again per yielded "
+                                         "wavefront restarted, besides their loads and stores (assumed; "
+                                         "docs/channels.md)",
+                                         {{0}, {1u << 20}}};
 constexpr unsigned kPacketBytes = 64;  // an HSA AQL dispatch packet is 64 bytes
 constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
 Aggregator* g_active = nullptr;
-enum Activity { kPoll, kDispatch, kFree, kCheck };
+enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck };
 }  // namespace
 
 CoreClass CoreClass::named(const std::string& name, unsigned instructions_per_load) {
@@ -95,11 +102,12 @@ Aggregator::Params Aggregator::Params::from(const Config& cfg) {
   p.poll_instructions = static_cast<std::uint32_t>(kPollInstr.get(cfg));
   p.dispatch_instructions = static_cast<std::uint32_t>(kDispatchInstr.get(cfg));
   p.free_instructions = static_cast<std::uint32_t>(kFreeInstr.get(cfg));
+  p.restart_instructions = static_cast<std::uint32_t>(kRestartInstr.get(cfg));
   return p;
 }
 
 Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port,
-                       Dispatcher& dispatcher, std::uint32_t wave_width)
+                       Dispatcher& dispatcher, std::uint32_t wave_width, yld::Engine* yield)
     : sc_module(name),
       passes(StatGroup("aggregator"), "passes", "firmware passes (poll, dispatch, free)", ""),
       dispatches(StatGroup("aggregator"), "dispatches", "consumer kernels launched", ""),
@@ -108,19 +116,25 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
       blocks_freed(StatGroup("aggregator"), "blocks_freed", "done-count blocks freed", ""),
       loads(StatGroup("aggregator"), "loads", "firmware loads through the aggregator's L1", ""),
       stores(StatGroup("aggregator"), "stores", "firmware stores through the aggregator's L1", ""),
-      busy_ns(StatGroup("aggregator"), "busy_ns", "firmware time in passes that dispatched or freed", "ns",
-              [this] { return tick_to_ns(activity_[kDispatch] + activity_[kFree]); }),
+      restart_contexts(StatGroup("aggregator"), "restart_contexts", "restart contexts read from the restart channel",
+                       ""),
+      restarts(StatGroup("aggregator"), "restarts", "yielded wavefronts restarted", ""),
+      busy_ns(StatGroup("aggregator"), "busy_ns", "firmware time dispatching, freeing and managing yields", "ns",
+              [this] { return tick_to_ns(activity_[kDispatch] + activity_[kFree] + activity_[kRestart]); }),
       poll_ns(StatGroup("aggregator"), "poll_ns", "firmware time polling control tails", "ns",
               [this] { return tick_to_ns(activity_[kPoll]); }),
       dispatch_ns(StatGroup("aggregator"), "dispatch_ns", "firmware time dispatching", "ns",
                   [this] { return tick_to_ns(activity_[kDispatch]); }),
       free_ns(StatGroup("aggregator"), "free_ns", "firmware time reading done counts and freeing", "ns",
               [this] { return tick_to_ns(activity_[kFree]); }),
+      restart_ns(StatGroup("aggregator"), "restart_ns",
+                 "firmware time reading restart contexts and restarting yielded wavefronts", "ns",
+                 [this] { return tick_to_ns(activity_[kRestart]); }),
       check_ns(StatGroup("aggregator"), "check_ns", "firmware time checking for the end of the graph", "ns",
                [this] { return tick_to_ns(activity_[kCheck]); }),
       blocked_ns(StatGroup("aggregator"), "gpu_blocked_ns",
-                 "time from start to done with no consumer wavefront outstanding: the GPU waits for the "
-                 "aggregator (docs/channels.md)",
+                 "time from start to done with no consumer wavefront running (launched, not finished, not "
+                 "yielded): the GPU waits for the aggregator (docs/channels.md)",
                  "ns", [this] { return tick_to_ns(blocked_); }),
       run_ns(StatGroup("aggregator"), "run_ns", "time from start to done", "ns",
              [this] { return tick_to_ns(ended_ - started_); }),
@@ -134,7 +148,8 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
       port_(port),
       dispatcher_(dispatcher),
       width_(wave_width),
-      sched_(std::make_unique<Scheduler>()) {
+      sched_(std::make_unique<Scheduler>()),
+      yield_(yield && yield->enabled() ? yield : nullptr) {
   SC_HAS_PROCESS(Aggregator);
   SC_THREAD(run);
   g_active = this;
@@ -171,6 +186,7 @@ void Aggregator::start() {
   if (running_) throw std::logic_error("aggregator started twice");
   if (channels_.empty()) throw std::logic_error("aggregator started without channels");
   running_ = true;
+  if (yield_) yield_->prepare();
   const Tick now = sc_core::sc_time_stamp().value();
   t_ = std::max(t_, now);
   started_ = idle_since_ = t_;
@@ -184,8 +200,9 @@ void Aggregator::wait_done() {
 }
 
 std::string Aggregator::where() const {
-  std::string s = fmt::format("aggregator ({}, {} MHz) {}, {} consumer wavefronts outstanding; channels:", core_.name,
-                              clock_.mhz(), running_ ? "running" : "idle", outstanding_);
+  std::string s =
+      fmt::format("aggregator ({}, {} MHz) {}, {} consumer wavefronts outstanding ({} yielded); channels:", core_.name,
+                  clock_.mhz(), running_ ? "running" : "idle", outstanding_, yielded_.size());
   for (const auto* c : channel_ptrs_) {
     std::uint32_t w[2] = {};
     mem_.copy_out(&w[0], c->layout().data_tail, 4);
@@ -261,11 +278,18 @@ void Aggregator::span(const char* what, Tick from) {
 // ---- the firmware -----------------------------------------------------------
 
 void Aggregator::complete_until(Tick t) {
-  while (!completions_.empty() && *completions_.begin() <= t) {
-    const Tick c = *completions_.begin();
+  while (!completions_.empty() && completions_.begin()->first <= t) {
+    const auto [c, ch] = *completions_.begin();
     completions_.erase(completions_.begin());
-    if (--outstanding_ == 0) idle_since_ = c;
+    --ch->running;
+    --outstanding_;
+    if (consumers_running() == 0) idle_since_ = c;
   }
+}
+
+void Aggregator::start_running(std::uint64_t waves) {
+  if (consumers_running() == 0) blocked_ += t_ - idle_since_;
+  outstanding_ += waves;
 }
 
 void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
@@ -286,8 +310,8 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
   store_word(c.layout().ctrl_head, c.ctrl_head);
 
   const std::uint64_t waves = (n + width_ - 1) / width_;
-  if (outstanding_ == 0) blocked_ += t_ - idle_since_;
-  outstanding_ += waves;
+  start_running(waves);
+  c.running += waves;
   ++dispatches, ++c.dispatches;
   wavefronts += waves, c.wavefronts += waves;
   ces_dispatched += n, c.dispatched += n;
@@ -302,10 +326,103 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
   SubmitOptions o;
   o.at = t_;
   o.launch_cycles = 0;  // the aggregator is the control processor: it has just paid the launch
-  o.on_workgroup_done = [this](std::uint32_t, Tick t) { completions_.insert(t); };
-  dispatcher_.submit(std::move(k), std::move(o));
+  o.on_workgroup_done = [this, ch = &c](std::uint32_t, Tick t) { completions_.emplace(t, ch); };
+  kernel_channel_[dispatcher_.submit(std::move(k), std::move(o)).id] = &c;
   activity_[kDispatch] += t_ - from;
   span("dispatch", from);
+}
+
+bool Aggregator::read_restart_contexts(std::uint32_t tail) {
+  if (tail == restart_head_) return false;
+  const Tick from = t_;
+  rc_addrs_.clear();
+  for (std::uint32_t i = restart_head_; i != tail; ++i)
+    for (unsigned w = 0; w < yld::Engine::kEntryWords; ++w) rc_addrs_.push_back(yield_->entry_addr(i) + 4 * w);
+  load_words(rc_addrs_, rc_vals_);
+  for (std::size_t k = 0; k < rc_vals_.size(); k += yld::Engine::kEntryWords) {
+    instr(p_.restart_instructions);
+    const yld::Restart r{rc_vals_[k] | std::uint64_t{rc_vals_[k + 1]} << 32, rc_vals_[k + 2], rc_vals_[k + 3],
+                         rc_vals_[k + 4]};
+    auto own = kernel_channel_.find(r.kernel);
+    if (r.resource >= channel_ptrs_.size() || own == kernel_channel_.end())
+      throw SimFault(
+          fmt::format("yield: a restart context names channel {} and dispatch {}: not a channel of this "
+                      "graph ({} channels) or not a consumer the aggregator launched",
+                      r.resource, r.kernel, channel_ptrs_.size()));
+    ++own->second->yielded;
+    yielded_.push_back(r);
+    ++restart_contexts;
+    if (consumers_running() == 0) idle_since_ = t_;  // every launched consumer has now yielded
+  }
+  restart_head_ = tail;
+  store_word(yield_->ring_head_addr(), tail);
+  yield_->consumed(tail);
+  recheck_ = true;
+  activity_[kRestart] += t_ - from;
+  span("restart contexts", from);
+  return true;
+}
+
+bool Aggregator::restart_ready() {
+  const Tick from = t_;
+  recheck_ = false;
+  // The data tail of each channel a yielded wavefront waits for: its room.
+  rc_chans_.clear();
+  rc_addrs_.clear();
+  for (const yld::Restart& r : yielded_) {
+    chan::Channel* c = channel_ptrs_[r.resource];
+    if (std::find(rc_chans_.begin(), rc_chans_.end(), c) != rc_chans_.end()) continue;
+    rc_chans_.push_back(c);
+    rc_addrs_.push_back(c->layout().data_tail);
+  }
+  load_words(rc_addrs_, rc_vals_);
+  for (std::size_t i = 0; i < rc_chans_.size(); ++i)
+    rc_vals_[i] = rc_chans_[i]->spec().capacity - (rc_vals_[i] - rc_chans_[i]->data_head);  // room
+  bool any = false;
+  for (auto it = yielded_.begin(); it != yielded_.end();) {
+    const std::size_t i = static_cast<std::size_t>(
+        std::find(rc_chans_.begin(), rc_chans_.end(), channel_ptrs_[it->resource]) - rc_chans_.begin());
+    if (it->need > rc_vals_[i]) {
+      ++it;
+      continue;
+    }
+    rc_vals_[i] -= it->need;
+    instr(p_.restart_instructions);
+    // The restart request to the CU's front end, then the CU restores it.
+    const std::uint64_t slot = packets_ + (packet_slot_++ % kPacketRing) * kPacketBytes;
+    store_word(slot, static_cast<std::uint32_t>(it->spill));
+    const std::uint64_t spill = it->spill;
+    if (consumers_running() == 0) blocked_ += t_ - idle_since_;
+    --kernel_channel_.at(it->kernel)->yielded;
+    it = yielded_.erase(it);
+    ++restarts;
+    yield_->restart(spill, t_);
+    any = true;
+  }
+  activity_[kRestart] += t_ - from;
+  span("restart", from);
+  return any;
+}
+
+void Aggregator::yield_deadlock() {
+  std::string s = fmt::format(
+      "yield: {} consumer wavefronts yielded, none can be restarted and no other consumer runs (a deadlock: "
+      "raise the capacity of the channels they wait for):",
+      yielded_.size());
+  for (const chan::Channel* c : channel_ptrs_) {
+    std::uint64_t waves = 0, need = 0;
+    for (const yld::Restart& r : yielded_)
+      if (r.resource == c->id()) ++waves, need += r.need;
+    if (!waves) continue;
+    std::uint32_t tail = 0;
+    mem_.copy_out(&tail, c->layout().data_tail, 4);
+    s += fmt::format(" channel '{}' ({} of {} CEs in use) is awaited by {} wavefronts needing {} CEs;", c->spec().name,
+                     tail - c->data_head, c->spec().capacity, waves, need);
+  }
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < yielded_.size() && i < kShown; ++i) s += "\n  " + yield_->describe(yielded_[i].spill);
+  if (yielded_.size() > kShown) s += fmt::format("\n  ... and {} more", yielded_.size() - kShown);
+  throw SimFault(s);
 }
 
 void Aggregator::run() {
@@ -330,10 +447,12 @@ void Aggregator::run() {
         sched_->order(channel_ptrs_, order);
         addrs.clear();
         for (const auto* c : order) addrs.push_back(c->layout().ctrl_tail);
+        if (yield_) addrs.push_back(yield_->ring_tail_addr());  // the restart channel (Fig. 13, 3)
         load_words(addrs, vals);
         activity_[kPoll] += t_ - from;
+        if (yield_) read_restart_contexts(vals.back());
         bool acted = false;
-        View v{width_, outstanding_, false};
+        View v{width_, consumers_running(), false, yielded_.size()};
         for (std::size_t i = 0; i < order.size(); ++i) {
           chan::Channel& c = *order[i];
           const Tick p0 = t_;
@@ -350,7 +469,7 @@ void Aggregator::run() {
           dispatch(c, n);
           acted = true;
           v.dispatched = true;
-          v.outstanding = outstanding_;
+          v.outstanding = consumers_running();
           if (sched_->stop_after_dispatch(c)) break;
         }
         // 3. Free in allocation order: a channel's oldest block, once every
@@ -382,12 +501,18 @@ void Aggregator::run() {
             store_word(c.layout().data_head, c.data_head);
             ++blocks_freed;
             c.freed += c.spec().done_count;
-            freed = acted = true;
+            freed = acted = recheck_ = true;
           }
           activity_[kFree] += t_ - from;
           span("free", from);
           if (!freed) break;
         }
+        // Restart yielded wavefronts whose channels have room now (only
+        // frees make room; new arrivals are checked once).
+        if (!yielded_.empty() && (recheck_ || consumers_running() == 0)) acted = restart_ready() || acted;
+        // Every consumer that launched has yielded, none can be restarted,
+        // and nothing was dispatched or freed: nothing will change.
+        if (!acted && consumers_running() == 0 && !yielded_.empty()) yield_deadlock();
         // 4. The end: nothing outstanding, nothing dispatched, and every CE
         // ever allocated has been dispatched.
         if (!acted && outstanding_ == 0) {

@@ -35,16 +35,18 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "channel/channel.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
+#include "yield/yield.h"
 
 namespace fg {
 class Dispatcher;
@@ -67,9 +69,11 @@ struct CoreClass {
 
 // What a scheduler sees in one pass.
 struct View {
-  std::uint32_t width = 64;       // wavefront width
-  std::uint64_t outstanding = 0;  // consumer wavefronts launched and not finished (at the aggregator's time)
-  bool dispatched = false;        // something was dispatched earlier in this pass
+  std::uint32_t width = 64;  // wavefront width
+  std::uint64_t outstanding =
+      0;                      // consumer wavefronts launched, not finished and not yielded (at the aggregator's time)
+  bool dispatched = false;    // something was dispatched earlier in this pass
+  std::uint64_t yielded = 0;  // consumer wavefronts yielded and not restarted (the aggregator's list)
 };
 
 // A scheduler: policy (which channels to poll, in which order) and predicate
@@ -97,12 +101,13 @@ class Aggregator : public sc_core::sc_module {
   struct Params {
     std::string core = "ooo-2";
     double mhz = 2000;
-    std::uint32_t pass_instructions = 16, poll_instructions = 8, dispatch_instructions = 40, free_instructions = 8;
+    std::uint32_t pass_instructions = 16, poll_instructions = 8, dispatch_instructions = 40, free_instructions = 8,
+                  restart_instructions = 24;
     static Params from(const Config& cfg);
   };
 
   Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port, Dispatcher& dispatcher,
-             std::uint32_t wave_width);
+             std::uint32_t wave_width, yld::Engine* yield = nullptr);
   ~Aggregator() override;
   // The GPU's aggregator (one per elaboration); null when none is built.
   static Aggregator* active();
@@ -124,8 +129,8 @@ class Aggregator : public sc_core::sc_module {
   // What the aggregator is doing, for deadlock and watchdog messages.
   std::string where() const;
 
-  Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, loads, stores;
-  Formula busy_ns, poll_ns, dispatch_ns, free_ns, check_ns, blocked_ns, run_ns, blocked_fraction;
+  Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, loads, stores, restart_contexts, restarts;
+  Formula busy_ns, poll_ns, dispatch_ns, free_ns, restart_ns, check_ns, blocked_ns, run_ns, blocked_fraction;
 
   // ---- the firmware's cost model (from the aggregator's own thread, or a
   // scheduler's hooks; each advances the aggregator's local time) ----
@@ -147,6 +152,17 @@ class Aggregator : public sc_core::sc_module {
   Tick sync_to(Tick t);
   void dispatch(chan::Channel& c, std::uint32_t n);
   void complete_until(Tick t);
+  // Consumer wavefronts running: outstanding and not yielded.
+  std::uint64_t consumers_running() const {
+    return outstanding_ > yielded_.size() ? outstanding_ - yielded_.size() : 0;
+  }
+  // A consumer wavefront starts running (a dispatch or a restart).
+  void start_running(std::uint64_t waves);
+  // Read new restart contexts from the restart channel (`tail`: its tail as polled).
+  bool read_restart_contexts(std::uint32_t tail);
+  // Restart the yielded wavefronts whose channels have room; true if any.
+  bool restart_ready();
+  [[noreturn]] void yield_deadlock();
   void span(const char* what, Tick from);
 
   Params p_;
@@ -167,16 +183,26 @@ class Aggregator : public sc_core::sc_module {
   // Consumer wavefronts: launched, and the simulated completion times not yet
   // seen by the firmware (counted once the aggregator's time passes them).
   std::uint64_t outstanding_ = 0;
-  std::multiset<Tick> completions_;
-  Tick idle_since_ = 0;  // when the last outstanding wavefront completed (outstanding_ == 0)
+  std::multimap<Tick, chan::Channel*> completions_;
+  // The yield engine, the restart channel's head, and the yielded wavefronts
+  // the firmware tracks (Fig. 13, 4), in the order their contexts arrived.
+  yld::Engine* yield_ = nullptr;
+  std::uint32_t restart_head_ = 0;
+  std::vector<yld::Restart> yielded_;
+  std::unordered_map<std::uint32_t, chan::Channel*> kernel_channel_;  // consumer dispatches by kernel id
+  bool recheck_ = false;  // room may have appeared for a yielded wavefront (a free or a new yield)
+  Tick idle_since_ = 0;   // when the last outstanding wavefront completed (outstanding_ == 0)
   Tick blocked_ = 0;
-  Tick activity_[4] = {};  // poll, dispatch, free, check
+  Tick activity_[5] = {};  // poll, dispatch, free, restart, check
   int track_ = -1;
   std::vector<chan::Channel*> order_, cand_;
   std::vector<std::uint64_t> addrs_, one_addr_;
   std::vector<Tick> done_;
   std::vector<std::uint32_t> one_val_;
   std::vector<std::uint32_t> vals_;
+  std::vector<chan::Channel*> rc_chans_;
+  std::vector<std::uint64_t> rc_addrs_;
+  std::vector<std::uint32_t> rc_vals_;
   sc_core::sc_event start_ev_, done_ev_;
 };
 

@@ -108,6 +108,10 @@ class Channel {
   // The aggregator's private copies (it is the only writer of the heads).
   std::uint32_t ctrl_head = 0, data_head = 0;
   std::uint32_t last_tail = 0;  // control tail at the last poll
+  // Consumer wavefronts of this channel launched and not finished, yielded
+  // ones included (as the aggregator knows at its time).
+  std::uint64_t running = 0;
+  std::uint64_t yielded = 0;  // of those, yielded and not restarted
 
  private:
   std::uint32_t id_;

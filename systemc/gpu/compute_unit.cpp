@@ -357,7 +357,12 @@ Tick move_context(MemPort& port, std::uint64_t addr, std::uint64_t bytes, unsign
 
 void ComputeUnit::start_park(Wavefront* w, Tick t, Tick issue_done) {
   const std::uint64_t bytes = context_bytes(*w->workgroup().kernel, w->workgroup());
-  const Tick done = move_context(port_, w->spill, bytes, p_.line, std::max(issue_done, w->writes_done), true);
+  // The writes are issued with the parking instruction, behind its
+  // wavefront's earlier stores in the port's order (a port's issue times
+  // never go backwards: issuing them at the stores' completion would put them
+  // ahead of the next instruction of another wavefront); the slot is free
+  // once they and the stores have completed.
+  const Tick done = std::max({move_context(port_, w->spill, bytes, p_.line, t, true), issue_done, w->writes_done});
   w->state = WaveState::Parking;
   w->ready = done;
   ++draining_;
@@ -447,7 +452,9 @@ bool ComputeUnit::process_restores(Tick t) {
     used_regs_ += regs_per_wave(k);
     const Tick start = std::max({t, it->at, slot_free_at_[s]});
     const std::uint64_t bytes = context_bytes(k, wg);
-    const Tick done = move_context(port_, w->spill, bytes, p_.line, start, false);
+    // Issued now (a port's issue times never go backwards); the lanes have
+    // their registers back when the reads are in and the slot is free.
+    const Tick done = std::max(move_context(port_, w->spill, bytes, p_.line, t, false), start);
     ++restores;
     restore_bytes += bytes;
     restore_ns.sample(tick_to_ns(done - start));

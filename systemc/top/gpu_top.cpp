@@ -49,10 +49,12 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
   hvu_port_ = std::make_unique<MemPort>("hvu_port", -1);
   hvu_port_->socket.bind(mem_->l2().target);
   worklist_->set_port(hvu_port_.get());
+  // The save/restore engine of wavefront yield (docs/channels.md, "Yield").
+  yield_ = std::make_unique<yld::Engine>(yld::Engine::Params::from(cfg), *mem_, cus);
   agg_port_ = std::make_unique<MemPort>("aggregator_port", n);
   agg_port_->socket.bind(mem_->l1(n).target);
   aggregator_ = std::make_unique<agg::Aggregator>("aggregator", aggp, *mem_, *agg_port_, *dispatcher_,
-                                                  cup.wavefront_width);
+                                                  cup.wavefront_width, yield_.get());
 }
 
 void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }
@@ -102,6 +104,11 @@ std::vector<std::string> GpuTop::summary_lines() const {
                                 "aggregator", a.core().name, fmt::format("{:.0f} MHz", a.clock().mhz()),
                                 a.dispatches.value(), a.wavefronts.value(), a.passes.value(),
                                 100.0 * a.blocked_fraction.scalar()));
+    if (yield_ && yield_->enabled())
+      lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average",
+                                  "yield", yield_->yields.value(), yield_->restarts.value(),
+                                  static_cast<double>(yield_->save_bytes.value()) / 1024.0,
+                                  yield_->yielded_ns.mean()));
     for (const auto* c : a.channels())
       lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
                                   "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),

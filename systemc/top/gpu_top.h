@@ -17,6 +17,7 @@
 #include "sim/time.h"
 #include "aggregator/aggregator.h"
 #include "worklist/worklist.h"
+#include "yield/yield.h"
 
 namespace fg {
 
@@ -45,6 +46,7 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<wl::Worklist> worklist_;
   std::unique_ptr<MemPort> hvu_port_;  // the worklist's virtualization unit, to the L2
+  std::unique_ptr<yld::Engine> yield_;
   std::unique_ptr<MemPort> agg_port_;  // the aggregator, to its own L1
   std::unique_ptr<agg::Aggregator> aggregator_;
 

@@ -132,7 +132,8 @@ TEST(ChannelVariants, AmortizingTheReservationCutsCasOperations) {
 }
 
 TEST(ChannelFaults, AFullChannelIsExit3NamingIt) {
-  const ProcResult r = run_fgsim("run fib-flow --preset orr2014 --set fib_flow.n=16 --set fib_flow.capacity=64");
+  const ProcResult r = run_fgsim(
+      "run fib-flow --preset orr2014 --set fib_flow.n=16 --set fib_flow.capacity=64 --set yield.enabled=false");
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("channel 'fib' is full"), std::string::npos) << r.err;
 }
@@ -367,8 +368,8 @@ Task<void> forward(Lane& l, chan::Channel& a, chan::Channel& b, std::uint32_t of
   co_await chan::tfree(l, a, ce);
 }
 
-void fill(std::uint32_t producers) {
-  const Config cfg = make_config("orr2014", {"gpu.cus=2"});
+void fill(std::uint32_t producers, bool yield = false) {
+  const Config cfg = make_config("orr2014", {"gpu.cus=2", yield ? "yield.enabled=true" : "yield.enabled=false"});
   HostHarness hh(cfg, [&](Host& h) {
     flow::Graph g(h, "test");
     chan::Channel& a = g.channel("a", 4, 128);
@@ -398,6 +399,23 @@ TEST(ChannelFull, OneMoreThanTheCapacityIsAFault) {
     EXPECT_NE(std::string(e.what()).find("channel 'b' is full: 1 CEs requested with 64 of 64 in use"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// With yield on, the 65th producer yields instead; b's consumers finish
+// without freeing, so nothing will ever make room: the aggregator's
+// diagnosis names the channel and the yielded wavefront.
+TEST(ChannelFull, AYieldThatCanNeverBeRestartedIsAFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    fill(65, true);
+    FAIL() << "no fault";
+  } catch (const SimFault& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("yield: 1 consumer wavefronts yielded, none can be restarted"), std::string::npos) << m;
+    EXPECT_NE(m.find("channel 'b' (64 of 64 CEs in use) is awaited by 1 wavefronts needing 1 CEs"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("ka workgroup"), std::string::npos) << m;
   }
 }
 

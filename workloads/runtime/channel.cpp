@@ -8,6 +8,7 @@
 
 #include "mem/memory_system.h"
 #include "sim/error.h"
+#include "yield/yield.h"
 
 namespace fg::chan {
 
@@ -16,19 +17,34 @@ namespace {
 [[noreturn]] void full(const Channel& c, std::uint32_t tail, std::uint32_t head, std::uint32_t n) {
   throw SimFault(
       fmt::format("channel '{}' is full: {} CEs requested with {} of {} in use (data tail {}, head {}); "
-                  "raise its capacity",
-                  c.spec().name, n, tail - head, c.spec().capacity, tail, head));
+                  "raise its capacity{}",
+                  c.spec().name, n, tail - head, c.spec().capacity, tail, head,
+                  n > c.spec().capacity ? " (the request alone exceeds it)" : " or turn yield on (yield.enabled)"));
+}
+
+// What cas_reserve returns when the channel lacks room and the wavefront is
+// to yield: not a 32-bit count.
+constexpr std::uint64_t kFull = std::uint64_t{1} << 32;
+
+bool yields() {
+  const yld::Engine* e = yld::Engine::active();
+  return e && e->enabled();
 }
 
 // One lane's CAS loop: moves the 32-bit count at `ptr` from its current value
 // v to v + n and returns v. With `check`, the move must leave at most the
-// capacity in use against the data head.
-Task<std::uint32_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
+// capacity in use against the data head; if it would not, the result is
+// kFull when yield is on (a request larger than the whole channel never
+// fits: a fault either way) and a fault when it is off.
+Task<std::uint64_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
   std::uint32_t expected = co_await l.load_acquire<std::uint32_t>(ptr);
   for (;;) {
     if (check) {
       const std::uint32_t head = co_await l.load_acquire<std::uint32_t>(c.layout().data_head);
-      if (expected + n - head > c.spec().capacity) full(c, expected, head, n);
+      if (expected + n - head > c.spec().capacity) {
+        if (n <= c.spec().capacity && yields()) co_return kFull;
+        full(c, expected, head, n);
+      }
     }
     ++c.cas_attempts;
     const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(ptr, expected, expected + n);
@@ -41,19 +57,20 @@ Task<std::uint32_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uin
 
 // Reserve n counts for this lane: by itself (per-lane) or as its share of
 // one reservation for the wavefront's active lanes (Fig. 5: prefix sum, one
-// lane's CAS, broadcast).
-Task<std::uint32_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
+// lane's CAS, broadcast). kFull: no room (see cas_reserve).
+Task<std::uint64_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
   if (c.spec().variant == Variant::PerLane) {
-    const std::uint32_t mine = co_await cas_reserve(l, c, ptr, n, check);
+    const std::uint64_t mine = co_await cas_reserve(l, c, ptr, n, check);
     co_return mine;
   }
   const std::uint32_t offset = co_await l.prefix_sum_exclusive<std::uint32_t>(n);
   const std::uint32_t total = co_await l.reduce_add<std::uint32_t>(n);
   const std::uint64_t mask = co_await l.active_mask();
-  std::uint32_t base = 0;
+  std::uint64_t base = 0;
   if (l.is_leader(mask)) base = co_await cas_reserve(l, c, ptr, total, check);
-  base = co_await l.broadcast<std::uint32_t>(base, static_cast<std::uint32_t>(std::countr_zero(mask)));
-  co_return base + offset;
+  base = co_await l.broadcast<std::uint64_t>(base, static_cast<std::uint32_t>(std::countr_zero(mask)));
+  if (base == kFull) co_return kFull;
+  co_return static_cast<std::uint32_t>(base + offset);
 }
 
 // Publish control positions [from, from + n): the control tail moves from
@@ -71,8 +88,20 @@ Task<void> publish(Lane& l, Channel& c, std::uint32_t from, std::uint32_t n) {
 
 Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
   ++c.tallocs;
-  const std::uint32_t first = co_await reserve(l, c, c.layout().data_tail, count, true);
-  co_return Alloc{c.id(), first, count};
+  // Without room the wavefront yields (Sec. 5.3) and tries again once the
+  // aggregator restarts it. Per-lane, lanes that got their room wait at the
+  // yield with the others (need 0): the wavefront parks as a whole at one
+  // site, never with a lane between its reservation and its enq.
+  std::uint64_t got = kFull;
+  for (;;) {
+    if (got == kFull) got = co_await reserve(l, c, c.layout().data_tail, count, true);
+    const bool short_of_room = got == kFull;
+    std::uint32_t waiting = short_of_room;
+    if (c.spec().variant == Variant::PerLane) waiting = co_await l.reduce_add<std::uint32_t>(waiting);
+    if (waiting == 0) break;
+    co_await yld::yield(l, c.id(), short_of_room ? count : 0);
+  }
+  co_return Alloc{c.id(), static_cast<std::uint32_t>(got), count};
 }
 
 Task<void> enq(Lane& l, Channel& c, Alloc a) {
@@ -81,7 +110,7 @@ Task<void> enq(Lane& l, Channel& c, Alloc a) {
         fmt::format("enq to channel '{}' of {} CEs allocated from channel {} (a CE must be enqueued to the "
                     "channel it was allocated from)",
                     c.spec().name, a.count, a.channel));
-  const std::uint32_t pos = co_await reserve(l, c, c.layout().ctrl_reserve, a.count, false);
+  const std::uint32_t pos = static_cast<std::uint32_t>(co_await reserve(l, c, c.layout().ctrl_reserve, a.count, false));
   for (std::uint32_t i = 0; i < a.count; ++i)
     co_await l.store<std::uint32_t>(c.layout().ctrl_addr(pos + i), a.first + i);
   co_await l.fence_release();
@@ -97,6 +126,11 @@ Task<void> enq(Lane& l, Channel& c, Alloc a) {
   const std::uint32_t from =
       co_await l.broadcast<std::uint32_t>(pos, static_cast<std::uint32_t>(std::countr_zero(mask)));
   if (l.is_leader(mask)) co_await publish(l, c, from, total);
+  // The join (a real GPU restores its exec mask here): the other lanes wait
+  // for the leader's publish. Without it they would run ahead into the next
+  // talloc/enq (its sites come first in program order) while the leader
+  // spins, and that call's collectives would see only part of the wavefront.
+  (void)co_await l.active_mask();
 }
 
 Task<Ce> deq(Lane& l, Channel& c, std::uint32_t off) {
