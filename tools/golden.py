@@ -30,6 +30,7 @@ for preset in ("orr2014", "kim2014"):
     RUNS[f"{preset}-memstream-cas"] = ["memstream", "--set", "gpu.cus=4", "--set", "memstream.pattern=cas",
                                        "--set", "memstream.iterations=20"]
     RUNS[f"{preset}-fib-flow"] = ["fib-flow", "--set", "gpu.cus=4", "--set", "fib_flow.n=12"]
+    RUNS[f"{preset}-fib"] = ["fib", "--set", "gpu.cus=4", "--set", "fib.n=14", "--set", "fib.capacity=256"]
     for k in RUNS:
         if k.startswith(preset) and "--preset" not in RUNS[k]:
             RUNS[k] += ["--preset", preset]

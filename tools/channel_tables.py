@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Regenerate the measured tables of docs/channels.md (until the experiments
+page of issue 13 replaces them): fib by channel capacity, and fib's run time
+by quantum. Usage: tools/channel_tables.py build/fgsim"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(fgsim, args):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.json")
+        r = subprocess.run([fgsim, "run", *args, "--quiet", "--stats", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, r.returncode
+        return json.load(open(path))["stats"], 0
+
+
+def main():
+    fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+    print("fib(24), orr2014, 8 CUs, by fib.capacity\n")
+    print("| `fib.capacity` | wavefronts | yields (= restarts) | run time (us) | GPU blocked on the aggregator |")
+    print("|---|---|---|---|---|")
+    for cap in (32768, 4096, 1024, 512, 256, 128):
+        s, rc = run(fgsim, ["fib", "--preset", "orr2014", "--set", f"fib.capacity={cap}"])
+        if s is None:
+            print(f"| {cap} | | exit {rc} (yield deadlock) | | |")
+            continue
+        assert s["yield.yields"] == s["yield.restarts"]
+        print(f"| {cap} | {s['aggregator.wavefronts']} | {s['yield.yields']} | {s['aggregator.run_ns'] / 1000:.1f} "
+              f"| {100 * s['aggregator.gpu_blocked_fraction']:.1f}% |")
+    print("\nfib(24), orr2014, run time (us) by `sim.quantum` (ns)\n")
+    print("| CUs | `fib.capacity` | 1 (one cycle) | 20 (default) | 100 |")
+    print("|---|---|---|---|---|")
+    for cus in (1, 2, 4, 8):
+        for cap in (32768, 512):
+            row = []
+            for q in (1, 20, 100):
+                s, rc = run(fgsim, ["fib", "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set",
+                                    f"fib.capacity={cap}", "--set", f"sim.quantum={q}"])
+                row.append(f"{s['aggregator.run_ns'] / 1000:.3f}" if s else f"exit {rc}")
+            print(f"| {cus} | {cap} | " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()

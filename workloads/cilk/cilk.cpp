@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cilk/cilk.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fg::cilk {
+
+Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size, std::uint32_t capacity,
+                 std::uint32_t levels, const LevelBody& body, std::uint32_t registers, ContextSize context) {
+  Stack s;
+  for (std::uint32_t d = 0; d < levels; ++d) {
+    chan::Channel& c = g.channel(fmt::format("{}.{}", name, d), ce_size, capacity);
+    flow::KernelNode& k = g.kernel(name + "_kernel", body(d), registers, context);
+    g.connect(c, k);
+    s.level.push_back(&c);
+  }
+  return s;
+}
+
+LevelScheduler::LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> continuation) {
+  auto place = [&](chan::Channel* c, Place p) {
+    if (place_.size() <= c->id()) place_.resize(c->id() + 1);
+    place_[c->id()] = p;
+  };
+  std::uint32_t& depth = depth_;
+  for (const Stack& s : spawn) depth = std::max(depth, static_cast<std::uint32_t>(s.level.size()));
+  for (const Stack& s : continuation) depth = std::max(depth, static_cast<std::uint32_t>(s.level.size()));
+  // Deepest first: every pre-spawn channel, then every continuation channel.
+  for (std::uint32_t d = depth; d-- > 0;)
+    for (const Stack& s : spawn)
+      if (d < s.level.size()) {
+        order_.push_back(s.level[d]);
+        place(s.level[d], Place{true, d, d > 0 ? s.level[d - 1] : nullptr});
+      }
+  for (std::uint32_t d = depth; d-- > 0;)
+    for (const Stack& s : continuation)
+      if (d < s.level.size()) {
+        order_.push_back(s.level[d]);
+        place(s.level[d], Place{false, d, nullptr});
+      }
+}
+
+void LevelScheduler::order(const std::vector<chan::Channel*>& all, std::vector<chan::Channel*>& out) {
+  if (order_.size() != all.size())
+    throw std::logic_error(
+        fmt::format("cilk: the graph has {} channels and the level scheduler knows {}", all.size(), order_.size()));
+  out = order_;
+  spawn_busy_ = 0;
+  spawn_active_.assign(depth_, false);
+  cont_busy_ = false;
+}
+
+std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) {
+  const Place& p = place_.at(c.id());
+  const bool busy = ready > 0 || c.running > 0;  // yielded wavefronts included
+  if (p.spawn) {
+    // Whole wavefronts; a partial one when its producers (the level above)
+    // have nothing executing (yielded ones wait for room this work makes)
+    // and nothing ready.
+    const chan::Channel* a = p.above;
+    const bool above_idle = !a || (a->running == a->yielded && a->last_tail == a->ctrl_head);
+    const std::uint32_t n = ready >= v.width ? ready / v.width * v.width : (above_idle ? ready : 0);
+    if (busy) spawn_busy_ = std::max(spawn_busy_, p.depth + 1);
+    if (c.running > c.yielded) spawn_active_[p.depth] = true;
+    return n;
+  }
+  // A continuation at depth d: once nothing deeper is ready or running (its
+  // descendants are all done) and no pre-spawn task at d is executing (one
+  // may be between publishing its continuation and its children; a yielded
+  // one has published neither).
+  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_busy_;
+  cont_busy_ = cont_busy_ || busy;
+  return go ? ready : 0;
+}
+
+}  // namespace fg::cilk

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cilk on channels (Orr et al., ISCA 2014, Sec. 5): a Cilk program's
+// pre-spawn tasks (the code up to `sync`) and post-spawn tasks (the
+// continuation after `sync`) live in stacks of channels indexed by recursion
+// depth (Figs. 10-12). Each `spawn` is a talloc/enq into the pre-spawn
+// channel one level deeper; each `sync` a talloc/enq into the continuation
+// channel of its own level. A pre-spawn task that finds the deeper channel
+// full yields (talloc does it, Sec. 5.3), which bounds the breadth-first
+// recursion's memory to the channels' capacity.
+//
+// The aggregator's scheduler (Sec. 7.2) is levelized:
+//   - pre-spawn channels first, deepest first: whole wavefronts of CEs, and a
+//     partial wavefront once the level above has nothing executing (yielded
+//     wavefronts wait for room) or ready: nothing more arrives for now;
+//   - then continuation channels, deepest first: depth d's once no
+//     pre-spawn or continuation channel deeper than d has anything ready or
+//     running (yielded wavefronts included) and no pre-spawn task of depth d
+//     is executing. All of d's continuations' children are then done, and
+//     all of them are dispatched at once. A continuation is published by its
+//     pre-spawn task together with its children (both tallocs first, then
+//     both enqs), so a yielded task has published neither.
+// Continuations that write their result into their parent continuation's CE
+// (the "private result in the channel stack" of Sec. 5.2) therefore read
+// finished values, and with yield the recursion drains from the bottom:
+// base cases free space, so every level makes progress (Sec. 5.3).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aggregator/aggregator.h"
+#include "runtime/flow.h"
+
+namespace fg::cilk {
+
+// One stack of channels: level[d] holds depth d's CEs, consumed by a kernel
+// node made by `body(d)`.
+struct Stack {
+  std::vector<chan::Channel*> level;
+  chan::Channel& at(std::size_t d) const { return *level.at(d); }
+};
+
+using LevelBody = std::function<std::function<Task<void>(Lane&, std::uint32_t)>(std::uint32_t depth)>;
+
+// `levels` channels "<name>.<d>" of `ce_size`-byte CEs and `capacity` CEs,
+// each connected to its own kernel node "<name>_kernel" (same code, its depth
+// bound) with Table 3's registers and context size.
+Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size, std::uint32_t capacity,
+                 std::uint32_t levels, const LevelBody& body, std::uint32_t registers, ContextSize context);
+
+class LevelScheduler final : public agg::Scheduler {
+ public:
+  LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> continuation);
+  std::string name() const override { return "cilk-levelized"; }
+  void order(const std::vector<chan::Channel*>& all, std::vector<chan::Channel*>& out) override;
+  std::uint32_t predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) override;
+
+ private:
+  struct Place {
+    bool spawn = true;
+    std::uint32_t depth = 0;
+    const chan::Channel* above = nullptr;  // spawn: the pre-spawn channel one level up (its producers)
+  };
+  std::vector<chan::Channel*> order_;
+  std::vector<Place> place_;  // by channel id
+  std::uint32_t depth_ = 0;
+  // This pass, from the channels polled so far:
+  std::uint32_t spawn_busy_ = 0;    // 1 + the deepest pre-spawn level with CEs ready or wavefronts running
+  std::vector<bool> spawn_active_;  // pre-spawn levels with wavefronts executing (not yielded)
+  bool cont_busy_ = false;          // a deeper continuation level has CEs ready or wavefronts running
+};
+
+}  // namespace fg::cilk
