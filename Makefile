@@ -24,8 +24,8 @@ build: configure
 # overflow buffer: gpu.worklist.hvu.* in the stats).
 run: build
 	$(BUILD)/fgsim run vecadd --preset orr2014 --set gpu.cus=4
-	@echo; echo "== fib-flow: Fibonacci through a channel, dispatched by the aggregator (docs/channels.md)"
-	$(BUILD)/fgsim run fib-flow --preset orr2014 --set gpu.cus=1
+	@echo; echo "== fib: Cilk Fibonacci on channel stacks; 512-CE channels make wavefronts yield (docs/channels.md)"
+	$(BUILD)/fgsim run fib --preset orr2014 --set fib.capacity=512
 	@echo; echo "== bfs, shared software worklist (atomics): kernel_ns below"
 	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.variant=swwl --set bfs.scale=10
 	@echo; echo "== bfs, hardware worklist: kernel_ns below"
