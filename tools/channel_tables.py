@@ -44,6 +44,14 @@ def main():
                 row.append(f"{s['aggregator.run_ns'] / 1000:.3f}" if s else f"exit {rc}")
             print(f"| {cus} | {cap} | " + " | ".join(row) + " |")
 
+    print("\nqueens(13), orr2014, 8 CUs, by queens.base_rows (Table 3: 1,114 wavefronts)\n")
+    print("| `queens.base_rows` | wavefronts | yields | run time (us) |")
+    print("|---|---|---|---|")
+    for base in (8, 7):
+        s, rc = run(fgsim, ["queens", "--preset", "orr2014", "--set", f"queens.base_rows={base}"])
+        print(f"| {base} | {s['aggregator.wavefronts']} | {s['yield.yields']} | {s['aggregator.run_ns'] / 1000:.1f} |"
+              if s else f"| {base} | exit {rc} | | |")
+
 
 if __name__ == "__main__":
     main()

@@ -85,6 +85,35 @@ TEST(CilkFib, NarrowerChannelsYieldMore) {
   EXPECT_GT(stat(narrow, "aggregator.run_ns"), stat(wide, "aggregator.run_ns"));
 }
 
+// queens: counts against the known values (the workload also checks its
+// host search); with narrow channels the recursion yields.
+class CilkQueens : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(CilkQueens, CountsSolutionsAndRestartsEveryYield) {
+  const auto [cus, cap] = GetParam();
+  const auto s = run_stats(
+      fmt::format("queens --preset orr2014 --set gpu.cus={} --set queens.n=9 --set queens.capacity={}", cus, cap));
+  EXPECT_EQ(s["workload"]["results"]["solutions"].get<int>(), 352);
+  if (cap == 16384) EXPECT_EQ(stat(s, "yield.yields"), 0);
+  else EXPECT_GT(stat(s, "yield.yields"), 0);
+  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
+  // Table 3's Queens context: 856 B + 16 s + 8 d + 3 c registers = 9,072 B
+  // (the paper's worst case) for the pre-spawn kernel, the only one that yields.
+  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * 9072);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens, ::testing::Combine(::testing::Values(1, 8), ::testing::Values(16384, 256)),
+                         [](const auto& i) {
+                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
+                         });
+
+TEST(CilkQueens, OutputFileHoldsTheCount) {
+  const std::string out = (scratch_dir() / "q.txt").string();
+  const ProcResult r = run_fgsim("run queens --preset orr2014 --quiet --set queens.n=8 --output " + out);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(out), "92\n");
+}
+
 TEST(CilkFaults, ChannelsTooNarrowForAWavefrontAreAYieldDeadlock) {
   // Two done-count blocks: a wavefront needs up to 128 CEs at once, and a
   // half-done block cannot be freed.

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// queens: Cilk's N-queens count (Orr et al. Sec. 7.1, from the MIT Cilk
+// distribution) on channel stacks (Sec. 5). A pre-spawn task at depth d
+// holds a board with queens on rows 0..d-1 (column and diagonal masks).
+// With `queens.base_rows` rows or fewer left it counts the completions
+// serially (the base case; Sec. 7.1: "a 4x4 sub-section of the chessboard",
+// read as the last four rows); otherwise it allocates its continuation
+// {parent slot, k, count[k]} at depth d and spawns one task per safe column
+// of row d at depth d + 1, each writing its count into count[i]. A
+// continuation adds its counts into its parent slot. Two kernel nodes with
+// Table 3's registers. The count is checked against a host backtracking
+// search every run.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "cilk/cilk.h"
+#include "gpu/host.h"
+#include "runtime/channel.h"
+#include "sim/config.h"
+#include "sim/workload.h"
+
+namespace fg {
+namespace {
+
+// Table 3: Queens' data set is 13x13 and its channel width 16,384.
+const Param<std::uint64_t> kN{"queens.n", 13, "", "board size (Orr et al. Table 3: 13)", {{1}, {13}}};
+const Param<std::uint64_t> kCapacity{"queens.capacity", 16384, "CEs",
+                                     "capacity of each channel of the stacks (Orr et al. Table 3: 16,384)",
+                                     {{0}, {1u << 30}}};
+const Param<std::uint64_t> kBaseRows{"queens.base_rows", 4, "rows",
+                                     "rows the base case completes serially (Orr et al. Sec. 7.1: a 4x4 sub-section)",
+                                     {{1}, {13}}};
+// The base case's search, per square tried: three mask tests, the branch,
+// the mask updates or the return (an assumption about the compiled loop).
+constexpr std::uint64_t kInstrPerSquare = 8;
+
+// CEs. Pre-spawn (32 B): u64 result slot, u32 cols, u32 diag1, u32 diag2.
+// Continuation (64 B): u64 parent slot, u32 k, u32 count[13].
+constexpr std::uint32_t kTaskBytes = 32, kContBytes = 64;
+
+struct Board {
+  std::uint32_t cols = 0, d1 = 0, d2 = 0;
+  bool safe(std::uint32_t n, std::uint32_t r, std::uint32_t c) const {
+    return !(cols >> c & 1) && !(d1 >> (r + c) & 1) && !(d2 >> (r + n - c) & 1);
+  }
+  Board with(std::uint32_t n, std::uint32_t r, std::uint32_t c) const {
+    return Board{cols | 1u << c, d1 | 1u << (r + c), d2 | 1u << (r + n - c)};
+  }
+};
+
+// Completions of rows r..n-1; `squares` counts the squares tried.
+std::uint64_t complete(std::uint32_t n, std::uint32_t r, Board b, std::uint64_t& squares) {
+  if (r == n) return 1;
+  std::uint64_t total = 0;
+  for (std::uint32_t c = 0; c < n; ++c) {
+    ++squares;
+    if (b.safe(n, r, c)) total += complete(n, r + 1, b.with(n, r, c), squares);
+  }
+  return total;
+}
+
+struct Shape {
+  std::uint32_t n, base;
+};
+
+Task<> queens_spawn(Lane& l, Shape s, const cilk::Stack& pre, const cilk::Stack& post, std::uint32_t d,
+                    std::uint32_t off) {
+  chan::Channel& in = pre.at(d);
+  const chan::Ce ce = co_await chan::deq(l, in, off);
+  const std::uint64_t result = co_await l.load<std::uint64_t>(ce.addr);
+  Board b;
+  b.cols = co_await l.load<std::uint32_t>(ce.addr + 8);
+  b.d1 = co_await l.load<std::uint32_t>(ce.addr + 12);
+  b.d2 = co_await l.load<std::uint32_t>(ce.addr + 16);
+  if (s.n - d <= s.base) {
+    std::uint64_t squares = 0;
+    const auto count = static_cast<std::uint32_t>(complete(s.n, d, b, squares));
+    co_await l.alu(squares * kInstrPerSquare);
+    co_await l.store<std::uint32_t>(result, count);
+  } else {
+    std::uint32_t safe[13] = {};
+    std::uint32_t k = 0;
+    for (std::uint32_t c = 0; c < s.n; ++c)
+      if (b.safe(s.n, d, c)) safe[k++] = c;
+    co_await l.alu(std::uint64_t{s.n} * 4);  // the column scan
+    if (k == 0) {
+      co_await l.store<std::uint32_t>(result, 0);
+    } else {
+      chan::Channel& cont = post.at(d);
+      chan::Channel& child = pre.at(d + 1);
+      const chan::Alloc ka = co_await chan::talloc(l, cont, 1);  // sync: the continuation
+      const std::uint64_t kaddr = ka.addr(cont, 0);
+      co_await l.store<std::uint64_t>(kaddr, result);
+      co_await l.store<std::uint32_t>(kaddr + 8, k);
+      const chan::Alloc ca = co_await chan::talloc(l, child, k);  // spawn one task per safe column
+      for (std::uint32_t i = 0; i < k; ++i) {
+        const Board nb = b.with(s.n, d, safe[i]);
+        const std::uint64_t a = ca.addr(child, i);
+        co_await l.store<std::uint64_t>(a, kaddr + 12 + 4 * i);
+        co_await l.store<std::uint32_t>(a + 8, nb.cols);
+        co_await l.store<std::uint32_t>(a + 12, nb.d1);
+        co_await l.store<std::uint32_t>(a + 16, nb.d2);
+      }
+      co_await chan::enq(l, cont, ka);
+      co_await chan::enq(l, child, ca);
+    }
+  }
+  co_await chan::tfree(l, in, ce);
+}
+
+Task<> queens_sync(Lane& l, const cilk::Stack& post, std::uint32_t d, std::uint32_t off) {
+  chan::Channel& in = post.at(d);
+  const chan::Ce ce = co_await chan::deq(l, in, off);
+  const std::uint64_t parent = co_await l.load<std::uint64_t>(ce.addr);
+  const std::uint32_t k = co_await l.load<std::uint32_t>(ce.addr + 8);
+  std::uint32_t sum = 0;
+  for (std::uint32_t i = 0; i < k; ++i) sum += co_await l.load<std::uint32_t>(ce.addr + 12 + 4 * i);
+  co_await l.store<std::uint32_t>(parent, sum);
+  co_await chan::tfree(l, in, ce);
+}
+
+void queens(Host& h) {
+  const Shape s{static_cast<std::uint32_t>(kN.get(h.config())), static_cast<std::uint32_t>(kBaseRows.get(h.config()))};
+  const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
+  const std::uint64_t res = h.upload(std::vector<std::uint32_t>{0});
+  flow::Graph g(h, kCapacity.name());
+  // Tasks at rows 0..n-base (the last are base cases); continuations at rows
+  // 0..n-base-1.
+  const std::uint32_t spawn_levels = s.n > s.base ? s.n - s.base + 1 : 1;
+  const std::uint32_t cont_levels = s.n > s.base ? s.n - s.base : 1;
+  cilk::Stack pre, post;
+  post = cilk::make_stack(
+      g, "queens_sync", kContBytes, cap, cont_levels,
+      [&post](std::uint32_t d) {
+        return [&post, d](Lane& l, std::uint32_t off) { return queens_sync(l, post, d, off); };
+      },
+      15, ContextSize{856, 5, 5, 1});  // Table 3: 5s/5d/1c
+  pre = cilk::make_stack(
+      g, "queens", kTaskBytes, cap, spawn_levels,
+      [&pre, &post, s](std::uint32_t d) {
+        return [&pre, &post, s, d](Lane& l, std::uint32_t off) { return queens_spawn(l, s, pre, post, d, off); };
+      },
+      32, ContextSize{856, 16, 8, 3});  // Table 3: 16s/8d/3c
+  g.aggregator().set_scheduler(std::make_unique<cilk::LevelScheduler>(std::vector{pre}, std::vector{post}));
+  struct Root {
+    std::uint64_t result;
+    std::uint32_t cols, d1, d2, pad[3];
+  };
+  static_assert(sizeof(Root) == kTaskBytes);
+  g.host_enq(pre.at(0), Root{res, 0, 0, 0, {}});
+  const Tick t0 = sc_core::sc_time_stamp().value();
+  g.execute();
+  g.wait_for_done();
+  const Tick t1 = sc_core::sc_time_stamp().value();
+  const std::uint64_t got = h.download<std::uint32_t>(res, 1)[0];
+  std::uint64_t squares = 0;
+  const std::uint64_t want = complete(s.n, 0, Board{}, squares);
+  h.check(got == want, fmt::format("queens: device count for {}x{} = {} vs host {}", s.n, s.n, got, want));
+  h.result("solutions", got);
+  h.result("kernel_ns", tick_to_ns(t1 - t0));
+  h.result("wavefronts", static_cast<std::uint64_t>(g.aggregator().wavefronts.value()));
+  h.output() << got << "\n";
+}
+
+const RegisterWorkload kReg{
+    {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "",
+     queens, nullptr}};
+
+}  // namespace
+}  // namespace fg
