@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The channel benchmark of docs/performance.md (issue 13, item 10): host time
+of each of Orr et al.'s Table-3 inputs on 8 CUs (orr2014, every parameter at
+its default, which is Table 3's input), one line per workload with the host
+wall time, peak resident memory, simulated time, wavefronts and yields.
+Workloads not built yet are reported as such. Target: each under 60 s.
+Usage: tools/channels_bench.py [build/fgsim] [--repeat=N]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+fgsim = args[0] if args else "build/fgsim"
+repeat = 1
+for a in sys.argv[1:]:
+    if a.startswith("--repeat="):
+        repeat = int(a.split("=", 1)[1])
+
+TABLE3 = [("fib", "fib(24)"), ("queens", "13x13"), ("sort", "1,000,000 keys"), ("strassen", "512x512")]
+listed = subprocess.run([fgsim, "list"], capture_output=True, text=True, check=True).stdout.split()
+print("| workload | input | host time (s) | peak RSS (MB) | simulated (us) | wavefronts | yields |")
+print("|---|---|---|---|---|---|---|")
+for w, inp in TABLE3:
+    if w not in listed:
+        print(f"| {w} | {inp} | not built yet | | | | |")
+        continue
+    best = None
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            t0 = time.monotonic()
+            p = subprocess.Popen([fgsim, "run", w, "--preset", "orr2014", "--set", "gpu.cus=8", "--quiet",
+                                  "--stats", path], stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "err"), "w"))
+            _, status, usage = os.wait4(p.pid, 0)
+            dt = time.monotonic() - t0
+            rc = os.waitstatus_to_exitcode(status)
+            if rc != 0:
+                sys.exit(f"{w}: exit {rc}: {open(os.path.join(d, 'err')).read().strip()}")
+            s = json.load(open(path))["stats"]
+            best = dt if best is None else min(best, dt)
+            rss = usage.ru_maxrss / 1024  # this run's peak (kB on Linux)
+    print(f"| {w} | {inp} | {best:.2f} | {rss:.0f} | {s['aggregator.run_ns'] / 1000:.1f} | "
+          f"{s['aggregator.wavefronts']:.0f} | {s['yield.yields']:.0f} |")
