@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Regenerate the measured tables of docs/channels.md (until the experiments
-page of issue 13 replaces them): fib by channel capacity, and fib's run time
-by quantum. Usage: tools/channel_tables.py build/fgsim"""
+page of issue 13 replaces them): fib-flow by variant, core class and quantum;
+fib by channel capacity and quantum; queens by base case. Usage: tools/channel_tables.py build/fgsim"""
 import json
 import os
 import subprocess
@@ -19,8 +19,39 @@ def run(fgsim, args):
         return json.load(open(path))["stats"], 0
 
 
+def fib_flow(fgsim):
+    print("fib-flow n = 20, orr2014, one-cycle quantum, by channel.variant\n")
+    print("| variant | CUs | run (us) | CAS | failed CAS |")
+    print("|---|---|---|---|---|")
+    for v in ("per-lane", "amortized", "padded"):
+        for cus in (1, 8):
+            s, rc = run(fgsim, ["fib-flow", "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set",
+                                f"channel.variant={v}", "--set", "sim.quantum=1"])
+            print(f"| {v} | {cus} | {s['aggregator.run_ns'] / 1000:.1f} | {s['channels.fib.cas_attempts']:,} | "
+                  f"{s['channels.fib.cas_failures']:,} |")
+    print("\nfib-flow n = 20, orr2014, 8 CUs, one-cycle quantum, by aggregator.core\n")
+    print("| `aggregator.core` | run (us) | GPU blocked on the aggregator |")
+    print("|---|---|---|")
+    for core in ("simple", "light-ooo-2", "ooo-2", "ooo-4"):
+        s, rc = run(fgsim, ["fib-flow", "--preset", "orr2014", "--set", f"aggregator.core={core}", "--set",
+                            "sim.quantum=1"])
+        print(f"| {core} | {s['aggregator.run_ns'] / 1000:.1f} | {100 * s['aggregator.gpu_blocked_fraction']:.2f}% |")
+    print("\nfib-flow n = 20, orr2014, run time (us) by `sim.quantum` (ns)\n")
+    print("| CUs | 1 (one cycle) | 20 (default) | 100 |")
+    print("|---|---|---|---|")
+    for cus in (1, 2, 4, 8):
+        row = []
+        for q in (1, 20, 100):
+            s, rc = run(fgsim, ["fib-flow", "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set",
+                                f"sim.quantum={q}"])
+            row.append(f"{s['aggregator.run_ns'] / 1000:.3f}")
+        print(f"| {cus} | " + " | ".join(row) + " |")
+    print()
+
+
 def main():
     fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+    fib_flow(fgsim)
     print("fib(24), orr2014, 8 CUs, by fib.capacity\n")
     print("| `fib.capacity` | wavefronts | yields (= restarts) | run time (us) | GPU blocked on the aggregator |")
     print("|---|---|---|---|---|")
