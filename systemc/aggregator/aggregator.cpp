@@ -356,7 +356,6 @@ bool Aggregator::read_restart_contexts(std::uint32_t tail) {
   }
   restart_head_ = tail;
   store_word(yield_->ring_head_addr(), tail);
-  yield_->consumed(tail);
   recheck_ = true;
   activity_[kRestart] += t_ - from;
   span("restart contexts", from);
@@ -452,7 +451,7 @@ void Aggregator::run() {
         activity_[kPoll] += t_ - from;
         if (yield_) read_restart_contexts(vals.back());
         bool acted = false;
-        View v{width_, consumers_running(), false, yielded_.size()};
+        View v{width_, consumers_running(), false};
         for (std::size_t i = 0; i < order.size(); ++i) {
           chan::Channel& c = *order[i];
           const Tick p0 = t_;

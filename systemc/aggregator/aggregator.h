@@ -70,10 +70,9 @@ struct CoreClass {
 // What a scheduler sees in one pass.
 struct View {
   std::uint32_t width = 64;  // wavefront width
-  std::uint64_t outstanding =
-      0;                      // consumer wavefronts launched, not finished and not yielded (at the aggregator's time)
-  bool dispatched = false;    // something was dispatched earlier in this pass
-  std::uint64_t yielded = 0;  // consumer wavefronts yielded and not restarted (the aggregator's list)
+  // Consumer wavefronts launched, not finished and not yielded (at the aggregator's time).
+  std::uint64_t outstanding = 0;
+  bool dispatched = false;  // something was dispatched earlier in this pass
 };
 
 // A scheduler: policy (which channels to poll, in which order) and predicate

@@ -111,11 +111,13 @@ Engine* Engine::active() { return g_active; }
 
 void Engine::yielded(IssueContext& c, std::uint32_t resource, std::uint32_t need, std::string what) {
   prepare();
-  if (tail_ - head_ >= p_.ring)
+  std::uint32_t head = 0;  // the aggregator writes the head back as it reads
+  mem_.copy_out(&head, head_addr_, 4);
+  if (tail_ - head >= p_.ring)
     throw SimFault(
         fmt::format("yield: the restart channel is full ({} restart contexts the aggregator has not read; "
                     "yield.restart_capacity={})",
-                    tail_ - head_, p_.ring));
+                    tail_ - head, p_.ring));
   Wavefront& w = c.wave();
   const std::uint64_t bytes = c.cu().context_bytes(*w.workgroup().kernel, w.workgroup());
   const unsigned line = mem_.line_size();

@@ -82,14 +82,11 @@ class Engine {
   std::uint64_t ring_tail_addr() const { return tail_addr_; }
   std::uint64_t ring_head_addr() const { return head_addr_; }
   std::uint64_t entry_addr(std::uint32_t i) const { return ring_ + std::uint64_t{i % p_.ring} * kEntryBytes; }
-  // The aggregator has read entries up to `head` (it writes the head itself).
-  void consumed(std::uint32_t head) { head_ = head; }
   // Restart the wavefront whose context is at `spill` on the CU it yielded
   // on, at absolute time `at`; its spill block goes back to the pool.
   void restart(std::uint64_t spill, Tick at);
   // The yielded wavefront at `spill`, for diagnoses.
   std::string describe(std::uint64_t spill) const;
-  std::uint64_t parked() const { return waves_.size(); }
 
   Counter yields, restarts, save_bytes;
   Formula restore_bytes, save_ns, restore_ns;
@@ -107,7 +104,7 @@ class Engine {
   MemorySystem& mem_;
   std::vector<ComputeUnit*> cus_;
   std::uint64_t ring_ = 0, tail_addr_ = 0, head_addr_ = 0;
-  std::uint32_t tail_ = 0, head_ = 0;
+  std::uint32_t tail_ = 0;
   std::unordered_map<std::uint64_t, Parked> waves_;           // by spill address
   std::map<std::uint64_t, std::vector<std::uint64_t>> pool_;  // free spill blocks by size
   std::uint64_t blocks_ = 0;

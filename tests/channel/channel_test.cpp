@@ -24,19 +24,6 @@ std::uint64_t fib(std::uint64_t n) {
   return b;
 }
 
-double stat(const nlohmann::json& s, const std::string& name) {
-  if (!s["stats"].contains(name)) throw std::runtime_error("no stat " + name);
-  return s["stats"][name].get<double>();
-}
-
-// fgsim with --stats; the stats JSON (fails the test on a non-zero exit).
-nlohmann::json run_stats(const std::string& args) {
-  const std::string path = (scratch_dir() / "s.json").string();
-  const ProcResult r = run_fgsim("run " + args + " --quiet --stats " + path);
-  EXPECT_EQ(r.code, 0) << r.err;
-  return nlohmann::json::parse(slurp(path));
-}
-
 TEST(ChannelLayout, PointersOnTheirOwnLinesAndArraysSized) {
   chan::Spec s{"c", 12, 256, 64, chan::Variant::Amortized};
   const chan::Layout l = chan::Layout::at(4096, s, 64);

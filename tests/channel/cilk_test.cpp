@@ -11,18 +11,6 @@
 namespace fg::test {
 namespace {
 
-double stat(const nlohmann::json& s, const std::string& name) {
-  if (!s["stats"].contains(name)) throw std::runtime_error("no stat " + name);
-  return s["stats"][name].get<double>();
-}
-
-nlohmann::json run_stats(const std::string& args) {
-  const std::string path = (scratch_dir() / "s.json").string();
-  const ProcResult r = run_fgsim("run " + args + " --quiet --stats " + path);
-  EXPECT_EQ(r.code, 0) << r.err;
-  return nlohmann::json::parse(slurp(path));
-}
-
 // Table 3: fib's pre-spawn kernel saves 856 B + 16 s x 64 x 4 B + 8 d x 64 x
 // 8 B + 2 c x 64 bits.
 constexpr double kFibContext = 856 + 16 * 64 * 4 + 8 * 64 * 8 + 2 * 64 / 8;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -200,6 +201,21 @@ inline ProcResult run_fgsim(const std::string& args) {
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// `fgsim run <args> --quiet --stats FILE`: the stats JSON (a non-zero exit
+// fails the test and is reported with its stderr).
+inline nlohmann::json run_stats(const std::string& args) {
+  const std::string path = (scratch_dir() / "s.json").string();
+  const ProcResult r = run_fgsim("run " + args + " --quiet --stats " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return nlohmann::json::parse(slurp(path));
+}
+
+// One statistic of a stats JSON by its dotted name (throws if absent).
+inline double stat(const nlohmann::json& s, const std::string& name) {
+  if (!s["stats"].contains(name)) throw std::runtime_error("no stat " + name);
+  return s["stats"][name].get<double>();
 }
 
 }  // namespace fg::test

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "gpu/host.h"
+
 namespace fg::cilk {
 
 Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size, std::uint32_t capacity,
@@ -17,6 +19,28 @@ Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size,
     s.level.push_back(&c);
   }
   return s;
+}
+
+Tick run(flow::Graph& g) {
+  const Tick t0 = sc_core::sc_time_stamp().value();
+  g.execute();
+  g.wait_for_done();
+  return sc_core::sc_time_stamp().value() - t0;
+}
+
+void report(Host& h, flow::Graph& g, Tick elapsed) {
+  h.result("kernel_ns", tick_to_ns(elapsed));
+  h.result("wavefronts", static_cast<std::uint64_t>(g.aggregator().wavefronts.value()));
+}
+
+std::uint64_t fib_reference(std::uint64_t n) {
+  std::uint64_t a = 1, b = 1;  // fib(1), fib(2)
+  for (std::uint64_t i = 2; i < n; ++i) {
+    const std::uint64_t c = a + b;
+    a = b;
+    b = c;
+  }
+  return b;
 }
 
 LevelScheduler::LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> continuation) {

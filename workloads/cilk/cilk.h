@@ -50,6 +50,15 @@ using LevelBody = std::function<std::function<Task<void>(Lane&, std::uint32_t)>(
 Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size, std::uint32_t capacity,
                  std::uint32_t levels, const LevelBody& body, std::uint32_t registers, ContextSize context);
 
+// Run a graph whose initial CEs are in: execute, wait for the end; the
+// simulated time it took.
+Tick run(flow::Graph& g);
+// The results every channel workload reports after its own: kernel_ns (the
+// graph's time) and the consumer wavefronts launched.
+void report(Host& h, flow::Graph& g, Tick elapsed);
+// fib(n) with fib(1) = fib(2) = 1: the host reference of fib and fib-flow.
+std::uint64_t fib_reference(std::uint64_t n);
+
 class LevelScheduler final : public agg::Scheduler {
  public:
   LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> continuation);

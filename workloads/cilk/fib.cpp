@@ -69,16 +69,6 @@ Task<> fib_sync(Lane& l, const cilk::Stack& post, std::uint32_t d, std::uint32_t
   co_await chan::tfree(l, in, ce);
 }
 
-std::uint64_t fib_host(std::uint64_t n) {
-  std::uint64_t a = 1, b = 1;  // fib(1), fib(2)
-  for (std::uint64_t i = 2; i < n; ++i) {
-    const std::uint64_t c = a + b;
-    a = b;
-    b = c;
-  }
-  return b;
-}
-
 void fib(Host& h) {
   const auto n = static_cast<std::uint32_t>(kN.get(h.config()));
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
@@ -104,16 +94,12 @@ void fib(Host& h) {
     std::int32_t n, pad;
   };
   g.host_enq(pre.at(0), Root{res, static_cast<std::int32_t>(n), 0});
-  const Tick t0 = sc_core::sc_time_stamp().value();
-  g.execute();
-  g.wait_for_done();
-  const Tick t1 = sc_core::sc_time_stamp().value();
+  const Tick elapsed = cilk::run(g);
   const auto got = static_cast<std::uint64_t>(h.download<std::int32_t>(res, 1)[0]);
-  const std::uint64_t want = fib_host(n);
+  const std::uint64_t want = cilk::fib_reference(n);
   h.check(got == want, fmt::format("fib: device fib({}) = {} vs host {}", n, got, want));
   h.result("fib", got);
-  h.result("kernel_ns", tick_to_ns(t1 - t0));
-  h.result("wavefronts", static_cast<std::uint64_t>(g.aggregator().wavefronts.value()));
+  cilk::report(h, g, elapsed);
   h.output() << got << "\n";
 }
 

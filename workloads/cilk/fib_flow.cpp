@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "aggregator/aggregator.h"
+#include "cilk/cilk.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
 #include "runtime/flow.h"
@@ -42,16 +43,6 @@ Task<> fib_kernel(Lane& l, chan::Channel& ch, std::uint64_t result, std::uint32_
   co_await chan::tfree(l, ch, src);
 }
 
-std::uint64_t fib_host(std::uint64_t n) {
-  std::uint64_t a = 1, b = 1;  // fib(1), fib(2)
-  for (std::uint64_t i = 2; i < n; ++i) {
-    const std::uint64_t c = a + b;
-    a = b;
-    b = c;
-  }
-  return b;
-}
-
 void fib_flow(Host& h) {
   const auto n = static_cast<std::int32_t>(kN.get(h.config()));
   const std::uint64_t res = h.upload(std::vector<std::uint64_t>{0});
@@ -64,16 +55,12 @@ void fib_flow(Host& h) {
       ContextSize{856, 16, 8, 2});
   g.connect(ch, k);
   g.host_enq(ch, FibObj{n});
-  const Tick t0 = sc_core::sc_time_stamp().value();
-  g.execute();
-  g.wait_for_done();
-  const Tick t1 = sc_core::sc_time_stamp().value();
+  const Tick elapsed = cilk::run(g);
   const std::uint64_t got = h.download<std::uint64_t>(res, 1)[0];
-  const std::uint64_t want = fib_host(static_cast<std::uint64_t>(n));
+  const std::uint64_t want = cilk::fib_reference(static_cast<std::uint64_t>(n));
   h.check(got == want, fmt::format("fib_flow: device fib({}) = {} vs host {}", n, got, want));
   h.result("fib", got);
-  h.result("kernel_ns", tick_to_ns(t1 - t0));
-  h.result("wavefronts", static_cast<std::uint64_t>(g.aggregator().wavefronts.value()));
+  cilk::report(h, g, elapsed);
   h.output() << got << "\n";
 }
 

@@ -158,17 +158,13 @@ void queens(Host& h) {
   };
   static_assert(sizeof(Root) == kTaskBytes);
   g.host_enq(pre.at(0), Root{res, 0, 0, 0, {}});
-  const Tick t0 = sc_core::sc_time_stamp().value();
-  g.execute();
-  g.wait_for_done();
-  const Tick t1 = sc_core::sc_time_stamp().value();
+  const Tick elapsed = cilk::run(g);
   const std::uint64_t got = h.download<std::uint32_t>(res, 1)[0];
   std::uint64_t squares = 0;
   const std::uint64_t want = complete(s.n, 0, Board{}, squares);
   h.check(got == want, fmt::format("queens: device count for {}x{} = {} vs host {}", s.n, s.n, got, want));
   h.result("solutions", got);
-  h.result("kernel_ns", tick_to_ns(t1 - t0));
-  h.result("wavefronts", static_cast<std::uint64_t>(g.aggregator().wavefronts.value()));
+  cilk::report(h, g, elapsed);
   h.output() << got << "\n";
 }
 
