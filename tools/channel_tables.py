@@ -83,6 +83,42 @@ def main():
         print(f"| {base} | {s['aggregator.wavefronts']} | {s['yield.yields']} | {s['aggregator.run_ns'] / 1000:.1f} |"
               if s else f"| {base} | exit {rc} | | |")
 
+    print("\nqueens(13), orr2014, run time (us) by `sim.quantum` (ns)\n")
+    print("| CUs | yields | 1 (one cycle) | 20 (default) | 100 |")
+    print("|---|---|---|---|---|")
+    for cus in (1, 8):
+        row, yields = [], None
+        for q in (1, 20, 100):
+            s, rc = run(fgsim, ["queens", "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set", f"sim.quantum={q}"])
+            row.append(f"{s['aggregator.run_ns'] / 1000:.3f}" if s else f"exit {rc}")
+            yields = s["yield.yields"] if s else yields
+        print(f"| {cus} | {yields} | " + " | ".join(row) + " |")
+    print("\nqueens(13) with the last four rows in the base case: the fewest wavefronts, by a host count of "
+          f"partial boards: {queens_min_wavefronts(13, 4):,}")
+
+
+def queens_min_wavefronts(n, base):
+    """The fewest wavefronts queens(n) can take with `base` rows in the base
+    case: the pre-spawn tasks of each row 0..n-base and the continuations of
+    each row 0..n-base-1 (one per task that has a safe column), 64 to a
+    wavefront."""
+    tasks = [0] * (n + 1)
+    conts = [0] * (n + 1)
+
+    def place(r, cols, d1, d2):
+        tasks[r] += 1
+        if r == n - base:
+            return
+        free = ~(cols | d1 | d2) & ((1 << n) - 1)
+        if free:
+            conts[r] += 1
+        while free:
+            bit = free & -free
+            free ^= bit
+            place(r + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1)
+
+    place(0, 0, 0, 0)
+    return sum(-(-tasks[r] // 64) for r in range(n - base + 1)) + sum(-(-conts[r] // 64) for r in range(n - base))
 
 if __name__ == "__main__":
     main()

@@ -32,7 +32,7 @@ const Param<std::uint64_t> kCapacity{"queens.capacity",
                                      {{0}, {1u << 30}}};
 // Sec. 7.1 calls the base case "a 4x4 sub-section of the chessboard"; Table
 // 3's 1,114 wavefronts for 13x13 fit the last eight rows (732 wavefronts;
-// seven give 3,061) and not the last four (at least 54,460): the default
+// seven give 3,061) and not the last four (at least 53,005): the default
 // follows the measured count (docs/channels.md, "queens").
 const Param<std::uint64_t> kBaseRows{"queens.base_rows",
                                      8,
