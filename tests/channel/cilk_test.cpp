@@ -129,6 +129,53 @@ TEST(CilkFaults, ARequestLargerThanTheChannelIsExit3EvenWithYield) {
   EXPECT_NE(r.err.find("(the request alone exceeds it)"), std::string::npos) << r.err;
 }
 
+TEST(CilkFaults, AFullRestartChannelIsExit3NamingTheKey) {
+  // One entry: the second yield before the aggregator's next pass finds it full.
+  const ProcResult r =
+      run_fgsim("run fib --preset orr2014 --set fib.n=18 --set fib.capacity=256 --set yield.restart_capacity=1");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("yield: the restart channel is full (1 restart contexts the aggregator has not read; "
+                       "yield.restart_capacity=1)"),
+            std::string::npos)
+      << r.err;
+}
+
+// The aggregator writes the restart channel's head back as it reads, so a
+// ring of two entries carries ten times as many yields.
+TEST(CilkFib, TheRestartChannelIsReusedAsTheAggregatorReadsIt) {
+  const auto s = run_stats("fib --preset orr2014 --set fib.n=18 --set fib.capacity=256 --set yield.restart_capacity=2");
+  EXPECT_GE(stat(s, "yield.yields"), 20);
+  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
+}
+
+// --trace: one span per yield (yield to restart) on the aggregator's
+// "yielded wavefronts" track, and the firmware's restart work on its track.
+TEST(CilkTrace, EveryYieldIsASpanFromYieldToRestart) {
+  const std::string trace = (scratch_dir() / "t.json").string();
+  const std::string stats = (scratch_dir() / "s.json").string();
+  const ProcResult r = run_fgsim("run fib --preset orr2014 --quiet --set fib.n=18 --set fib.capacity=256 --trace " +
+                                 trace + " --stats " + stats);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = nlohmann::json::parse(slurp(trace));
+  const auto s = nlohmann::json::parse(slurp(stats));
+  const auto& ev = t.is_object() ? t["traceEvents"] : t;
+  int yielded = 0, restart = 0;
+  bool track = false;
+  for (const auto& e : ev) {
+    const std::string n = e.value("name", "");
+    if (n == "yielded") {
+      ++yielded;
+      EXPECT_GT(e.value("dur", 0.0), 0.0);
+    }
+    if (n == "restart") ++restart;
+    if (n == "thread_name" && e["args"].value("name", "") == "yielded wavefronts") track = true;
+  }
+  EXPECT_TRUE(track);
+  EXPECT_GT(stat(s, "yield.yields"), 0);
+  EXPECT_EQ(yielded, stat(s, "yield.yields"));
+  EXPECT_GT(restart, 0);
+}
+
 TEST(CilkFaults, BadYieldAndCapacityValuesAreExit2NamingTheKey) {
   ProcResult r = run_fgsim("run fib --preset orr2014 --set yield.restart_capacity=0");
   EXPECT_EQ(r.code, 2);
