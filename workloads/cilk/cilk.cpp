@@ -55,14 +55,20 @@ LevelScheduler::LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> cont
   for (std::uint32_t d = depth; d-- > 0;)
     for (const Stack& s : spawn)
       if (d < s.level.size()) {
+        Place p{true, d, {}};
+        if (d > 0) {
+          if (s.fed_by.empty()) p.above.push_back(s.level[d - 1]);
+          for (const Stack* f : s.fed_by)
+            if (d - 1 < f->level.size()) p.above.push_back(f->level[d - 1]);
+        }
         order_.push_back(s.level[d]);
-        place(s.level[d], Place{true, d, d > 0 ? s.level[d - 1] : nullptr});
+        place(s.level[d], std::move(p));
       }
   for (std::uint32_t d = depth; d-- > 0;)
     for (const Stack& s : continuation)
       if (d < s.level.size()) {
         order_.push_back(s.level[d]);
-        place(s.level[d], Place{false, d, nullptr});
+        place(s.level[d], Place{false, d, {}});
       }
 }
 
@@ -73,7 +79,8 @@ void LevelScheduler::order(const std::vector<chan::Channel*>& all, std::vector<c
   out = order_;
   spawn_busy_ = 0;
   spawn_active_.assign(depth_, false);
-  cont_busy_ = false;
+  cont_active_.assign(depth_, false);
+  cont_busy_ = 0;
 }
 
 std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) {
@@ -82,9 +89,12 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
   if (p.spawn) {
     // Whole wavefronts; a partial one when its producers (the level above)
     // have nothing executing (yielded ones wait for room this work makes)
-    // and nothing ready.
-    const chan::Channel* a = p.above;
-    const bool above_idle = !a || (a->running == a->yielded && a->last_tail == a->ctrl_head);
+    // and, pre-spawn producers, nothing ready.
+    // A continuation producer's ready CEs wait for this level to finish:
+    // only its executing wavefronts can still publish here.
+    bool above_idle = true;
+    for (const chan::Channel* a : p.above)
+      above_idle = above_idle && a->running == a->yielded && (!place_.at(a->id()).spawn || a->last_tail == a->ctrl_head);
     const std::uint32_t n = ready >= v.width ? ready / v.width * v.width : (above_idle ? ready : 0);
     if (busy) spawn_busy_ = std::max(spawn_busy_, p.depth + 1);
     if (c.running > c.yielded) spawn_active_[p.depth] = true;
@@ -93,9 +103,12 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
   // A continuation at depth d: once nothing deeper is ready or running (its
   // descendants are all done) and no pre-spawn task at d is executing (one
   // may be between publishing its continuation and its children; a yielded
-  // one has published neither).
-  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_busy_;
-  cont_busy_ = cont_busy_ || busy;
+  // one has published neither), nor a continuation at d of a stack polled
+  // before this one (it may be publishing this one's CEs and their children).
+  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_active_[p.depth] &&
+                  cont_busy_ <= p.depth + 1;
+  if (busy) cont_busy_ = std::max(cont_busy_, p.depth + 1);
+  if (c.running > c.yielded) cont_active_[p.depth] = true;
   return go ? ready : 0;
 }
 

@@ -15,8 +15,10 @@
 //   - then continuation channels, deepest first: depth d's once no
 //     pre-spawn or continuation channel deeper than d has anything ready or
 //     running (yielded wavefronts included) and no pre-spawn task of depth d
-//     is executing. All of d's continuations' children are then done, and
-//     all of them are dispatched at once. A continuation is published by its
+//     is executing, nor a continuation of depth d of a stack listed before
+//     (a continuation may publish the next one of its task, as sort's do).
+//     All of d's continuations' children are then done, and all of them
+//     are dispatched at once. A continuation is published by its
 //     pre-spawn task together with its children (both tallocs first, then
 //     both enqs), so a yielded task has published neither.
 // Continuations that write their result into their parent continuation's CE
@@ -36,9 +38,12 @@
 namespace fg::cilk {
 
 // One stack of channels: level[d] holds depth d's CEs, consumed by a kernel
-// node made by `body(d)`.
+// node made by `body(d)`. A pre-spawn stack's level d is produced by its own
+// level d - 1 unless `fed_by` names the stacks whose level d - 1 produce it
+// (sort's merge tasks are spawned by its continuations).
 struct Stack {
   std::vector<chan::Channel*> level;
+  std::vector<const Stack*> fed_by;
   chan::Channel& at(std::size_t d) const { return *level.at(d); }
 };
 
@@ -70,7 +75,7 @@ class LevelScheduler final : public agg::Scheduler {
   struct Place {
     bool spawn = true;
     std::uint32_t depth = 0;
-    const chan::Channel* above = nullptr;  // spawn: the pre-spawn channel one level up (its producers)
+    std::vector<const chan::Channel*> above;  // spawn: the channels one level up that produce it
   };
   std::vector<chan::Channel*> order_;
   std::vector<Place> place_;  // by channel id
@@ -78,7 +83,8 @@ class LevelScheduler final : public agg::Scheduler {
   // This pass, from the channels polled so far:
   std::uint32_t spawn_busy_ = 0;    // 1 + the deepest pre-spawn level with CEs ready or wavefronts running
   std::vector<bool> spawn_active_;  // pre-spawn levels with wavefronts executing (not yielded)
-  bool cont_busy_ = false;          // a deeper continuation level has CEs ready or wavefronts running
+  std::vector<bool> cont_active_;   // continuation levels with wavefronts executing, stacks polled so far
+  std::uint32_t cont_busy_ = 0;     // 1 + the deepest continuation level with CEs ready or wavefronts running
 };
 
 }  // namespace fg::cilk
