@@ -11,13 +11,16 @@
 // search every run.
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "cilk/cilk.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
 #include "sim/config.h"
+#include "sim/error.h"
 #include "sim/workload.h"
 
 namespace fg {
@@ -168,9 +171,106 @@ void queens(Host& h) {
   h.output() << got << "\n";
 }
 
+// ---- queens-flat: the conventional version (Table 4) ----
+//
+// GPGPU-Sim's N-queens (NQU, from the ISPASS 2009 benchmarks) flattens the
+// recursion: the host places the first rows, and each work-item completes one
+// such board with an iterative bit-mask backtracking loop whose stack lives in
+// LDS, 96 work-items a workgroup. Here: `queens_flat.prefix_rows` rows placed
+// on the host; per level the stack holds {left diagonals, right diagonals,
+// columns, untried columns} in two 64-bit LDS words.
+const Param<std::uint64_t> kFlatN{"queens_flat.n", 13, "", "board size (Table 4: as queens, 13)", {{2}, {16}}};
+const Param<std::uint64_t> kFlatRows{
+    "queens_flat.prefix_rows", 3, "rows",
+    "rows placed on the host, one work-item per resulting board (an assumption; docs/channels.md)", {{1}, {8}}};
+constexpr std::uint32_t kFlatGroup = 96;  // NQU's THREAD_NUM
+
+struct FlatBoard {
+  std::uint32_t ld, rd, col, pad;
+};
+
+void prefixes(std::uint32_t n, std::uint32_t rows, std::uint32_t r, FlatBoard b, std::vector<FlatBoard>& out) {
+  if (r == rows) {
+    out.push_back(b);
+    return;
+  }
+  const std::uint32_t all = (1u << n) - 1;
+  for (std::uint32_t free = all & ~(b.ld | b.rd | b.col); free;) {
+    const std::uint32_t q = free & (~free + 1);
+    free ^= q;
+    prefixes(n, rows, r + 1, FlatBoard{((b.ld | q) << 1) & all, (b.rd | q) >> 1, b.col | q, 0}, out);
+  }
+}
+
+Task<> queens_flat_kernel(Lane& l, std::uint64_t boards, std::uint64_t counts, std::uint32_t nb, std::uint32_t n,
+                          std::uint32_t start) {
+  const std::uint32_t id = l.global_id();
+  if (id >= nb) co_return;
+  const std::uint64_t w = co_await l.load<std::uint64_t>(boards + 16ull * id);
+  std::uint32_t ld = static_cast<std::uint32_t>(w), rd = static_cast<std::uint32_t>(w >> 32);
+  std::uint32_t col = co_await l.load<std::uint32_t>(boards + 16ull * id + 8);
+  const std::uint32_t all = (1u << n) - 1;
+  const std::uint32_t slot = l.local_id() * (n + 1) * 16;  // this work-item's stack
+  std::uint32_t row = start, free = all & ~(ld | rd | col), count = 0;
+  for (;;) {
+    co_await l.alu(3);  // test free, branch
+    if (free != 0 && row + 1 < n) {
+      const std::uint32_t q = free & (~free + 1);
+      free ^= q;
+      // Push this row's state, place q, go down.
+      co_await l.lds_store<std::uint64_t>(slot + row * 16, ld | std::uint64_t{rd} << 32);
+      co_await l.lds_store<std::uint64_t>(slot + row * 16 + 8, col | std::uint64_t{free} << 32);
+      ld = ((ld | q) << 1) & all, rd = (rd | q) >> 1, col |= q;
+      ++row;
+      free = all & ~(ld | rd | col);
+      co_await l.alu(8);
+      continue;
+    }
+    if (free != 0) {  // the last row: every free column is a solution
+      count += static_cast<std::uint32_t>(std::popcount(free));
+      free = 0;
+      co_await l.alu(2);
+    }
+    if (row == start) break;
+    --row;  // pop
+    const std::uint64_t a = co_await l.lds_load<std::uint64_t>(slot + row * 16);
+    const std::uint64_t b = co_await l.lds_load<std::uint64_t>(slot + row * 16 + 8);
+    ld = static_cast<std::uint32_t>(a), rd = static_cast<std::uint32_t>(a >> 32);
+    col = static_cast<std::uint32_t>(b), free = static_cast<std::uint32_t>(b >> 32);
+  }
+  co_await l.store<std::uint32_t>(counts + 4ull * id, count);
+}
+
+void queens_flat(Host& h) {
+  const auto n = static_cast<std::uint32_t>(kFlatN.get(h.config()));
+  const auto rows = static_cast<std::uint32_t>(kFlatRows.get(h.config()));
+  if (rows >= n)
+    throw UserError(fmt::format("{}={}: must be below queens_flat.n={}", kFlatRows.name(), rows, n));
+  std::vector<FlatBoard> boards;
+  prefixes(n, rows, 0, FlatBoard{}, boards);
+  const auto nb = static_cast<std::uint32_t>(boards.size());
+  const std::uint64_t db = h.upload(boards), dc = h.upload(std::vector<std::uint32_t>(nb, 0));
+  const auto t = h.run_kernel({"queens_flat", nb, kFlatGroup, 32, kFlatGroup * (n + 1) * 16,
+                               [=](Lane& l) { return queens_flat_kernel(l, db, dc, nb, n, rows); }});
+  std::uint64_t got = 0;
+  for (const std::uint32_t c : h.download<std::uint32_t>(dc, nb)) got += c;
+  std::uint64_t squares = 0;
+  const std::uint64_t want = complete(n, 0, Board{}, squares);
+  h.check(got == want, fmt::format("queens-flat: device count for {}x{} = {} vs host {}", n, n, got, want));
+  h.result("solutions", got);
+  h.result("boards", std::uint64_t{nb});
+  h.result("kernel_ns", t.to_seconds() * 1e9);
+  h.result("wavefronts", std::uint64_t{(nb + kFlatGroup - 1) / kFlatGroup * ((kFlatGroup + 63) / 64)});
+  h.output() << got << "\n";
+}
+
 const RegisterWorkload kReg{
     {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
      nullptr}};
+const RegisterWorkload kRegFlat{{"queens-flat",
+                                 "conventional N-queens, host-placed prefixes and an LDS stack per work-item "
+                                 "(GPGPU-Sim NQU; Orr et al. Table 4)",
+                                 "", queens_flat, nullptr}};
 
 }  // namespace
 }  // namespace fg
