@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// sort and strassen on channel stacks (Orr et al. Sec. 7.1) and the
+// conventional kernels of Table 4 (matmul, queens-flat): correct on 1 to 8
+// CUs with and without yields (each workload also checks its result against
+// the host every run: exit 0 only if equal), --input / --output, bad input,
+// and the quantum.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fg_test.h"
+
+namespace fg::test {
+namespace {
+
+// (CUs, channel capacity): 32768 is Table 3's width; 256 makes the
+// 20,000-key recursion yield (1,024 base-case tasks).
+class CilkSort : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(CilkSort, SortsAndRestartsEveryYield) {
+  const auto [cus, cap] = GetParam();
+  const auto s = run_stats(
+      fmt::format("sort --preset orr2014 --set gpu.cus={} --set sort.n=20000 --set sort.capacity={}", cus, cap));
+  EXPECT_EQ(s["workload"]["results"]["keys"].get<int>(), 20000);
+  EXPECT_EQ(s["workload"]["results"]["base_depth"].get<int>(), 5);  // 20000 -> 5000 -> ... -> 20
+  if (cap == 32768)
+    EXPECT_EQ(stat(s, "yield.yields"), 0);
+  else
+    EXPECT_GT(stat(s, "yield.yields"), 0);
+  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
+  // Table 3: all four kernels save 856 B + 16 s + 8 d + 2 c registers.
+  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * (856 + 16 * 256 + 8 * 512 + 2 * 8));
+  // Every CE produced was consumed, in all four stacks.
+  EXPECT_EQ(stat(s, "channels.sort.5.produced"), 1024);
+  EXPECT_EQ(stat(s, "channels.sort.5.consumed"), 1024);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cus, CilkSort, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(32768, 256)),
+                         [](const auto& i) {
+                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
+                         });
+
+TEST(CilkSort, PerLaneVariantSortsWithYields) {
+  const auto s = run_stats(
+      "sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.capacity=256 --set "
+      "channel.variant=per-lane");
+  EXPECT_GT(stat(s, "yield.yields"), 0);
+  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
+}
+
+// Sizes that are not powers of four, one-key and base-sized inputs, and a
+// merge grain that does not divide the merges.
+TEST(CilkSort, OddSizesAndMergeGrains) {
+  for (const char* args : {"--set sort.n=1", "--set sort.n=64", "--set sort.n=65", "--set sort.n=259",
+                           "--set sort.n=3001 --set sort.merge_chunk=7", "--set sort.n=3001 --set sort.base=5"}) {
+    const ProcResult r = run_fgsim(std::string("run sort --preset orr2014 --quiet ") + args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+  }
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string path = (scratch_dir() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CilkSort, InputKeysComeOutSortedOnePerLine) {
+  std::string in;
+  std::vector<long> keys;
+  for (int i = 0; i < 3000; ++i) {
+    const long k = (i * 7919L) % 2003 - 1000;  // duplicates and negatives
+    keys.push_back(k);
+    in += std::to_string(k) + (i % 100 == 0 ? "\n\n" : "\n");  // blank lines are skipped
+  }
+  in += "2147483647\n-2147483648\n  +5 \n";
+  keys.insert(keys.end(), {2147483647L, -2147483648L, 5});
+  const std::string input = write("keys.txt", in), out = (scratch_dir() / "sorted.txt").string();
+  const ProcResult r = run_fgsim("run sort --preset orr2014 --quiet --set gpu.cus=2 --input " + input + " --output " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::sort(keys.begin(), keys.end());
+  std::string want;
+  for (const long k : keys) want += std::to_string(k) + "\n";
+  EXPECT_EQ(slurp(out), want);
+}
+
+TEST(CilkSort, BadInputIsExit2NamingTheLine) {
+  struct Case {
+    std::string text, want;
+  } cases[] = {
+      {"1\n2\nthree\n", "keys.txt:3: expected one integer, got 'three'"},
+      {"1\n2 3\n", "keys.txt:2: expected one integer, got '2 3'"},
+      {"4\n2147483648\n", "keys.txt:2: key '2147483648' is outside the 32-bit signed range"},
+      {"99999999999999999999999\n", "keys.txt:1: key '99999999999999999999999' is outside"},
+      {"\n\n", "keys.txt: no keys (sort.input)"},
+  };
+  for (const Case& c : cases) {
+    const ProcResult r = run_fgsim("run sort --quiet --input " + write("keys.txt", c.text));
+    EXPECT_EQ(r.code, 2) << c.text;
+    EXPECT_NE(r.err.find(c.want), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  }
+  ProcResult r = run_fgsim("run sort --quiet --input /nonexistent/keys.txt");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/keys.txt: input file (sort.input) does not exist"), std::string::npos) << r.err;
+  // A key count given with an input file is not silently dropped.
+  r = run_fgsim("run sort --quiet --set sort.n=10 --input " + write("keys.txt", "1\n"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("sort.n (set by --set sort.n) does not apply: the keys come from"), std::string::npos) << r.err;
+  r = run_fgsim("run sort --quiet --set sort.capacity=100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("sort.capacity"), std::string::npos) << r.err;
+}
+
+// strassen: (CUs, capacity); 1024 makes the 256 x 256 recursion (4,096 base
+// cases) yield.
+class CilkStrassen : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(CilkStrassen, MultipliesAndRestartsEveryYield) {
+  const auto [cus, cap] = GetParam();
+  const int n = cap == 8192 ? 128 : 256;
+  const auto s = run_stats(fmt::format(
+      "strassen --preset orr2014 --set gpu.cus={} --set strassen.n={} --set strassen.capacity={}", cus, n, cap));
+  const double bases = (n / 16) * (n / 16) * (n / 16);
+  EXPECT_EQ(stat(s, fmt::format("channels.strassen.{}.consumed", n == 128 ? 3 : 4)), bases);
+  if (cap == 8192)
+    EXPECT_EQ(stat(s, "yield.yields"), 0);
+  else
+    EXPECT_GT(stat(s, "yield.yields"), 0);
+  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
+  // Table 3: 856 B + 16 s + 6 d + 8 c registers.
+  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * (856 + 16 * 256 + 6 * 512 + 8 * 8));
+  // The base cases combine with atomic adds: 16 x 16 per base case, a
+  // wavefront instruction for 64 base cases.
+  double atomics = 0;
+  for (int i = 0; i < cus; ++i) atomics += stat(s, fmt::format("gpu.cu{}.atomics_nr", i));
+  EXPECT_GE(atomics, bases / 64 * 256);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen, ::testing::Combine(::testing::Values(1, 8), ::testing::Values(8192, 1024)),
+                         [](const auto& i) {
+                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
+                         });
+
+// Table 3: 587 wavefronts for 512 x 512, exactly the eight-product
+// recursion's full wavefronts (1 + 1 + 1 + 8 + 64 + 512); at 64 x 64, 1 + 1 + 1.
+TEST(CilkStrassen, WavefrontsAreTheRecursionsFullWavefronts) {
+  const auto s = run_stats("strassen --preset orr2014 --set strassen.n=64");
+  EXPECT_EQ(stat(s, "aggregator.wavefronts"), 3);
+}
+
+// strassen and matmul draw the same matrices from the seed: their --output
+// files (C, one row per line) are the same.
+TEST(CilkStrassen, OutputRowsEqualTheConventionalMatmuls) {
+  const std::string a = (scratch_dir() / "s.txt").string(), b = (scratch_dir() / "m.txt").string();
+  ProcResult r = run_fgsim("run strassen --preset orr2014 --quiet --set strassen.n=32 --seed 7 --output " + a);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_fgsim("run matmul --preset orr2014 --quiet --set matmul.n=32 --seed 7 --output " + b);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string got = slurp(a);
+  EXPECT_EQ(got, slurp(b));
+  EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 32);
+  std::istringstream first(got.substr(0, got.find('\n')));
+  int v = 0, count = 0;
+  while (first >> v) ++count;
+  EXPECT_EQ(count, 32);
+}
+
+TEST(CilkStrassen, BadSizesAreExit2NamingTheKey) {
+  ProcResult r = run_fgsim("run strassen --quiet --set strassen.n=48");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("strassen.n=48: must be 16 times a power of two"), std::string::npos) << r.err;
+  r = run_fgsim("run matmul --quiet --set matmul.n=30");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("matmul.n=30: must be a multiple of 4"), std::string::npos) << r.err;
+}
+
+TEST(Matmul, CorrectOnOneAndEightCus) {
+  for (int cus : {1, 8}) {
+    const auto s = run_stats(fmt::format("matmul --preset orr2014 --set gpu.cus={} --set matmul.n=64", cus));
+    EXPECT_EQ(s["workload"]["results"]["wavefronts"].get<int>(), 4);  // 16 x 16 work-items
+  }
+}
+
+TEST(QueensFlat, CountsSolutions) {
+  for (const auto& [n, rows, want] : {std::tuple{8, 1, 92}, {8, 3, 92}, {10, 2, 724}, {4, 3, 2}}) {
+    const auto s = run_stats(
+        fmt::format("queens-flat --preset orr2014 --set queens_flat.n={} --set queens_flat.prefix_rows={}", n, rows));
+    EXPECT_EQ(s["workload"]["results"]["solutions"].get<int>(), want) << n << " " << rows;
+  }
+  const ProcResult r = run_fgsim("run queens-flat --quiet --set queens_flat.n=6 --set queens_flat.prefix_rows=6");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("queens_flat.prefix_rows=6: must be below queens_flat.n=6"), std::string::npos) << r.err;
+}
+
+// Merges, restarts and the continuations' gates synchronise through memory:
+// checked against a one-cycle quantum, with yields.
+TEST(CilkQuantum, SortAndStrassenWithYieldsDoNotDependOnTheQuantum) {
+  for (const std::string base : {"sort --preset orr2014 --set gpu.cus=8 --set sort.n=20000 --set sort.capacity=256",
+                                 "strassen --preset orr2014 --set gpu.cus=8 --set strassen.n=256 "
+                                 "--set strassen.capacity=1024"}) {
+    const auto one = run_stats(base + " --set sim.quantum=1");
+    const auto dflt = run_stats(base + " --set sim.quantum=20");
+    EXPECT_GT(stat(one, "yield.yields"), 0) << base;
+    EXPECT_EQ(stat(one, "aggregator.run_ns"), stat(dflt, "aggregator.run_ns")) << base;
+    EXPECT_EQ(stat(one, "yield.yields"), stat(dflt, "yield.yields")) << base;
+  }
+}
+
+TEST(CilkStats, SortSameConfigSameStats) {
+  const std::string args = "sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.capacity=256";
+  auto a = run_stats(args), b = run_stats(args);
+  a.erase("host"), b.erase("host");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+}  // namespace
+}  // namespace fg::test
