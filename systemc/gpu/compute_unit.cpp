@@ -102,6 +102,10 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       park_ns(StatGroup(stats_path), "park_time", "time from a park's issue until its slot is free", "ns"),
       restore_ns(StatGroup(stats_path), "restore_time", "time from a restore's start until the wavefront is ready",
                  "ns"),
+      wavefront_ns(StatGroup(stats_path), "wavefront_time",
+                   "time from a wavefront's launch (or its last restore) in a slot to its completion (Orr et al. "
+                   "Table 3's cycles per wavefront)",
+                   "ns"),
       simd_utilization(StatGroup(stats_path), "simd_utilization",
                        "active lanes / wavefront width per issued instruction", "", 0.0, 1.0, 10),
       peak_wavefronts(StatGroup(stats_path), "peak_wavefronts", "most wavefronts resident at once", "",
@@ -305,6 +309,7 @@ void ComputeUnit::retire(Wavefront* w) {
   KernelState& k = *wg->kernel;
   const Tick t = w->ready;  // its completion time
   ++wavefronts;
+  wavefront_ns.sample(tick_to_ns(t - w->started));
   --draining_;
   if (!slot_tracks_.empty()) Trace::get().span(slot_tracks_[w->slot], k.launch.name, w->started, t - w->started);
   const std::uint32_t slot = w->slot;

@@ -91,7 +91,7 @@ class ComputeUnit : public sc_core::sc_module {
 
   Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, order_syncs, parks,
       restores, park_bytes, restore_bytes;
-  Average park_ns, restore_ns;
+  Average park_ns, restore_ns, wavefront_ns;
   Distribution simd_utilization;
   Formula peak_wavefronts;
   // Where the CU's cycles went (they add up to the cycles from the CU's start

@@ -211,6 +211,18 @@ TEST(CilkQuantum, SortAndStrassenWithYieldsDoNotDependOnTheQuantum) {
   }
 }
 
+// gpu.cuN.wavefront_time (Table 3's cycles per wavefront): one sample per
+// completed wavefront, between zero and the run. strassen's base cases are
+// the longest wavefronts: the mean over all is at least the per-wavefront
+// share of the total issue and memory time spent.
+TEST(CilkStats, WavefrontTimeIsSampledPerWavefront) {
+  const auto s = run_stats("strassen --preset orr2014 --set gpu.cus=1 --set strassen.n=64");
+  const auto& w = s["stats"]["gpu.cu0.wavefront_time"];
+  EXPECT_EQ(w["count"].get<double>(), stat(s, "gpu.cu0.wavefronts"));
+  EXPECT_GT(w["mean"].get<double>(), 0.25 * stat(s, "aggregator.run_ns"));  // the base-case wavefront dominates
+  EXPECT_LT(w["mean"].get<double>(), stat(s, "aggregator.run_ns"));
+}
+
 TEST(CilkStats, SortSameConfigSameStats) {
   const std::string args = "sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.capacity=256";
   auto a = run_stats(args), b = run_stats(args);

@@ -290,8 +290,15 @@ def plot(study, rows_, png, svg):
         rs = sorted(rs, key=lambda r: number(r[x]))
         ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker=spec.get("marker", "o") or None,
                 label=f"{series}={key}" if series else "FineGrain")
-    paper = (study.get("paper") or {}).get("values")
-    if paper:
+    # The paper's values, where they are of this plot's x and y (a table in
+    # another shape is only printed): points over the bars of categorical x.
+    paper = [p for p in (study.get("paper") or {}).get("values") or [] if x in p and y in p]
+    if paper and categorical:
+        pos = {c: i for i, c in enumerate(cats)}
+        ps = [p for p in paper if p[x] in pos]
+        ax.plot([pos[p[x]] for p in ps], [number(p[y]) for p in ps], marker="s", linestyle="none", color="black",
+                label=(study["paper"].get("source") or "paper"))
+    elif paper:
         ps = sorted(paper, key=lambda p: number(p[x]))
         ax.plot([number(p[x]) for p in ps], [number(p[y]) for p in ps], marker="s", linestyle="--",
                 label=(study["paper"].get("source") or "paper"))
