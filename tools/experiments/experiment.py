@@ -81,6 +81,9 @@ def load(path):
     names = set()
     for s in e["studies"]:
         swept = set((s.get("grid") or {}).keys())
+        cases = list((s.get("cases") or {}).values())
+        if cases:  # a key every case sets is swept too (Table 4: one workload per case)
+            swept |= set.intersection(*(set((c or {}).keys()) for c in cases))
         for key in ("name", "workload", "preset", "metrics"):
             if key not in s and key not in swept:
                 raise SystemExit(f"{path}: study {s.get('name', '?')}: missing '{key}'")
