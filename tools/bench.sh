@@ -18,3 +18,5 @@ if [ -x "$build/tests/rtl/hwwl_bench" ]; then
   "$build/tests/rtl/hwwl_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>/dev/null |
     grep -E '^(Benchmark|-|BM_.*_median)'
 fi
+echo "== channels_bench (Orr et al. Table-3 inputs, 8 CUs)"
+python3 "$(dirname "$0")/channels_bench.py" "$build/fgsim"
