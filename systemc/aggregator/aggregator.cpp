@@ -424,6 +424,18 @@ void Aggregator::yield_deadlock() {
   throw SimFault(s);
 }
 
+void Aggregator::scheduler_stall(const std::vector<std::uint32_t>& tails) {
+  std::string s = fmt::format(
+      "aggregator: the scheduler '{}' dispatches none of the ready CEs and no consumer runs or has yielded (a "
+      "deadlock of the scheduling policy):",
+      sched_->name());
+  for (std::size_t i = 0; i < channel_ptrs_.size(); ++i)
+    if (tails[i] != channel_ptrs_[i]->ctrl_head)
+      s += fmt::format(" channel '{}' has {} ready;", channel_ptrs_[i]->spec().name,
+                       tails[i] - channel_ptrs_[i]->ctrl_head);
+  throw SimFault(s);
+}
+
 void Aggregator::run() {
   run_guarded([&] {
     // Scratch lists are members: this thread never returns, and its stack is
@@ -532,6 +544,10 @@ void Aggregator::run() {
                   c.spec().name, vals[i], c.last_tail));
           }
           activity_[kCheck] += t_ - from;
+          // CEs are ready, no consumer runs or waits, and the scheduler
+          // took none of them this pass: its predicates see the same state
+          // in every later pass, so nothing will ever change.
+          if (!empty) scheduler_stall(vals);
           if (empty) {
             blocked_ += t_ - idle_since_;
             ended_ = t_;

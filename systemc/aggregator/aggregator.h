@@ -162,6 +162,7 @@ class Aggregator : public sc_core::sc_module {
   // Restart the yielded wavefronts whose channels have room; true if any.
   bool restart_ready();
   [[noreturn]] void yield_deadlock();
+  [[noreturn]] void scheduler_stall(const std::vector<std::uint32_t>& tails);
   void span(const char* what, Tick from);
 
   Params p_;

@@ -269,6 +269,43 @@ TEST(AggregatorFree, ACeFreedTwiceIsAFault) {
   }
 }
 
+// A scheduler that takes only whole wavefronts never dispatches the last 36
+// of 100 CEs: nothing runs, nothing will change, and the aggregator says so
+// (exit 3) instead of polling until the watchdog.
+class WholeWavefrontsOnly final : public agg::Scheduler {
+ public:
+  std::string name() const override { return "whole-only"; }
+  std::uint32_t predicate(const chan::Channel&, std::uint32_t ready, const agg::View& v) override {
+    return ready / v.width * v.width;
+  }
+};
+
+TEST(AggregatorStall, ASchedulerThatLeavesReadyCesWithNothingRunningIsAFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Config cfg = make_config("orr2014", {"gpu.cus=1", "sim.max_time=200000"});  // the watchdog at 200 us
+  HostHarness hh(cfg, [&](Host& h) {
+    flow::Graph g(h, "test");
+    chan::Channel& ch = g.channel("t", 4, 128);
+    flow::KernelNode& k = g.kernel("k", [&ch](Lane& l, std::uint32_t off) { return consume(l, ch, off); });
+    g.connect(ch, k);
+    g.host_enq(ch, std::vector<std::uint32_t>(100, 1));
+    g.aggregator().set_scheduler(std::make_unique<WholeWavefrontsOnly>());
+    g.execute();
+    g.wait_for_done();
+  });
+  try {
+    hh.run();
+    FAIL() << "no fault";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("the scheduler 'whole-only' dispatches none of the ready CEs and no consumer "
+                                         "runs or has yielded"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("channel 't' has 36 ready"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(sc_core::sc_time_stamp().to_seconds(), 1e-3);  // at once, not at the watchdog
+}
+
 // Done counts of 128 CEs: the first block is wavefronts 0 and 1. Wavefront 0
 // frees its CEs late (20 us); everything else is done within a few
 // microseconds. In the middle the data head must still be at 0 (block 0 half
