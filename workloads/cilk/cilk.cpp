@@ -55,20 +55,14 @@ LevelScheduler::LevelScheduler(std::vector<Stack> spawn, std::vector<Stack> cont
   for (std::uint32_t d = depth; d-- > 0;)
     for (const Stack& s : spawn)
       if (d < s.level.size()) {
-        Place p{true, d, {}};
-        if (d > 0) {
-          if (s.fed_by.empty()) p.above.push_back(s.level[d - 1]);
-          for (const Stack* f : s.fed_by)
-            if (d - 1 < f->level.size()) p.above.push_back(f->level[d - 1]);
-        }
         order_.push_back(s.level[d]);
-        place(s.level[d], std::move(p));
+        place(s.level[d], Place{true, d, d > 0 ? s.level[d - 1] : nullptr});
       }
   for (std::uint32_t d = depth; d-- > 0;)
     for (const Stack& s : continuation)
       if (d < s.level.size()) {
         order_.push_back(s.level[d]);
-        place(s.level[d], Place{false, d, {}});
+        place(s.level[d], Place{false, d, nullptr});
       }
 }
 
@@ -87,14 +81,12 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
   const Place& p = place_.at(c.id());
   const bool busy = ready > 0 || c.running > 0;  // yielded wavefronts included
   if (p.spawn) {
-    // Whole wavefronts; a partial one when its producers (the level above)
-    // have nothing executing (yielded ones wait for room this work makes)
-    // and, pre-spawn producers, nothing ready.
-    // A continuation producer's ready CEs wait for this level to finish:
-    // only its executing wavefronts can still publish here.
-    bool above_idle = true;
-    for (const chan::Channel* a : p.above)
-      above_idle = above_idle && a->running == a->yielded && (!place_.at(a->id()).spawn || a->last_tail == a->ctrl_head);
+    // Whole wavefronts; a partial one when the level above has nothing
+    // executing (yielded wavefronts wait for room this work makes) and
+    // nothing ready. (sort's merge tasks come from continuations, which go
+    // a whole level at a time: theirs are mostly whole wavefronts anyway.)
+    const chan::Channel* a = p.above;
+    const bool above_idle = !a || (a->running == a->yielded && a->last_tail == a->ctrl_head);
     const std::uint32_t n = ready >= v.width ? ready / v.width * v.width : (above_idle ? ready : 0);
     if (busy) spawn_busy_ = std::max(spawn_busy_, p.depth + 1);
     if (c.running > c.yielded) spawn_active_[p.depth] = true;

@@ -38,12 +38,9 @@
 namespace fg::cilk {
 
 // One stack of channels: level[d] holds depth d's CEs, consumed by a kernel
-// node made by `body(d)`. A pre-spawn stack's level d is produced by its own
-// level d - 1 unless `fed_by` names the stacks whose level d - 1 produce it
-// (sort's merge tasks are spawned by its continuations).
+// node made by `body(d)`.
 struct Stack {
   std::vector<chan::Channel*> level;
-  std::vector<const Stack*> fed_by;
   chan::Channel& at(std::size_t d) const { return *level.at(d); }
 };
 
@@ -75,7 +72,7 @@ class LevelScheduler final : public agg::Scheduler {
   struct Place {
     bool spawn = true;
     std::uint32_t depth = 0;
-    std::vector<const chan::Channel*> above;  // spawn: the channels one level up that produce it
+    const chan::Channel* above = nullptr;  // spawn: the same stack's channel one level up
   };
   std::vector<chan::Channel*> order_;
   std::vector<Place> place_;  // by channel id

@@ -292,7 +292,6 @@ void sort(Host& h) {
   s.msync = cilk::make_stack(g, "merge_sync", kTaskBytes, cap, conts, body(merge_sync), 32, ctx);
   s.sort = cilk::make_stack(g, "sort", kTaskBytes, cap, depth + 1, body(sort_task), 32, ctx);
   s.merge = cilk::make_stack(g, "merge", kMergeBytes, cap, depth + 1, body(merge_task), 32, ctx);
-  s.merge.fed_by = {&s.sync, &s.msync};
   // Continuation stacks in production order: sort_sync publishes merge_sync.
   g.aggregator().set_scheduler(
       std::make_unique<cilk::LevelScheduler>(std::vector{s.sort, s.merge}, std::vector{s.sync, s.msync}));
