@@ -141,7 +141,7 @@ TEST_P(CilkStrassen, MultipliesAndRestartsEveryYield) {
   EXPECT_GE(atomics, bases / 64 * 256);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen, ::testing::Combine(::testing::Values(1, 8), ::testing::Values(8192, 1024)),
+INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(8192, 1024)),
                          [](const auto& i) {
                            return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
                          });

@@ -93,7 +93,7 @@ TEST_P(CilkQueens, CountsSolutionsAndRestartsEveryYield) {
   EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * 9072);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens, ::testing::Combine(::testing::Values(1, 8), ::testing::Values(16384, 256)),
+INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(16384, 256)),
                          [](const auto& i) {
                            return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
                          });
