@@ -8,10 +8,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fg_test.h"
 
@@ -40,7 +39,8 @@ TEST_P(CilkSort, SortsAndRestartsEveryYield) {
   EXPECT_EQ(stat(s, "channels.sort.5.consumed"), 1024);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, CilkSort, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(32768, 256)),
+INSTANTIATE_TEST_SUITE_P(Cus, CilkSort,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(32768, 256)),
                          [](const auto& i) {
                            return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
                          });
@@ -80,7 +80,8 @@ TEST(CilkSort, InputKeysComeOutSortedOnePerLine) {
   in += "2147483647\n-2147483648\n  +5 \n";
   keys.insert(keys.end(), {2147483647L, -2147483648L, 5});
   const std::string input = write("keys.txt", in), out = (scratch_dir() / "sorted.txt").string();
-  const ProcResult r = run_fgsim("run sort --preset orr2014 --quiet --set gpu.cus=2 --input " + input + " --output " + out);
+  const ProcResult r =
+      run_fgsim("run sort --preset orr2014 --quiet --set gpu.cus=2 --input " + input + " --output " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   std::sort(keys.begin(), keys.end());
   std::string want;
@@ -141,7 +142,8 @@ TEST_P(CilkStrassen, MultipliesAndRestartsEveryYield) {
   EXPECT_GE(atomics, bases / 64 * 256);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(8192, 1024)),
+INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(8192, 1024)),
                          [](const auto& i) {
                            return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
                          });

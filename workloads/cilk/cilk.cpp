@@ -97,8 +97,8 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
   // may be between publishing its continuation and its children; a yielded
   // one has published neither), nor a continuation at d of a stack polled
   // before this one (it may be publishing this one's CEs and their children).
-  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_active_[p.depth] &&
-                  cont_busy_ <= p.depth + 1;
+  const bool go =
+      spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_active_[p.depth] && cont_busy_ <= p.depth + 1;
   if (busy) cont_busy_ = std::max(cont_busy_, p.depth + 1);
   if (c.running > c.yielded) cont_active_[p.depth] = true;
   return go ? ready : 0;

@@ -181,8 +181,11 @@ void queens(Host& h) {
 // columns, untried columns} in two 64-bit LDS words.
 const Param<std::uint64_t> kFlatN{"queens_flat.n", 13, "", "board size (Table 4: as queens, 13)", {{2}, {16}}};
 const Param<std::uint64_t> kFlatRows{
-    "queens_flat.prefix_rows", 3, "rows",
-    "rows placed on the host, one work-item per resulting board (an assumption; docs/channels.md)", {{1}, {8}}};
+    "queens_flat.prefix_rows",
+    3,
+    "rows",
+    "rows placed on the host, one work-item per resulting board (an assumption; docs/channels.md)",
+    {{1}, {8}}};
 constexpr std::uint32_t kFlatGroup = 96;  // NQU's THREAD_NUM
 
 struct FlatBoard {
@@ -244,8 +247,7 @@ Task<> queens_flat_kernel(Lane& l, std::uint64_t boards, std::uint64_t counts, s
 void queens_flat(Host& h) {
   const auto n = static_cast<std::uint32_t>(kFlatN.get(h.config()));
   const auto rows = static_cast<std::uint32_t>(kFlatRows.get(h.config()));
-  if (rows >= n)
-    throw UserError(fmt::format("{}={}: must be below queens_flat.n={}", kFlatRows.name(), rows, n));
+  if (rows >= n) throw UserError(fmt::format("{}={}: must be below queens_flat.n={}", kFlatRows.name(), rows, n));
   std::vector<FlatBoard> boards;
   prefixes(n, rows, 0, FlatBoard{}, boards);
   const auto nb = static_cast<std::uint32_t>(boards.size());

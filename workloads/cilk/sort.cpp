@@ -44,19 +44,22 @@ namespace {
 
 // Table 3: Sort's data set is 1,000,000 keys and its channel width 32,768.
 constexpr std::uint64_t kMaxKeys = 1u << 26;
-const Param<std::uint64_t> kN{"sort.n", 1000000, "keys", "keys to sort, drawn from the seed (Orr et al. Table 3: 1,000,000)",
-                              {{1}, {kMaxKeys}}};
-const Param<std::string> kInput{"sort.input", "", "", "keys to sort, one integer per line (--input FILE); empty: draw sort.n keys"};
+const Param<std::uint64_t> kN{
+    "sort.n", 1000000, "keys", "keys to sort, drawn from the seed (Orr et al. Table 3: 1,000,000)", {{1}, {kMaxKeys}}};
+const Param<std::string> kInput{"sort.input", "", "",
+                                "keys to sort, one integer per line (--input FILE); empty: draw sort.n keys"};
 const Param<std::uint64_t> kCapacity{"sort.capacity",
                                      32768,
                                      "CEs",
                                      "capacity of each channel of the stacks (Orr et al. Table 3: 32,768)",
                                      {{0}, {1u << 30}}};
 // Sec. 7.1: "until reaching a base case (64 elements)".
-const Param<std::uint64_t> kBase{"sort.base", 64, "keys", "largest sub-array sorted serially (Orr et al. Sec. 7.1: 64)",
-                                 {{4}, {4096}}};
+const Param<std::uint64_t> kBase{
+    "sort.base", 64, "keys", "largest sub-array sorted serially (Orr et al. Sec. 7.1: 64)", {{4}, {4096}}};
 // No source: the paper names no merge grain; the base case's 64 keys.
-const Param<std::uint64_t> kChunk{"sort.merge_chunk", 64, "keys",
+const Param<std::uint64_t> kChunk{"sort.merge_chunk",
+                                  64,
+                                  "keys",
                                   "output keys per merge task (an assumption: the base case's 64; docs/channels.md)",
                                   {{1}, {1u << 20}}};
 // Instructions per step of the serial code (assumptions about the compiled
@@ -110,7 +113,7 @@ Task<> sort_task(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, std
   } else {
     chan::Channel& cont = s.sync.at(d);
     chan::Channel& child = s.sort.at(d + 1);
-    const chan::Alloc ka = co_await chan::talloc(l, cont, 1);  // sync
+    const chan::Alloc ka = co_await chan::talloc(l, cont, 1);   // sync
     const chan::Alloc ca = co_await chan::talloc(l, child, 4);  // spawn the quarters
     co_await l.store<std::uint64_t>(ka.addr(cont, 0), w);
     const std::uint32_t q = len / 4;
@@ -244,10 +247,11 @@ std::vector<std::int32_t> read_keys(const std::string& path) {
     std::int64_t v = 0;
     const char* first = line.data() + b + (line[b] == '+' ? 1 : 0);
     const auto [p, ec] = std::from_chars(first, line.data() + e, v);
-    if (ec == std::errc::result_out_of_range || (ec == std::errc{} && p == line.data() + e &&
-                                                 (v < std::numeric_limits<std::int32_t>::min() ||
-                                                  v > std::numeric_limits<std::int32_t>::max())))
-      throw UserError(fmt::format("{}:{}: key '{}' is outside the 32-bit signed range", path, no, line.substr(b, e - b)));
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc{} && p == line.data() + e &&
+         (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())))
+      throw UserError(
+          fmt::format("{}:{}: key '{}' is outside the 32-bit signed range", path, no, line.substr(b, e - b)));
     if (ec != std::errc{} || p != line.data() + e)
       throw UserError(fmt::format("{}:{}: expected one integer, got '{}'", path, no, line.substr(b, e - b)));
     keys.push_back(static_cast<std::int32_t>(v));
@@ -262,8 +266,8 @@ void sort(Host& h) {
   std::vector<std::int32_t> keys;
   if (const std::string path = kInput.get(cfg); !path.empty()) {
     if (!cfg.is_default(kN.name()))
-      throw UserError(fmt::format("{} (set by {}) does not apply: the keys come from {}", kN.name(), cfg.origin(kN.name()),
-                                  path));
+      throw UserError(
+          fmt::format("{} (set by {}) does not apply: the keys come from {}", kN.name(), cfg.origin(kN.name()), path));
     keys = read_keys(path);
   } else {
     keys.resize(kN.get(cfg));
@@ -317,9 +321,9 @@ void sort(Host& h) {
   for (const std::int32_t k : got) h.output() << k << "\n";
 }
 
-const RegisterWorkload kReg{{"sort",
-                             "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
-                             kInput.name(), sort, [](const Config& c) { return 8 * kN.get(c) + (64u << 20); }}};
+const RegisterWorkload kReg{
+    {"sort", "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
+     kInput.name(), sort, [](const Config& c) { return 8 * kN.get(c) + (64u << 20); }}};
 
 }  // namespace
 }  // namespace fg

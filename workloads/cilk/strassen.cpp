@@ -38,15 +38,15 @@ namespace fg {
 namespace {
 
 // Table 3: Strassen's data set is 512 x 512 and its channel width 8,192.
-const Param<std::uint64_t> kN{"strassen.n", 512, "", "matrix size, 16 x a power of two (Orr et al. Table 3: 512)",
-                              {{16}, {4096}}};
+const Param<std::uint64_t> kN{
+    "strassen.n", 512, "", "matrix size, 16 x a power of two (Orr et al. Table 3: 512)", {{16}, {4096}}};
 const Param<std::uint64_t> kCapacity{"strassen.capacity",
                                      8192,
                                      "CEs",
                                      "capacity of each channel of the stack (Orr et al. Table 3: 8,192)",
                                      {{0}, {1u << 30}}};
-const Param<std::uint64_t> kMatmulN{"matmul.n", 512, "", "matrix size, a multiple of 4 (Table 4: as strassen, 512)",
-                                    {{4}, {4096}}};
+const Param<std::uint64_t> kMatmulN{
+    "matmul.n", 512, "", "matrix size, a multiple of 4 (Table 4: as strassen, 512)", {{4}, {4096}}};
 // Sec. 7.1: "down to a base case (16x16 elements)".
 constexpr std::uint32_t kBase = 16;
 // A task CE: {u32 a, u32 b, u32 c, u32 size}, element offsets of the blocks'
@@ -140,8 +140,8 @@ Task<> strassen_task(Lane& l, const Mats& m, const cilk::Stack& st, std::uint32_
 void strassen(Host& h) {
   const auto n = static_cast<std::uint32_t>(kN.get(h.config()));
   if (n % kBase != 0 || !std::has_single_bit(n / kBase))
-    throw UserError(fmt::format("{}={}: must be 16 times a power of two (the recursion halves down to 16 x 16)",
-                                kN.name(), n));
+    throw UserError(
+        fmt::format("{}={}: must be 16 times a power of two (the recursion halves down to 16 x 16)", kN.name(), n));
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
   const std::vector<std::int32_t> a = matrix(h, n), b = matrix(h, n);
   const Mats m{h.upload(a), h.upload(b), h.upload(std::vector<std::int32_t>(std::size_t{n} * n, 0)), n};
@@ -191,9 +191,9 @@ Task<> matmul_kernel(Lane& l, Mats m) {
   }
   for (std::uint32_t r = 0; r < 4; ++r)
     for (std::uint32_t e = 0; e < 4; e += 2)
-      co_await l.store<std::uint64_t>(m.at(m.c, (row + r) * m.n + col + e),
-                                      static_cast<std::uint32_t>(acc[r][e]) |
-                                          std::uint64_t{static_cast<std::uint32_t>(acc[r][e + 1])} << 32);
+      co_await l.store<std::uint64_t>(
+          m.at(m.c, (row + r) * m.n + col + e),
+          static_cast<std::uint32_t>(acc[r][e]) | std::uint64_t{static_cast<std::uint32_t>(acc[r][e + 1])} << 32);
 }
 
 void matmul(Host& h) {
