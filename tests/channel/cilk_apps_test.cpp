@@ -63,6 +63,19 @@ TEST(CilkSort, OddSizesAndMergeGrains) {
   }
 }
 
+// Lines of stderr besides the three of ASan's fiber warning (the sanitizer
+// build prints it when the error is thrown on the workload's SystemC thread).
+int error_lines(const std::string& err) {
+  std::istringstream in(err);
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("ASan is ignoring requested __asan_handle_no_return") == std::string::npos &&
+        line != "False positive error reports may follow" &&
+        line.rfind("For details see https://github.com/google/sanitizers/issues/189", 0) != 0)
+      ++n;
+  return n;
+}
+
 std::string write(const std::string& name, const std::string& text) {
   const std::string path = (scratch_dir() / name).string();
   std::ofstream(path) << text;
@@ -103,7 +116,7 @@ TEST(CilkSort, BadInputIsExit2NamingTheLine) {
     const ProcResult r = run_fgsim("run sort --quiet --input " + write("keys.txt", c.text));
     EXPECT_EQ(r.code, 2) << c.text;
     EXPECT_NE(r.err.find(c.want), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+    EXPECT_EQ(error_lines(r.err), 1) << r.err;  // one line
   }
   ProcResult r = run_fgsim("run sort --quiet --input /nonexistent/keys.txt");
   EXPECT_EQ(r.code, 2);
