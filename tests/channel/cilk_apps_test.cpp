@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cilk_expect.h"
 #include "fg_test.h"
 
 namespace fg::test {
@@ -27,13 +28,8 @@ TEST_P(CilkSort, SortsAndRestartsEveryYield) {
       fmt::format("sort --preset orr2014 --set gpu.cus={} --set sort.n=20000 --set sort.capacity={}", cus, cap));
   EXPECT_EQ(s["workload"]["results"]["keys"].get<int>(), 20000);
   EXPECT_EQ(s["workload"]["results"]["base_depth"].get<int>(), 5);  // 20000 -> 5000 -> ... -> 20
-  if (cap == 32768)
-    EXPECT_EQ(stat(s, "yield.yields"), 0);
-  else
-    EXPECT_GT(stat(s, "yield.yields"), 0);
-  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
   // Table 3: all four kernels save 856 B + 16 s + 8 d + 2 c registers.
-  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * (856 + 16 * 256 + 8 * 512 + 2 * 8));
+  expect_yields_restarted(s, cap != 32768, context_bytes(16, 8, 2));
   // Every CE produced was consumed, in all four stacks.
   EXPECT_EQ(stat(s, "channels.sort.5.produced"), 1024);
   EXPECT_EQ(stat(s, "channels.sort.5.consumed"), 1024);
@@ -41,9 +37,7 @@ TEST_P(CilkSort, SortsAndRestartsEveryYield) {
 
 INSTANTIATE_TEST_SUITE_P(Cus, CilkSort,
                          ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(32768, 256)),
-                         [](const auto& i) {
-                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
-                         });
+                         cus_capacity_name);
 
 TEST(CilkSort, PerLaneVariantSortsWithYields) {
   const auto s = run_stats(
@@ -141,13 +135,8 @@ TEST_P(CilkStrassen, MultipliesAndRestartsEveryYield) {
       "strassen --preset orr2014 --set gpu.cus={} --set strassen.n={} --set strassen.capacity={}", cus, n, cap));
   const double bases = (n / 16) * (n / 16) * (n / 16);
   EXPECT_EQ(stat(s, fmt::format("channels.strassen.{}.consumed", n == 128 ? 3 : 4)), bases);
-  if (cap == 8192)
-    EXPECT_EQ(stat(s, "yield.yields"), 0);
-  else
-    EXPECT_GT(stat(s, "yield.yields"), 0);
-  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
   // Table 3: 856 B + 16 s + 6 d + 8 c registers.
-  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * (856 + 16 * 256 + 6 * 512 + 8 * 8));
+  expect_yields_restarted(s, cap != 8192, context_bytes(16, 6, 8));
   // The base cases combine with atomic adds: 16 x 16 per base case, a
   // wavefront instruction for 64 base cases.
   double atomics = 0;
@@ -157,9 +146,7 @@ TEST_P(CilkStrassen, MultipliesAndRestartsEveryYield) {
 
 INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen,
                          ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(8192, 1024)),
-                         [](const auto& i) {
-                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
-                         });
+                         cus_capacity_name);
 
 // Table 3: 587 wavefronts for 512 x 512, exactly the eight-product
 // recursion's full wavefronts (1 + 1 + 1 + 8 + 64 + 512); at 64 x 64, 1 + 1 + 1.
@@ -239,10 +226,7 @@ TEST(CilkStats, WavefrontTimeIsSampledPerWavefront) {
 }
 
 TEST(CilkStats, SortSameConfigSameStats) {
-  const std::string args = "sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.capacity=256";
-  auto a = run_stats(args), b = run_stats(args);
-  a.erase("host"), b.erase("host");
-  EXPECT_EQ(a.dump(), b.dump());
+  expect_same_stats("sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.capacity=256");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cilk_expect.h"
 #include "fg_test.h"
 
 namespace fg::test {
@@ -13,7 +14,7 @@ namespace {
 
 // Table 3: fib's pre-spawn kernel saves 856 B + 16 s x 64 x 4 B + 8 d x 64 x
 // 8 B + 2 c x 64 bits.
-constexpr double kFibContext = 856 + 16 * 64 * 4 + 8 * 64 * 8 + 2 * 64 / 8;
+constexpr double kFibContext = context_bytes(16, 8, 2);
 
 // (CUs, channel capacity): 32768 is Table 3's width (no yields at n = 18),
 // 256 makes the recursion yield.
@@ -26,14 +27,9 @@ TEST_P(CilkFib, CorrectAndEveryYieldRestartedOnItsCu) {
       run_stats(fmt::format("fib --preset orr2014 --set gpu.cus={} --set fib.n=18 --set fib.capacity={}", cus, cap));
   EXPECT_EQ(s["workload"]["results"]["fib"].get<int>(), 2584);
   const double yields = stat(s, "yield.yields");
-  if (cap == 32768)
-    EXPECT_EQ(yields, 0);
-  else
-    EXPECT_GT(yields, 0);
-  EXPECT_EQ(stat(s, "yield.restarts"), yields);
+  expect_yields_restarted(s, cap != 32768, kFibContext);
   EXPECT_EQ(stat(s, "aggregator.restart_contexts"), yields);
   EXPECT_EQ(stat(s, "aggregator.restarts"), yields);
-  EXPECT_EQ(stat(s, "yield.save_bytes"), yields * kFibContext);
   EXPECT_EQ(stat(s, "yield.restore_bytes"), yields * kFibContext);
   if (yields > 0) {
     EXPECT_GT(stat(s, "yield.save_ns"), 0);
@@ -45,9 +41,7 @@ TEST_P(CilkFib, CorrectAndEveryYieldRestartedOnItsCu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cus, CilkFib, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(32768, 256)),
-                         [](const auto& i) {
-                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
-                         });
+                         cus_capacity_name);
 
 TEST(CilkFib, Table3InputIsCorrectWithTheDocumentedWavefrontCount) {
   const auto s = run_stats("fib --preset orr2014");
@@ -83,20 +77,13 @@ TEST_P(CilkQueens, CountsSolutionsAndRestartsEveryYield) {
       "queens --preset orr2014 --set gpu.cus={} --set queens.n=9 --set queens.base_rows=4 --set queens.capacity={}",
       cus, cap));
   EXPECT_EQ(s["workload"]["results"]["solutions"].get<int>(), 352);
-  if (cap == 16384)
-    EXPECT_EQ(stat(s, "yield.yields"), 0);
-  else
-    EXPECT_GT(stat(s, "yield.yields"), 0);
-  EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
   // Table 3's Queens context: 856 B + 16 s + 8 d + 3 c registers = 9,072 B
   // (the paper's worst case) for the pre-spawn kernel, the only one that yields.
-  EXPECT_EQ(stat(s, "yield.save_bytes"), stat(s, "yield.yields") * 9072);
+  expect_yields_restarted(s, cap != 16384, 9072);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(16384, 256)),
-                         [](const auto& i) {
-                           return fmt::format("{}cu_{}", std::get<0>(i.param), std::get<1>(i.param));
-                         });
+                         cus_capacity_name);
 
 TEST(CilkQueens, OutputFileHoldsTheCount) {
   const std::string out = (scratch_dir() / "q.txt").string();
@@ -198,10 +185,7 @@ TEST(CilkQuantum, FibWithYieldsOnEightCusDoesNotDependOnTheQuantum) {
 }
 
 TEST(CilkStats, SameConfigSameStats) {
-  const std::string args = "fib --preset orr2014 --set gpu.cus=4 --set fib.n=16 --set fib.capacity=256";
-  auto a = run_stats(args), b = run_stats(args);
-  a.erase("host"), b.erase("host");
-  EXPECT_EQ(a.dump(), b.dump());
+  expect_same_stats("fib --preset orr2014 --set gpu.cus=4 --set fib.n=16 --set fib.capacity=256");
 }
 
 }  // namespace

@@ -73,8 +73,7 @@ void LevelScheduler::order(const std::vector<chan::Channel*>& all, std::vector<c
   out = order_;
   spawn_busy_ = 0;
   spawn_active_.assign(depth_, false);
-  cont_active_.assign(depth_, false);
-  cont_busy_ = 0;
+  cont_busy_ = false;
 }
 
 std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) {
@@ -93,14 +92,13 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
     return n;
   }
   // A continuation at depth d: once nothing deeper is ready or running (its
-  // descendants are all done) and no pre-spawn task at d is executing (one
-  // may be between publishing its continuation and its children; a yielded
-  // one has published neither), nor a continuation at d of a stack polled
-  // before this one (it may be publishing this one's CEs and their children).
-  const bool go =
-      spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_active_[p.depth] && cont_busy_ <= p.depth + 1;
-  if (busy) cont_busy_ = std::max(cont_busy_, p.depth + 1);
-  if (c.running > c.yielded) cont_active_[p.depth] = true;
+  // descendants are all done), no pre-spawn task at d is executing (one may
+  // be between publishing its continuation and its children; a yielded one
+  // has published neither), and no continuation polled before this one (the
+  // deeper ones, and at d those of stacks listed earlier, such as sort's
+  // sort_sync, which publishes merge_sync) is ready or running.
+  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_busy_;
+  cont_busy_ = cont_busy_ || busy;
   return go ? ready : 0;
 }
 

@@ -15,8 +15,9 @@
 //   - then continuation channels, deepest first: depth d's once no
 //     pre-spawn or continuation channel deeper than d has anything ready or
 //     running (yielded wavefronts included) and no pre-spawn task of depth d
-//     is executing, nor a continuation of depth d of a stack listed before
-//     (a continuation may publish the next one of its task, as sort's do).
+//     is executing, nor has a continuation channel of depth d of a stack
+//     listed before (a continuation may publish the next one of its task, as
+//     sort's do).
 //     All of d's continuations' children are then done, and all of them
 //     are dispatched at once. A continuation is published by its
 //     pre-spawn task together with its children (both tallocs first, then
@@ -80,8 +81,7 @@ class LevelScheduler final : public agg::Scheduler {
   // This pass, from the channels polled so far:
   std::uint32_t spawn_busy_ = 0;    // 1 + the deepest pre-spawn level with CEs ready or wavefronts running
   std::vector<bool> spawn_active_;  // pre-spawn levels with wavefronts executing (not yielded)
-  std::vector<bool> cont_active_;   // continuation levels with wavefronts executing, stacks polled so far
-  std::uint32_t cont_busy_ = 0;     // 1 + the deepest continuation level with CEs ready or wavefronts running
+  bool cont_busy_ = false;          // a continuation polled so far has CEs ready or wavefronts running
 };
 
 }  // namespace fg::cilk

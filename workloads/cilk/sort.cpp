@@ -143,14 +143,12 @@ Task<> spawn_merges(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, 
   chan::Channel& child = s.merge.at(d + 1);
   chan::Alloc ka;
   if (next) ka = co_await chan::talloc(l, *next, 1);
-  std::uint32_t total = 0;
-  for (std::uint32_t i = 0; i < count; ++i) total += m[i].pieces(a.chunk);
+  const std::uint32_t first = m[0].pieces(a.chunk);  // pieces of the first merge, then of the second
+  const std::uint32_t total = count == 2 ? first + m[1].pieces(a.chunk) : first;
   for (std::uint32_t done = 0; done < total;) {
     const std::uint32_t n = std::min(total - done, a.batch);
     const chan::Alloc ma = co_await chan::talloc(l, child, n);
     for (std::uint32_t i = 0; i < n; ++i) {
-      // Piece `done + i`: of the first merge, or of the second.
-      const std::uint32_t first = m[0].pieces(a.chunk);
       const Merge& mm = done + i < first ? m[0] : m[1];
       const std::uint32_t piece = done + i < first ? done + i : done + i - first;
       const std::uint32_t len = mm.a_len + mm.b_len;
