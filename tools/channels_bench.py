@@ -22,11 +22,12 @@ for a in sys.argv[1:]:
 
 TABLE3 = [("fib", "fib(24)"), ("queens", "13x13"), ("sort", "1,000,000 keys"), ("strassen", "512x512")]
 listed = subprocess.run([fgsim, "list"], capture_output=True, text=True, check=True).stdout.split()
-print("| workload | input | host time (s) | peak RSS (MB) | simulated (us) | wavefronts | yields |")
-print("|---|---|---|---|---|---|---|")
+print("| workload | input | host time (s) | peak RSS (MB) | simulated (us) | wavefronts | yields | lane ops | "
+      "lane ops / host s |")
+print("|---|---|---|---|---|---|---|---|---|")
 for w, inp in TABLE3:
     if w not in listed:
-        print(f"| {w} | {inp} | not built yet | | | | |")
+        print(f"| {w} | {inp} | not built yet | | | | | | |")
         continue
     best = None
     for _ in range(repeat):
@@ -43,5 +44,7 @@ for w, inp in TABLE3:
             s = json.load(open(path))["stats"]
             best = dt if best is None else min(best, dt)
             rss = usage.ru_maxrss / 1024  # this run's peak (kB on Linux)
+    lane_ops = sum(v for k, v in s.items() if k.startswith("gpu.cu") and k.endswith(".lane_ops"))
     print(f"| {w} | {inp} | {best:.2f} | {rss:.0f} | {s['aggregator.run_ns'] / 1000:.1f} | "
-          f"{s['aggregator.wavefronts']:.0f} | {s['yield.yields']:.0f} |")
+          f"{s['aggregator.wavefronts']:.0f} | {s['yield.yields']:.0f} | {lane_ops / 1e6:.0f} M | "
+          f"{lane_ops / best / 1e6:.1f} M |")

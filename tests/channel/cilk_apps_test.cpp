@@ -148,6 +148,21 @@ INSTANTIATE_TEST_SUITE_P(Cus, CilkStrassen,
                          ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(8192, 1024)),
                          cus_capacity_name);
 
+// Per-lane, the lanes that got their room keep it while their wavefront is
+// parked (docs/channels.md): at 2,048 CEs the parked wavefronts' reservations
+// leave too little for any of them, a deadlock (exit 3). Amortized, a
+// wavefront reserves all of its request or nothing, and the same run ends.
+TEST(CilkStrassen, PerLaneReservationsHeldWhileParkedCanDeadlock) {
+  const std::string args =
+      "run strassen --preset orr2014 --quiet --set strassen.n=256 --set strassen.capacity=2048 --set channel.variant=";
+  ProcResult r = run_fgsim(args + "per-lane");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("none can be restarted and no other consumer runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("channel 'strassen.4'"), std::string::npos) << r.err;
+  r = run_fgsim(args + "amortized");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 // Table 3: 587 wavefronts for 512 x 512, exactly the eight-product
 // recursion's full wavefronts (1 + 1 + 1 + 8 + 64 + 512); at 64 x 64, 1 + 1 + 1.
 TEST(CilkStrassen, WavefrontsAreTheRecursionsFullWavefronts) {
