@@ -4,7 +4,7 @@
 experiment through Snakemake into a scratch directory; its CSV must hold one
 row per point with the values a direct fgsim run gives; a second invocation
 must run nothing (cached by the hash of arguments and binary); changing the
-binary's hash must rerun. Exit 77 (skipped) without snakemake."""
+binary must rerun, changing only its commit id must not. Exit 77 (skipped) without snakemake."""
 import csv
 import json
 import os
@@ -73,6 +73,23 @@ with open(other, "ab") as f:
 workflow(other)
 if len(os.listdir(runs)) != 4:
     failures.append(f"a changed binary should add 2 points, have {sorted(os.listdir(runs))}")
+
+# The same binary built at another commit (only the id that `fgsim --version` prints differs,
+# tools/cmake/git_version.cmake) reuses every point; the copy must run and name its own id.
+ver = subprocess.run([fgsim, "--version"], capture_output=True, text=True, check=True).stdout
+stamp = ver[ver.rindex("(") + 1:ver.rindex(")")].encode()
+restamped = os.path.join(tmp, "fgsim-restamped")
+data = open(fgsim, "rb").read()
+new_stamp = bytes(b"0123456789abcdef"[(b + 1) % 16] if b != ord("-") else b for b in stamp)
+if stamp not in data or new_stamp == stamp:
+    failures.append(f"the version stamp {stamp!r} is not in the binary")
+open(restamped, "wb").write(data.replace(stamp, new_stamp))
+os.chmod(restamped, 0o755)
+if new_stamp.decode() not in subprocess.run([restamped, "--version"], capture_output=True, text=True).stdout:
+    failures.append("the restamped copy does not print its stamp")
+workflow(restamped)
+if len(os.listdir(runs)) != 4:
+    failures.append(f"a binary differing only in its commit id should rerun nothing, have {sorted(os.listdir(runs))}")
 
 # Bad experiment files and metrics are refused with the file and the reason.
 sys.path.insert(0, os.path.join(root, "tools", "experiments"))

@@ -69,6 +69,7 @@ import itertools
 import json
 import os
 import re
+import subprocess
 
 import yaml
 
@@ -99,6 +100,24 @@ def file_hash(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def binary_hash(path):
+    """The fgsim binary's hash with its build's commit id (`fgsim --version`, compiled in by
+    tools/cmake/git_version.cmake) blanked: every commit relinks fgsim with a new id, and a
+    binary that differs from a cached one in nothing else gives the same results. Any other
+    difference, a longer or shorter id included, changes the hash."""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    m = re.search(r"\(([^()]+)\)\s*$", out)
+    if not m:
+        return file_hash(path)
+    stamp = m.group(1).encode()
+    with open(path, "rb") as f:
+        data = f.read()
+    return hashlib.sha256(data.replace(stamp, b"\0" * len(stamp))).hexdigest()
 
 
 def fmt_value(v):
