@@ -62,6 +62,7 @@ SWEEP = ([("bank", {"Depth": d}) for d in (8, 16, 32, 64)] +
          [("sort_net", {"N": n}) for n in (4, 8, 16, 32)] +
          [("sort_net", {"N": 16, "Stages": 2})] +
          [("wru", {})] + [("wru", {"Scheme": 1}), ("wru", {"Scheme": 0})] + [("icrn", {})] +
+         [("icrn", {"NumCores": n}) for n in (8, 16)] +
          [("core", {"Lanes": l, "SortStages": 0}) for l in (8, 16, 32)] +
          [("system", {})])
 SMOKE = [("sort_net", {"N": 4}), ("bank", {"Depth": 8})]

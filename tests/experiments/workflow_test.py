@@ -149,6 +149,9 @@ synth = {"results": [
     {"block": "bank", "params": {"Depth": 32}, "area_um2": 4e5},
     {"block": "wru", "params": {"Lanes": 16, "Scheme": 2, "Threshold": 5, "Interval": 10}, "area_um2": 5e5},
     {"block": "icrn", "params": {"NumCores": 4}, "area_um2": 5e4},
+    {"block": "icrn", "params": {"NumCores": 8}, "area_um2": 3e5},
+    {"block": "core", "params": {"Lanes": 16, "Depth": 32, "Scheme": 2, "Threshold": 5, "Interval": 10},
+     "area_um2": 9e6},
     {"block": "system", "params": {"NumCores": 4, "Lanes": 16, "Depth": 32, "Scheme": 2, "Threshold": 5,
                                    "Interval": 10}, "area_um2": 4e7}]}
 unit = {"of": "hwwl", "part": "unit", "lanes": 16, "defaults": {"gpu.cus": 4}}
@@ -158,7 +161,9 @@ for settings, spec, want in (
         ({"bfs.variant": "hwwl"}, unit, 40.0),  # defaults: lsorting, 32 entries, 4 cores
         ({"bfs.variant": "hwwl", "worklist.depth": 8}, unit, 40.0 - 4 * 16 * 0.3),
         ({"bfs.variant": "hwwl", "worklist.depth": 65536}, unit, "not synthesized"),
-        ({"bfs.variant": "hwwl", "gpu.cus": 8}, unit, "not synthesized"),
+        ({"bfs.variant": "hwwl", "gpu.cus": 8}, unit, 8 * 9.0 + 0.3),  # no 8-core system: cores + network
+        ({"bfs.variant": "hwwl", "gpu.cus": 8, "worklist.depth": 8}, unit, 8 * 9.0 + 0.3 - 8 * 16 * 0.3),
+        ({"bfs.variant": "hwwl", "gpu.cus": 16}, unit, "not synthesized"),  # no 16-core network
         ({"bfs.variant": "hwwl", "worklist.scheme": "threshold"}, unit, "not synthesized"),
         ({"bfs.variant": "hwwl", "worklist.scheme": "gsorting"}, unit, "model only"),
         ({"bfs.variant": "hwwl", "worklist.depth": 65536}, redist, 4 * 0.5 + 0.05),
