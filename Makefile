@@ -53,7 +53,7 @@ bench: build
 experiments: build
 	tools/experiment.sh
 
-# Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 15 minutes).
+# Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 75 minutes: docs/synthesis.md).
 synth: deps
 	python3 synth/synth.py sweep
 
