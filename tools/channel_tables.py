@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Regenerate the measured tables of docs/channels.md (until the experiments
 page of issue 13 replaces them): fib-flow by variant, core class and quantum;
-fib by channel capacity and quantum; queens by base case. Usage: tools/channel_tables.py build/fgsim"""
+fib by channel capacity and quantum; queens by base case and quantum; sort and strassen at
+Table 3's sizes by quantum (about 10 minutes). Usage: tools/channel_tables.py build/fgsim"""
 import json
 import os
 import subprocess
@@ -87,14 +88,34 @@ def main():
     print("| CUs | yields | 1 (one cycle) | 20 (default) | 100 |")
     print("|---|---|---|---|---|")
     for cus in (1, 8):
-        row, yields = [], None
-        for q in (1, 20, 100):
-            s, rc = run(fgsim, ["queens", "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set", f"sim.quantum={q}"])
-            row.append(f"{s['aggregator.run_ns'] / 1000:.3f}" if s else f"exit {rc}")
-            yields = s["yield.yields"] if s else yields
-        print(f"| {cus} | {yields} | " + " | ".join(row) + " |")
+        row, s = by_quantum(fgsim, "queens", cus)
+        print(f"| {cus} | {s['yield.yields'] if s else ''} | " + " | ".join(row) + " |")
+
+    print("\nsort and strassen at Table 3's sizes, orr2014, run time (us) by `sim.quantum` (ns)\n")
+    print("| workload | CUs | wavefronts | yields | 1 (one cycle) | 20 (default) | 100 |")
+    print("|---|---|---|---|---|---|---|")
+    for w, name in (("sort", "sort 1,000,000"), ("strassen", "strassen 512")):
+        for cus in (1, 8):
+            row, s = by_quantum(fgsim, w, cus)
+            print(f"| {name} | {cus} | {s['aggregator.wavefronts'] if s else ''} | {s['yield.yields'] if s else ''} | "
+                  + " | ".join(row) + " |")
     print("\nqueens(13) with the last four rows in the base case: the fewest wavefronts, by a host count of "
           f"partial boards: {queens_min_wavefronts(13, 4):,}")
+
+
+def by_quantum(fgsim, workload, cus):
+    """Run times (us) of one workload at the one-cycle, default and 100 ns quanta
+    (orr2014, its defaults), and the last run's stats (the counts of every run must
+    agree for the docs' tables to give them once: asserted)."""
+    row, last = [], None
+    for q in (1, 20, 100):
+        s, rc = run(fgsim, [workload, "--preset", "orr2014", "--set", f"gpu.cus={cus}", "--set", f"sim.quantum={q}"])
+        row.append(f"{s['aggregator.run_ns'] / 1000:.3f}" if s else f"exit {rc}")
+        if s and last:
+            assert (s["aggregator.wavefronts"], s["yield.yields"]) == (last["aggregator.wavefronts"],
+                                                                       last["yield.yields"]), workload
+        last = s or last
+    return row, last
 
 
 def queens_min_wavefronts(n, base):

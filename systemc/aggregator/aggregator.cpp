@@ -548,15 +548,13 @@ void Aggregator::run() {
           // took none of them this pass: its predicates see the same state
           // in every later pass, so nothing will ever change.
           if (!empty) scheduler_stall(vals);
-          if (empty) {
-            blocked_ += t_ - idle_since_;
-            ended_ = t_;
-            running_ = false;
-            dispatcher_.hold_cycle_sync(false);
-            const Tick now = sc_core::sc_time_stamp().value();
-            done_ev_.notify(sc_core::sc_time::from_value(t_ - now));
-            break;
-          }
+          blocked_ += t_ - idle_since_;
+          ended_ = t_;
+          running_ = false;
+          dispatcher_.hold_cycle_sync(false);
+          const Tick now = sc_core::sc_time_stamp().value();
+          done_ev_.notify(sc_core::sc_time::from_value(t_ - now));
+          break;
         }
       }
     }

@@ -14,10 +14,10 @@
 //     wavefronts wait for room) or ready: nothing more arrives for now;
 //   - then continuation channels, deepest first: depth d's once no
 //     pre-spawn or continuation channel deeper than d has anything ready or
-//     running (yielded wavefronts included) and no pre-spawn task of depth d
-//     is executing, nor has a continuation channel of depth d of a stack
-//     listed before (a continuation may publish the next one of its task, as
-//     sort's do).
+//     running (yielded wavefronts included), no pre-spawn task of depth d
+//     is executing, and no continuation channel of depth d of a stack listed
+//     before has anything ready or running (a continuation may publish the
+//     next one of its task, as sort's do).
 //     All of d's continuations' children are then done, and all of them
 //     are dispatched at once. A continuation is published by its
 //     pre-spawn task together with its children (both tallocs first, then
