@@ -63,11 +63,11 @@ bool Hvu::busy_this_round() const {
   return false;
 }
 
-Hvu::Next Hvu::next_event() const {
+Hvu::Next Hvu::next_event(bool refills_stuck) const {
   Next n;
   for (const Core& c : cores_) {
     if (c.demand || !c.spilled.empty()) n.now = true;
-    if (c.queued != 0) n.now = true;
+    if (c.queued != 0 && !refills_stuck) n.now = true;
     if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().first);
     if (p_.refill == Refill::Interval && c.ring[c.cur].count != 0) n.interval = true;
   }

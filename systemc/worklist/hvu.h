@@ -93,12 +93,14 @@ class Hvu {
   // When the unit may act without a lane request (the worklist's
   // fast-forward): in the next cycle (`now`), at its next interval refill
   // (`interval`), or when a load arrives (`at`, kNever if none).
+  // `refills_stuck`: the loaded IDs waiting at their banks were all refused
+  // in a quiet cycle (full banks), so they alone do not make it act now.
   struct Next {
     bool now = false, interval = false;
     Tick at = kNever;
   };
   static constexpr Tick kNever = ~Tick{0};
-  Next next_event() const;
+  Next next_event(bool refills_stuck = false) const;
   std::string where() const;
 
   Counter spills, spill_stores, refills, refill_loads, bytes_written, bytes_read, reservations, refill_waits,

@@ -403,8 +403,20 @@ void Worklist::step_cycle(bool idle) {
   const bool hvu = hvu_.enabled();
   const Tick now = sample_time(cycle_);
   if (hvu) hvu_.plan(cycle_, now, double_buf_, idle, *backend_, in_);
+  const bool swapped = swap_;
   backend_->step(in_, out_);
   const Backend::Out& out = out_;
+  // The virtualization unit's granted accesses are inputs too: a cycle with
+  // one is not quiet (a reservation changes a bank's occupancy, not its
+  // count). A refill offered and refused changes nothing.
+  bool hvu_input = false, hvu_offered = false;
+  if (hvu) {
+    for (std::size_t b = 0; b < in_.rf_put.size(); ++b) {
+      hvu_offered = hvu_offered || in_.rf_put[b];
+      hvu_input = hvu_input || (in_.rf_put[b] && out.rf_gnt[b]);
+    }
+    for (std::size_t c = 0; c < in_.rsv.size(); ++c) hvu_input = hvu_input || (in_.rsv[c] && out.rsv_gnt[c]);
+  }
   if (hvu) {
     hvu_.granted(in_, out, now);
     if (swap_) hvu_.swap_rounds();
@@ -474,7 +486,7 @@ void Worklist::step_cycle(bool idle) {
       deliver(*r, std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_));
     }
   }
-  bool same = presented.empty();
+  bool same = presented.empty() && !hvu_input && !swapped;
   backend_->pull_counts(double_buf_, lanes_, counts_);
   for (unsigned c = 0; c < cores_; ++c) {
     unsigned busy = 0;
@@ -487,6 +499,11 @@ void Worklist::step_cycle(bool idle) {
   }
   last_counts_.swap(counts_);
   quiet_cycles_ = same ? quiet_cycles_ + 1 : 0;
+  // Refills refused in a quiet cycle: their banks are full (nothing else
+  // used the ports), and stay full until an input, a redistribution or a
+  // network hop changes a count; until then offering them again is the same
+  // cycle again.
+  refills_stuck_ = same && hvu_offered;
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
@@ -534,13 +551,18 @@ std::uint64_t Worklist::first_cycle_at(Tick t) const {
 
 std::uint64_t Worklist::next_event() const {
   const std::uint64_t c = cycle_;
-  if (backend_->net_busy()) return c;
+  // Still (the fixpoint rule, docs/worklists.md): the counts have not moved
+  // for a window of cycles without inputs, so neither the network nor a
+  // redistribution tick moves anything until the next input; only the
+  // virtualization unit, which may still hold work, acts on its own.
+  const bool still = window_ != 0 && quiet_cycles_ >= window_;
+  if (!still && backend_->net_busy()) return c;
   std::uint64_t next = kNever;
   // The WRUs decide on the cycle before their interval counter wraps (tick_
   // == interval - 1, and tick_ is the cycle modulo the interval).
-  if (redistributes_) next = c + (interval_ - 1 - c % interval_);
+  if (redistributes_ && !still) next = c + (interval_ - 1 - c % interval_);
   if (hvu_.enabled()) {
-    const Hvu::Next h = hvu_.next_event();
+    const Hvu::Next h = hvu_.next_event(refills_stuck_);
     if (h.now) return c;
     if (h.interval) next = std::min(next, c + (interval_ - c % interval_) % interval_);
     if (h.at != Hvu::kNever) next = std::min(next, std::max(c, first_cycle_at(h.at)));

@@ -109,6 +109,7 @@ class Worklist : public sc_core::sc_module {
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
+  bool refills_stuck_ = false;  // the last stepped cycle was quiet and refused every refill it offered
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
   std::vector<unsigned> counts_;       // step_cycle() scratch
   std::vector<bool> core_has_work_;    // per core: a bank's count in last_counts_ is not zero
