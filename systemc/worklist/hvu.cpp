@@ -270,22 +270,27 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
   in.hvu_busy = busy_this_round();
 }
 
-void Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now) {
+Hvu::Taken Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now) {
+  Taken t;
   for (unsigned k = 0; k < p_.cores; ++k) {
     Core& c = cores_[k];
     for (unsigned b = 0; b < p_.lanes && c.queued != 0; ++b) {  // a refill is offered only from a queue
       const std::size_t i = std::size_t{k} * p_.lanes + b;
+      t.offered = t.offered || in.rf_put[i];
       if (in.rf_put[i] && out.rf_gnt[i]) {
         c.at_bank[b].pop_front();
         --c.queued;
         ++refills;
+        t.any = true;
       }
     }
     if (in.rsv[k] && out.rsv_gnt[k]) {
       ++reservations;
       load(k, p_.lanes, true, 0, now);
+      t.any = true;
     }
   }
+  return t;
 }
 
 }  // namespace fg::wl

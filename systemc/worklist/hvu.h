@@ -67,7 +67,12 @@ class Hvu {
   // (idle: a catch-up cycle, nothing inside; no request starts.)
   void plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const Backend& be, Backend::In& in);
   // After it: refills and reservations granted (loads issued for the latter).
-  void granted(const Backend::In& in, const Backend::Out& out, Tick now);
+  // Returns whether it offered a refill, and whether the banks took any of
+  // its accesses (a refill or a reservation: an input to the worklist).
+  struct Taken {
+    bool offered = false, any = false;
+  };
+  Taken granted(const Backend::In& in, const Backend::Out& out, Tick now);
   // A push of `id` stalled at a full bank of `core`: taken (true) or left to
   // retry (false: the core's request queue is full). Throws SimFault when the
   // region is full.

@@ -409,16 +409,9 @@ void Worklist::step_cycle(bool idle) {
   // The virtualization unit's granted accesses are inputs too: a cycle with
   // one is not quiet (a reservation changes a bank's occupancy, not its
   // count). A refill offered and refused changes nothing.
-  bool hvu_input = false, hvu_offered = false;
+  Hvu::Taken hvu_taken;
   if (hvu) {
-    for (std::size_t b = 0; b < in_.rf_put.size(); ++b) {
-      hvu_offered = hvu_offered || in_.rf_put[b];
-      hvu_input = hvu_input || (in_.rf_put[b] && out.rf_gnt[b]);
-    }
-    for (std::size_t c = 0; c < in_.rsv.size(); ++c) hvu_input = hvu_input || (in_.rsv[c] && out.rsv_gnt[c]);
-  }
-  if (hvu) {
-    hvu_.granted(in_, out, now);
+    hvu_taken = hvu_.granted(in_, out, now);
     if (swap_) hvu_.swap_rounds();
   }
   swap_ = false;
@@ -486,7 +479,7 @@ void Worklist::step_cycle(bool idle) {
       deliver(*r, std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_));
     }
   }
-  bool same = presented.empty() && !hvu_input && !swapped;
+  bool same = presented.empty() && !hvu_taken.any && !swapped;
   backend_->pull_counts(double_buf_, lanes_, counts_);
   for (unsigned c = 0; c < cores_; ++c) {
     unsigned busy = 0;
@@ -503,7 +496,7 @@ void Worklist::step_cycle(bool idle) {
   // used the ports), and stay full until an input, a redistribution or a
   // network hop changes a count; until then offering them again is the same
   // cycle again.
-  refills_stuck_ = same && hvu_offered;
+  refills_stuck_ = same && hvu_taken.offered;
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
@@ -551,11 +544,10 @@ std::uint64_t Worklist::first_cycle_at(Tick t) const {
 
 std::uint64_t Worklist::next_event() const {
   const std::uint64_t c = cycle_;
-  // Still (the fixpoint rule, docs/worklists.md): the counts have not moved
-  // for a window of cycles without inputs, so neither the network nor a
-  // redistribution tick moves anything until the next input; only the
-  // virtualization unit, which may still hold work, acts on its own.
-  const bool still = window_ != 0 && quiet_cycles_ >= window_;
+  // Still: neither the network nor a redistribution tick moves anything
+  // until the next input; only the virtualization unit, which may still hold
+  // work, acts on its own.
+  const bool still = this->still();
   if (!still && backend_->net_busy()) return c;
   std::uint64_t next = kNever;
   // The WRUs decide on the cycle before their interval counter wraps (tick_
@@ -590,9 +582,9 @@ void Worklist::run() {
       // in which nothing moves until the next request. The unit sleeps and
       // skips the cycles when it wakes.
       // The virtualization unit must hold nothing: awake, it would refill.
-      const bool fixpoint = window_ != 0 && pending_.empty() && !swap_ && quiet_cycles_ >= window_ && hvu_.quiet();
+      const bool fixpoint = still() && pending_.empty() && !swap_ && hvu_.quiet();
       if (empty || settled || fixpoint) {
-        skip_ok_ = window_ != 0 && !hvu_.active() && (inside_ == 0 || quiet_cycles_ >= window_);
+        skip_ok_ = window_ != 0 && !hvu_.active() && (inside_ == 0 || still());
         wait(wake_);
         quiet_cycles_ = 0;
         continue;

@@ -99,6 +99,9 @@ class Worklist : public sc_core::sc_module {
   std::uint64_t first_cycle_at(Tick t) const;  // first cycle whose sample time is at or after t
   void deliver(Request& r, Tick at);
   Tick sample_time(std::uint64_t cycle) const { return cycle * clock_.period() + clock_.period() / 2; }
+  // The fixpoint rule (docs/worklists.md, "Fast-forward"): the banks' counts
+  // have not moved for the backend's window of input-free cycles.
+  bool still() const { return window_ != 0 && quiet_cycles_ >= window_; }
 
   unsigned cores_, lanes_, depth_ = 0;
   std::uint32_t id_limit_;
