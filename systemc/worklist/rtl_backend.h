@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "hwwl/hwwl_model.h"
 #include "tb_util.h"
@@ -18,11 +20,49 @@
 
 namespace fg::wl {
 
+// One register of the Verilated RTL that the backend writes (public_flat_rw in
+// rtl/hwwl/hwwl.vlt): its storage in the model's root and its C type's size.
+struct RtlReg {
+  void* p = nullptr;
+  unsigned bytes = 0;
+  template <class T>
+    requires std::is_integral_v<T>
+  static RtlReg of(T& v) {
+    return {&v, sizeof(T)};
+  }
+  std::uint64_t get() const {
+    switch (bytes) {
+      case 1: return *static_cast<const std::uint8_t*>(p);
+      case 2: return *static_cast<const std::uint16_t*>(p);
+      case 4: return *static_cast<const std::uint32_t*>(p);
+      default: return *static_cast<const std::uint64_t*>(p);
+    }
+  }
+  void set(std::uint64_t v) const {
+    switch (bytes) {
+      case 1: *static_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v); break;
+      case 2: *static_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(v); break;
+      case 4: *static_cast<std::uint32_t*>(p) = static_cast<std::uint32_t>(v); break;
+      default: *static_cast<std::uint64_t*>(p) = v; break;
+    }
+  }
+};
+
+// The registers that change in a cycle in which no work ID moves: each core's
+// redistribution interval counter and round-robin pointer (hwwl_wru tick_q,
+// rr_q) and the inter-core network's round-robin pointer (hwwl_icrn rr_q).
+// Everything else in hwwl_system holds its value then. The generated registry
+// (systemc/CMakeLists.txt) names them in the Verilated model's root.
+struct RtlCounters {
+  std::vector<RtlReg> wru_tick, wru_rr;  // per core
+  RtlReg icrn_rr;
+};
+
 template <class V>
 class RtlBackend final : public Backend {
  public:
-  RtlBackend(const hwwl::Params& p, const tb::WaveOpts& wave)
-      : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), dut_(1, wave) {}
+  RtlBackend(const hwwl::Params& p, const tb::WaveOpts& wave, RtlCounters (*counters)(V&))
+      : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), dut_(1, wave), ctr_(counters(*dut_.operator->())) {}
 
   void step(const In& in, Out& o) override {
     dut_->double_buf_i = in.double_buf;
@@ -58,9 +98,29 @@ class RtlBackend final : public Backend {
     o.sys_empty = dut_->sys_empty_o != 0;
     dut_.clock();
   }
-  // Clocked through every cycle (the RTL's counters are its own), so the
-  // skip is exact by construction; the model's fast-forward is checked
-  // against it by the backend-equivalence test.
+  // n cycles in a fixpoint (the unit's fast-forward: no work ID moves until
+  // the next input), done as the golden model does them (hwwl::System::skip):
+  // the free-running counters are set to where n rising edges would leave
+  // them (hwwl_wru: tick_q counts modulo Interval and rr_q advances on each
+  // wrap; hwwl_icrn: rr_q advances every cycle) and nothing is clocked. Cycles
+  // the waveform dumps, and a pipelined sorting network (its registers take
+  // the counts every cycle), are clocked as before. The test
+  // RtlBackendSkip.* checks the counters' set against clocking the same cycles.
+  void skip(std::uint64_t n, const In& idle) override {
+    if (n == 0) return;
+    if (p_.sort_stages != 0 || dut_.wave_within(n)) {
+      Backend::skip(n, idle);
+      return;
+    }
+    const std::uint64_t iv = p_.interval;
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      const std::uint64_t t = ctr_.wru_tick[c].get() + n;
+      ctr_.wru_tick[c].set(t % iv);
+      ctr_.wru_rr[c].set((ctr_.wru_rr[c].get() + t / iv) % p_.lanes);
+    }
+    ctr_.icrn_rr.set((ctr_.icrn_rr.get() + n) % p_.cores);
+    dut_.advance(n);
+  }
   std::uint64_t fixpoint_window() const override { return p_.interval + 4; }
   bool net_busy() const override { return dut_c()->net_busy_o != 0; }
   // count_o is the registered pull-side count (independent of the mode input).
@@ -83,6 +143,7 @@ class RtlBackend final : public Backend {
   hwwl::Params p_;
   unsigned n_, cw_;
   tb::Dut<V> dut_;
+  RtlCounters ctr_;
 };
 
 }  // namespace fg::wl

@@ -132,7 +132,13 @@ class Dut {
   }
   ~Dut() {
     if (vcd_) vcd_->close();
+    // A model with public signals (hwwl.vlt) unregisters its scopes from the
+    // thread's current context, not its own (Verilator 5.006,
+    // VerilatedScope::~VerilatedScope): with several Duts alive, that is
+    // another's context, or a destroyed one (a hang). Make it this one's.
+    Verilated::threadContextp(ctx_.get());
     top_->final();
+    top_.reset();
   }
   V* operator->() { return top_.get(); }
   // Settle combinational outputs for the current inputs (clock low).
@@ -140,16 +146,27 @@ class Dut {
     top_->eval();
     if (in_window()) vcd_->dump(t_ * half_);
   }
-  // Rising edge, then back to low.
+  // Rising edge, then back to low. The clock's fall is evaluated with the
+  // next settle(): the hwwl blocks have no falling-edge logic, and every eval
+  // of a Verilator 5 model recomputes the logic that depends on its inputs, so
+  // evaluating the fall on its own (as this did until 2026-11-24) only
+  // repeated that work: a third of the rtl backend's time per cycle.
   void clock() {
     top_->clk_i = 1;
     top_->eval();
     if (in_window()) vcd_->dump((t_ + 1) * half_);
     top_->clk_i = 0;
-    top_->eval();
     t_ += 2;
   }
   std::uint64_t cycles() const { return t_ / 2; }
+  // The waveform dumps one of the next n cycles.
+  bool wave_within(std::uint64_t n) const {
+    const std::uint64_t c = t_ / 2;
+    return vcd_ && n > 0 && c <= to_ && c + n - 1 >= from_;
+  }
+  // n cycles have passed without being clocked here: the caller advanced the
+  // design's state itself (its free-running counters; rtl_backend.h).
+  void advance(std::uint64_t n) { t_ += 2 * n; }
 
  private:
   bool in_window() const { return vcd_ && t_ / 2 >= from_ && t_ / 2 <= to_; }

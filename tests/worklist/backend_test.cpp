@@ -133,5 +133,38 @@ TEST(BackendWave, VcdWithinTheCycleWindow) {
   EXPECT_NEAR(static_cast<double>(last), 199.5 * static_cast<double>(period_ps), 300.0);
 }
 
+// A window open to the end: every unit cycle from vcd_from on is in the
+// waveform, at its simulated time, including those the unit fast-forwards
+// (the rtl backend clocks them then) and after cycles it skipped before the
+// window (it sets the RTL's counters there and keeps the waveform's time).
+TEST(BackendWave, VcdToTheEndHasEveryCycleAtItsTime) {
+  const auto dir = test::scratch_dir();
+  const std::string vcd = (dir / "wl.vcd").string();
+  const auto r = run_fgsim(
+      "run bfs --preset kim2014 --set gpu.cus=2 --set worklist.depth=64 --set bfs.generator=grid --set bfs.scale=6 "
+      "--set bfs.variant=hwwl --set worklist.backend=rtl --set worklist.vcd_from=100 --quiet --stats - --vcd " + vcd);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto cycles = j["stats"]["gpu.worklist.cycles"].get<std::uint64_t>();
+  ASSERT_GT(j["stats"]["gpu.worklist.skipped_cycles"].get<std::uint64_t>(), cycles / 2);
+  const std::string text = test::slurp(vcd);
+  std::uint64_t first = ~0ull, last = 0, stamps = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.size() > 1 && line[0] == '#') {
+      const std::uint64_t t = std::stoull(line.substr(1));
+      first = std::min(first, t);
+      last = std::max(last, t);
+      ++stamps;
+    }
+  EXPECT_EQ(stamps, 2 * (cycles - 100));
+  // The clock period in the file (whole picoseconds of 700 MHz), from cycle
+  // 100's stamp; the last stamp is the last cycle's rising edge.
+  ASSERT_EQ(first % 100, 0u);
+  const std::uint64_t period = first / 100;
+  EXPECT_NEAR(static_cast<double>(period), 1e6 / 700.0, 1.0);
+  EXPECT_EQ(last, (2 * cycles - 1) * period / 2);
+}
+
 }  // namespace
 }  // namespace fg
