@@ -363,13 +363,6 @@ void Wru::tick(const std::vector<unsigned>& counts) {
   if (tick) rr_ = (rr_ + 1) & (p_.lanes - 1);
 }
 
-void Wru::skip(std::uint64_t n) {
-  const std::uint64_t t = tick_ + n;
-  const std::uint64_t ticks = t / p_.interval;  // ticks crossed: tick_ == interval - 1 before an edge
-  tick_ = static_cast<unsigned>(t % p_.interval);
-  rr_ = static_cast<unsigned>((rr_ + ticks) & (p_.lanes - 1));
-}
-
 bool Wru::sort_en() const {
   // Start the sort so that its result is ready on the tick (hwwl_wru gen_en_*).
   const unsigned s = p_.sort_stages, iv = p_.interval;

@@ -156,7 +156,17 @@ class Wru {
   void tick(const std::vector<unsigned>& counts);
   // n cycles in which nothing moves (System::skip): the interval counter and
   // the round-robin start advance as n ticks would advance them.
-  void skip(std::uint64_t n);
+  void skip(std::uint64_t n) { advance(tick_, rr_, n, p_.interval, p_.lanes); }
+  // The counters after n cycles without a move, from tick and rr (hwwl_wru
+  // tick_q, rr_q): the interval counter counts modulo the interval, and the
+  // round-robin start advances each time it wraps (modulo the lanes). The
+  // rtl backend sets the RTL's registers with it too (rtl_backend.h).
+  template <class T>
+  static void advance(T& tick, T& rr, std::uint64_t n, unsigned interval, unsigned lanes) {
+    const std::uint64_t t = static_cast<std::uint64_t>(tick) + n;
+    tick = static_cast<T>(t % interval);
+    rr = static_cast<T>((rr + t / interval) % lanes);
+  }
   bool sort_en() const;  // the sorting network starts a sort this cycle
   bool on_tick() const { return tick_ == p_.interval - 1; }  // this cycle decides (pairs, injects)
   // The last plan() paired no banks and chose no excess donor.
@@ -194,7 +204,12 @@ class Icrn {
   void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id,
             const Bits& eject_ready);
   unsigned held() const;  // work IDs inside
-  void skip(std::uint64_t n) { rr_ = static_cast<unsigned>((rr_ + n) % n_); }  // n cycles without a move
+  void skip(std::uint64_t n) { advance(rr_, n, n_); }  // n cycles without a move
+  // The round-robin pointer after n cycles (hwwl_icrn rr_q: every cycle).
+  template <class T>
+  static void advance(T& rr, std::uint64_t n, unsigned cores) {
+    rr = static_cast<T>((rr + n) % cores);
+  }
   std::vector<std::uint32_t> contents() const;
   // The registers holding work IDs, e.g. "hub input 0: 17; output to core 2: 9".
   std::string where() const;

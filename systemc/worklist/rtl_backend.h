@@ -112,13 +112,15 @@ class RtlBackend final : public Backend {
       Backend::skip(n, idle);
       return;
     }
-    const std::uint64_t iv = p_.interval;
     for (unsigned c = 0; c < p_.cores; ++c) {
-      const std::uint64_t t = ctr_.wru_tick[c].get() + n;
-      ctr_.wru_tick[c].set(t % iv);
-      ctr_.wru_rr[c].set((ctr_.wru_rr[c].get() + t / iv) % p_.lanes);
+      std::uint64_t tick = ctr_.wru_tick[c].get(), rr = ctr_.wru_rr[c].get();
+      hwwl::Wru::advance(tick, rr, n, p_.interval, p_.lanes);
+      ctr_.wru_tick[c].set(tick);
+      ctr_.wru_rr[c].set(rr);
     }
-    ctr_.icrn_rr.set((ctr_.icrn_rr.get() + n) % p_.cores);
+    std::uint64_t rr = ctr_.icrn_rr.get();
+    hwwl::Icrn::advance(rr, n, p_.cores);
+    ctr_.icrn_rr.set(rr);
     dut_.advance(n);
   }
   std::uint64_t fixpoint_window() const override { return p_.interval + 4; }

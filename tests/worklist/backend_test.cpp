@@ -104,29 +104,40 @@ TEST_P(Backends, ModelAndRtlGiveIdenticalResultsAndStatistics) {
 INSTANTIATE_TEST_SUITE_P(Rtl, Backends, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
+// The waveform tests' run: bfs with the rtl backend, the waveform in vcd.
+const char* const kWaveRun =
+    "run bfs --preset kim2014 --set gpu.cus=2 --set worklist.depth=64 --set bfs.generator=grid --set bfs.scale=6 "
+    "--set bfs.variant=hwwl --set worklist.backend=rtl --quiet --stats - ";
+
+// A VCD text's time stamps (#t lines): the first, the last and how many.
+struct Stamps {
+  std::uint64_t first = ~0ull, last = 0, count = 0;
+};
+Stamps stamps_of(const std::string& text) {
+  Stamps s;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.size() > 1 && line[0] == '#') {
+      const std::uint64_t t = std::stoull(line.substr(1));
+      s.first = std::min(s.first, t);
+      s.last = std::max(s.last, t);
+      ++s.count;
+    }
+  return s;
+}
+
 // --vcd: the RTL's waveform, dumped within the cycle window (at the clock
 // period of the GPU: 700 MHz on kim2014, 1428 ps per cycle).
 TEST(BackendWave, VcdWithinTheCycleWindow) {
   const auto dir = test::scratch_dir();
   const std::string vcd = (dir / "wl.vcd").string();
-  const auto r = run_fgsim(
-      "run bfs --preset kim2014 --set gpu.cus=2 --set worklist.depth=64 --set bfs.generator=grid --set bfs.scale=6 "
-      "--set bfs.variant=hwwl --set worklist.backend=rtl --set worklist.vcd_from=100 --set worklist.vcd_to=199 "
-      "--quiet --stats - --vcd " + vcd);
+  const auto r = run_fgsim(std::string(kWaveRun) + "--set worklist.vcd_from=100 --set worklist.vcd_to=199 --vcd " + vcd);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto period_ps = std::llround(1e6 / 700.0);
   const std::string text = test::slurp(vcd);
   ASSERT_NE(text.find("$enddefinitions"), std::string::npos);
   EXPECT_NE(text.find("pull_i"), std::string::npos);
-  std::uint64_t first = ~0ull, last = 0, stamps = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.size() > 1 && line[0] == '#') {
-      const std::uint64_t t = std::stoull(line.substr(1));
-      first = std::min(first, t);
-      last = std::max(last, t);
-      ++stamps;
-    }
+  const auto [first, last, stamps] = stamps_of(text);
   // Two time stamps per cycle (inputs and outputs, rising edge).
   EXPECT_EQ(stamps, 200u);
   EXPECT_NEAR(static_cast<double>(first), 100.0 * static_cast<double>(period_ps), 100.0);
@@ -140,23 +151,12 @@ TEST(BackendWave, VcdWithinTheCycleWindow) {
 TEST(BackendWave, VcdToTheEndHasEveryCycleAtItsTime) {
   const auto dir = test::scratch_dir();
   const std::string vcd = (dir / "wl.vcd").string();
-  const auto r = run_fgsim(
-      "run bfs --preset kim2014 --set gpu.cus=2 --set worklist.depth=64 --set bfs.generator=grid --set bfs.scale=6 "
-      "--set bfs.variant=hwwl --set worklist.backend=rtl --set worklist.vcd_from=100 --quiet --stats - --vcd " + vcd);
+  const auto r = run_fgsim(std::string(kWaveRun) + "--set worklist.vcd_from=100 --vcd " + vcd);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto cycles = j["stats"]["gpu.worklist.cycles"].get<std::uint64_t>();
   ASSERT_GT(j["stats"]["gpu.worklist.skipped_cycles"].get<std::uint64_t>(), cycles / 2);
-  const std::string text = test::slurp(vcd);
-  std::uint64_t first = ~0ull, last = 0, stamps = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.size() > 1 && line[0] == '#') {
-      const std::uint64_t t = std::stoull(line.substr(1));
-      first = std::min(first, t);
-      last = std::max(last, t);
-      ++stamps;
-    }
+  const auto [first, last, stamps] = stamps_of(test::slurp(vcd));
   EXPECT_EQ(stamps, 2 * (cycles - 100));
   // The clock period in the file (whole picoseconds of 700 MHz), from cycle
   // 100's stamp; the last stamp is the last cycle's rising edge.
