@@ -51,6 +51,9 @@ class Backend {
     for (std::size_t i = 0; i < counts.size(); ++i)
       counts[i] = pull_count(static_cast<unsigned>(i / lanes), static_cast<unsigned>(i % lanes), double_buf);
   }
+  // Core cycles whose core was evaluated (the rtl backend evaluates only the
+  // cores with something to do in a cycle; 0 for the others).
+  virtual std::uint64_t core_evals() const { return 0; }
   // Where the work is, for diagnostics (empty when nothing is visible).
   virtual std::string where(bool double_buf) const = 0;
 };

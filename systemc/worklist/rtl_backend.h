@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `rtl` backend of the worklist unit: the Verilated hwwl_system (rtl/hwwl),
-// clocked by the unit once per core cycle and driven directly through its
-// ports (no Verilator --sc wrapper: about 6.5x slower here). Its RTL
-// parameters are fixed when it is Verilated, so fgsim carries one Verilated
-// model per configuration listed in the CMake cache variable
-// FG_HWWL_RTL_CONFIGS (systemc/worklist/CMakeLists.txt); the generated
-// registry (rtl_builds.cpp in the build tree) instantiates RtlBackend for each.
+// The `rtl` backend of the worklist unit: the Verilated RTL of hwwl_system
+// (rtl/hwwl) as its blocks, a hwwl_core per core and the hwwl_icrn, clocked by
+// the unit once per core cycle and driven directly through their ports (no
+// Verilator --sc wrapper: about 6.5x slower here). The RTL parameters are
+// fixed when it is Verilated, so fgsim carries the Verilated blocks of each
+// configuration listed in the CMake cache variable FG_HWWL_RTL_CONFIGS
+// (systemc/CMakeLists.txt; one hwwl_core model serves every core count); the
+// generated registry (rtl_builds.cpp in the build tree) instantiates
+// RtlBackend for each.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -48,86 +52,220 @@ struct RtlReg {
   }
 };
 
-// The registers that change in a cycle in which no work ID moves: each core's
-// redistribution interval counter and round-robin pointer (hwwl_wru tick_q,
-// rr_q) and the inter-core network's round-robin pointer (hwwl_icrn rr_q).
-// Everything else in hwwl_system holds its value then. The generated registry
-// (systemc/CMakeLists.txt) names them in the Verilated model's root.
-struct RtlCounters {
-  std::vector<RtlReg> wru_tick, wru_rr;  // per core
-  RtlReg icrn_rr;
+// The registers of a Verilated hwwl_core that change in a cycle in which none
+// of its work IDs moves: its redistribution unit's interval counter and
+// round-robin start (hwwl_wru tick_q, rr_q). The generated registry
+// (systemc/CMakeLists.txt) names them in the model's root; the network's
+// round-robin pointer (hwwl_icrn rr_q) likewise.
+struct RtlCoreRegs {
+  RtlReg tick, rr;
 };
 
-template <class V>
+// hwwl_system as its Verilated blocks: one hwwl_core model per core and the
+// hwwl_icrn, joined here as hwwl_system joins them (its three assigns:
+// sys_empty_o, net_busy_o and the network's ports). Joined in C++ so that a
+// cycle evaluates only the cores that have something to do in it: a core
+// whose lanes, refill and reservation ports are idle, that the network
+// offers nothing (eject_valid low) and whose redistribution unit is not on
+// its tick changes no register but its interval counter (hwwl_bank changes
+// state only on a lane, redistribution, network, refill or reservation
+// access; hwwl_wru moves work IDs only on its tick), and its outputs are
+// those of idle inputs: no status, no grants, its banks' heads. Such a core
+// is not evaluated; its interval counter is set to the next value. The
+// network likewise, while it holds no ID and no core injects: its pointer
+// is set. Everything is evaluated inside a --vcd window, in a cycle that
+// swaps partitions or changes the mode, and with a pipelined sorting network.
+// The tests RtlBackendSkip.* compare it with the golden model every cycle.
+template <class VC, class VI>
 class RtlBackend final : public Backend {
  public:
-  RtlBackend(const hwwl::Params& p, const tb::WaveOpts& wave, RtlCounters (*counters)(V&))
-      : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), dut_(1, wave), ctr_(counters(*dut_.operator->())) {}
+  using CoreRegsOf = RtlCoreRegs (*)(VC&);
+  using IcrnRegOf = RtlReg (*)(VI&);
+
+  RtlBackend(const hwwl::Params& p, const WaveSpec& wave, CoreRegsOf core_regs, IcrnRegOf icrn_reg)
+      : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), ctx_(std::make_unique<VerilatedContext>()) {
+    ctx_->randReset(2);  // uninitialised state random, but from a fixed seed (as tb::Dut)
+    ctx_->randSeed(1);
+    ctx_->debug(0);
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      cores_.push_back(std::make_unique<VC>(ctx_.get(), ("core" + std::to_string(c)).c_str()));
+      regs_.push_back(core_regs(*cores_.back()));
+    }
+    icrn_ = std::make_unique<VI>(ctx_.get(), "icrn");
+    icrn_rr_ = icrn_reg(*icrn_);
+    if (!wave.path.empty()) {
+      ctx_->traceEverOn(true);
+      vcd_ = std::make_unique<tb::WaveFile>();
+      for (auto& m : cores_) m->trace(vcd_.get(), 99);
+      icrn_->trace(vcd_.get(), 99);
+      vcd_->open(wave.path.c_str());
+      if (!vcd_->isOpen()) throw std::runtime_error("cannot write the waveform " + wave.path);
+      from_ = wave.from;
+      to_ = wave.to;
+      half_ = std::max<std::uint64_t>(1, wave.cycle_ps / 2);
+    }
+    // Active-low reset held low across one rising edge (synchronous reset).
+    each([](auto& m) {
+      m.clk_i = 0;
+      m.rst_ni = 1;
+      m.eval();
+      m.rst_ni = 0;
+      m.eval();
+      m.clk_i = 1;
+      m.eval();
+      m.clk_i = 0;
+      m.eval();
+      m.rst_ni = 1;
+      m.eval();
+    });
+    active_.assign(p_.cores, 1);
+    heads_.assign(n_, 0);
+    for (unsigned c = 0; c < p_.cores; ++c) read_heads(c);
+  }
+  ~RtlBackend() override {
+    if (vcd_) vcd_->close();
+    // Models with public signals (hwwl.vlt) unregister their scopes from the
+    // thread's current context (Verilator 5.006): make it theirs.
+    Verilated::threadContextp(ctx_.get());
+    each([](auto& m) { m.final(); });
+    cores_.clear();
+    icrn_.reset();
+  }
 
   void step(const In& in, Out& o) override {
-    dut_->double_buf_i = in.double_buf;
-    dut_->swap_i = in.swap;
     const bool hvu = !in.rf_put.empty();
-    for (unsigned b = 0; b < n_; ++b) {
-      tb::put(dut_->pull_i, b, 1, in.pull[b]);
-      tb::put(dut_->push_i, b, 1, in.push[b]);
-      tb::put(dut_->push_id_i, b * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
-      const bool rf = hvu && in.rf_put[b];
-      tb::put(dut_->rf_put_i, b, 1, rf);
-      tb::put(dut_->rf_id_i, b * p_.id_width, p_.id_width, rf ? in.rf_id[b] : 0);
+    const bool wave = in_window();
+    const bool all = wave || first_ || p_.sort_stages != 0 || in.double_buf != double_buf_ || (in.double_buf && in.swap);
+    first_ = false;
+    double_buf_ = in.double_buf;
+    // The network's outputs from its registers (after the last edge).
+    VI& net = *icrn_;
+    const bool net_idle = net.busy_o == 0;
+    bool sys_empty = !in.hvu_busy && net_idle;
+    for (unsigned c = 0; c < p_.cores && sys_empty; ++c) sys_empty = cores_[c]->core_empty_o != 0;
+    // Which cores to evaluate, and their inputs.
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      bool act = all || tb::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 ||
+                 (hvu && in.rsv[c]);
+      const unsigned b0 = c * p_.lanes;
+      for (unsigned l = 0; l < p_.lanes && !act; ++l)
+        act = in.pull[b0 + l] || in.push[b0 + l] || (hvu && in.rf_put[b0 + l]);
+      active_[c] = act;
+      if (!act) continue;
+      ++core_evals_;
+      VC& m = *cores_[c];
+      m.double_buf_i = in.double_buf;
+      m.swap_i = in.swap;
+      for (unsigned l = 0; l < p_.lanes; ++l) {
+        const unsigned b = b0 + l;
+        tb::put(m.pull_i, l, 1, in.pull[b]);
+        tb::put(m.push_i, l, 1, in.push[b]);
+        tb::put(m.push_id_i, l * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
+        const bool rf = hvu && in.rf_put[b];
+        tb::put(m.rf_put_i, l, 1, rf);
+        tb::put(m.rf_id_i, l * p_.id_width, p_.id_width, rf ? in.rf_id[b] : 0);
+      }
+      m.rsv_i = hvu && in.rsv[c];
+      m.sys_empty_i = sys_empty;
+      m.eject_valid_i = static_cast<std::uint8_t>(tb::get(net.eject_valid_o, c, 1));
+      tb::put(m.eject_id_i, 0, p_.id_width, tb::get(net.eject_id_o, c * p_.id_width, p_.id_width));
+      // The network's inject_ready depends on this cycle's eject_ready
+      // (combinational): its value after the last evaluation for now, the
+      // new one below (an idle network's is 1 whatever the cores do).
+      m.inject_ready_i = net_idle ? 1 : static_cast<std::uint8_t>(tb::get(net.inject_ready_o, c, 1));
+      m.eval();
     }
-    for (unsigned c = 0; c < p_.cores; ++c) tb::put(dut_->rsv_i, c, 1, hvu && in.rsv[c]);
-    dut_->hvu_busy_i = in.hvu_busy;
-    dut_.settle();
-    o.pull_status.resize(n_);
-    o.pull_id.resize(n_);
-    o.push_gnt.resize(n_);
-    for (unsigned b = 0; b < n_; ++b) {
-      o.pull_status[b] = static_cast<std::uint8_t>(tb::get(dut_->pull_status_o, 2 * b, 2));
-      o.pull_id[b] = static_cast<std::uint32_t>(tb::get(dut_->pull_id_o, b * p_.id_width, p_.id_width));
-      o.push_gnt[b] = tb::get(dut_->push_gnt_o, b, 1) != 0;
+    // The network: evaluated unless it stays empty (no ID inside, none injected).
+    bool net_act = all || !net_idle;
+    for (unsigned c = 0; c < p_.cores && !net_act; ++c) net_act = active_[c] && cores_[c]->inject_valid_o;
+    if (net_act) {
+      net_inputs();
+      net.eval();
+      bool again = false;
+      for (unsigned c = 0; c < p_.cores; ++c) {
+        if (!active_[c]) continue;
+        VC& m = *cores_[c];
+        const auto r = static_cast<std::uint8_t>(tb::get(net.inject_ready_o, c, 1));
+        if (m.inject_ready_i != r) {
+          m.inject_ready_i = r;
+          m.eval();
+          again = true;
+        }
+      }
+      if (again) net_inputs();
     }
+    if (wave) vcd_->dump(t_ * half_);
+    // Outputs: evaluated cores' from their ports, the others' those of idle
+    // inputs (their heads unchanged).
+    o.pull_status.assign(n_, 0);
+    o.push_gnt.assign(n_, 0);
     o.rf_gnt.clear();
     o.rsv_gnt.clear();
     if (hvu) {
-      o.rf_gnt.resize(n_);
-      o.rsv_gnt.resize(p_.cores);
-      for (unsigned b = 0; b < n_; ++b) o.rf_gnt[b] = tb::get(dut_->rf_gnt_o, b, 1) != 0;
-      for (unsigned c = 0; c < p_.cores; ++c) o.rsv_gnt[c] = tb::get(dut_->rsv_gnt_o, c, 1) != 0;
+      o.rf_gnt.assign(n_, 0);
+      o.rsv_gnt.assign(p_.cores, 0);
     }
-    o.sys_empty = dut_->sys_empty_o != 0;
-    dut_.clock();
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      if (!active_[c]) continue;
+      const VC& m = *cores_[c];
+      const unsigned b0 = c * p_.lanes;
+      for (unsigned l = 0; l < p_.lanes; ++l) {
+        o.pull_status[b0 + l] = static_cast<std::uint8_t>(tb::get(m.pull_status_o, 2 * l, 2));
+        o.push_gnt[b0 + l] = tb::get(m.push_gnt_o, l, 1) != 0;
+      }
+      if (hvu) {
+        for (unsigned l = 0; l < p_.lanes; ++l) o.rf_gnt[b0 + l] = tb::get(m.rf_gnt_o, l, 1) != 0;
+        o.rsv_gnt[c] = m.rsv_gnt_o != 0;
+      }
+    }
+    o.pull_id = heads_;
+    o.sys_empty = sys_empty;
+    // The rising edge.
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      if (active_[c]) {
+        edge(*cores_[c]);
+        read_heads(c);
+      } else {
+        regs_[c].tick.set(regs_[c].tick.get() + 1);  // off its tick: counts, rr_q holds
+      }
+    }
+    if (net_act) {
+      edge(net);
+    } else {
+      icrn_rr_.set((icrn_rr_.get() + 1) % p_.cores);
+    }
+    if (wave) vcd_->dump((t_ + 1) * half_);
+    t_ += 2;
   }
   // n cycles in a fixpoint (the unit's fast-forward: no work ID moves until
   // the next input), done as the golden model does them (hwwl::System::skip):
   // the free-running counters are set to where n rising edges would leave
   // them (hwwl_wru: tick_q counts modulo Interval and rr_q advances on each
-  // wrap; hwwl_icrn: rr_q advances every cycle) and nothing is clocked. Cycles
-  // the waveform dumps, and a pipelined sorting network (its registers take
-  // the counts every cycle), are clocked as before. The test
-  // RtlBackendSkip.* checks the counters' set against clocking the same cycles.
+  // wrap; hwwl_icrn: rr_q advances every cycle) and nothing is evaluated.
+  // Cycles the waveform dumps, and a pipelined sorting network (its
+  // registers take the counts every cycle), are stepped as before.
   void skip(std::uint64_t n, const In& idle) override {
     if (n == 0) return;
-    if (p_.sort_stages != 0 || dut_.wave_within(n)) {
+    if (p_.sort_stages != 0 || wave_within(n)) {
       Backend::skip(n, idle);
       return;
     }
     for (unsigned c = 0; c < p_.cores; ++c) {
-      std::uint64_t tick = ctr_.wru_tick[c].get(), rr = ctr_.wru_rr[c].get();
+      std::uint64_t tick = regs_[c].tick.get(), rr = regs_[c].rr.get();
       hwwl::Wru::advance(tick, rr, n, p_.interval, p_.lanes);
-      ctr_.wru_tick[c].set(tick);
-      ctr_.wru_rr[c].set(rr);
+      regs_[c].tick.set(tick);
+      regs_[c].rr.set(rr);
     }
-    std::uint64_t rr = ctr_.icrn_rr.get();
+    std::uint64_t rr = icrn_rr_.get();
     hwwl::Icrn::advance(rr, n, p_.cores);
-    ctr_.icrn_rr.set(rr);
-    dut_.advance(n);
+    icrn_rr_.set(rr);
+    t_ += 2 * n;
   }
   std::uint64_t fixpoint_window() const override { return p_.interval + 4; }
-  bool net_busy() const override { return dut_c()->net_busy_o != 0; }
+  bool net_busy() const override { return icrn_->busy_o != 0; }
   // count_o is the registered pull-side count (independent of the mode input).
   unsigned pull_count(unsigned core, unsigned lane, bool) const override {
-    return static_cast<unsigned>(tb::get(dut_c()->count_o, (core * p_.lanes + lane) * cw_, cw_));
+    return static_cast<unsigned>(tb::get(cores_[core]->count_o, lane * cw_, cw_));
   }
   // The RTL shows the pull sides only (count_o); the unit keeps the total.
   std::string where(bool double_buf) const override {
@@ -139,13 +277,60 @@ class RtlBackend final : public Backend {
     }
     return s.empty() ? s : "pull sides (RTL count_o) " + s;
   }
+  std::uint64_t core_evals() const override { return core_evals_; }
 
  private:
-  const V* dut_c() const { return const_cast<tb::Dut<V>&>(dut_).operator->(); }
+  template <class F>
+  void each(F f) {
+    for (auto& m : cores_) f(*m);
+    f(*icrn_);
+  }
+  // The network's inputs from the cores: greedy bits, and eject_ready and
+  // the injections of the cores evaluated (the others take and give nothing).
+  void net_inputs() {
+    VI& net = *icrn_;
+    for (unsigned c = 0; c < p_.cores; ++c) {
+      const VC& m = *cores_[c];
+      const bool act = active_[c];
+      tb::put(net.greedy_i, c, 1, m.greedy_o);
+      tb::put(net.eject_ready_i, c, 1, act && m.eject_ready_o);
+      tb::put(net.inject_valid_i, c, 1, act && m.inject_valid_o);
+      tb::put(net.inject_id_i, c * p_.id_width, p_.id_width, act && m.inject_valid_o ? m.inject_id_o : 0);
+    }
+    net.eval();
+  }
+  // The rising edge, then the clock low again; the fall is evaluated with
+  // the model's next evaluation (no falling-edge logic in rtl/hwwl).
+  template <class M>
+  static void edge(M& m) {
+    m.clk_i = 1;
+    m.eval();
+    m.clk_i = 0;
+  }
+  // Core c's banks' heads (pull_id_o, from its registers).
+  void read_heads(unsigned c) {
+    for (unsigned l = 0; l < p_.lanes; ++l)
+      heads_[c * p_.lanes + l] =
+          static_cast<std::uint32_t>(tb::get(cores_[c]->pull_id_o, l * p_.id_width, p_.id_width));
+  }
+  bool in_window() const { return vcd_ && t_ / 2 >= from_ && t_ / 2 <= to_; }
+  bool wave_within(std::uint64_t n) const {
+    const std::uint64_t c = t_ / 2;
+    return vcd_ && c <= to_ && c + n - 1 >= from_;
+  }
+
   hwwl::Params p_;
   unsigned n_, cw_;
-  tb::Dut<V> dut_;
-  RtlCounters ctr_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::vector<std::unique_ptr<VC>> cores_;
+  std::unique_ptr<VI> icrn_;
+  std::vector<RtlCoreRegs> regs_;
+  RtlReg icrn_rr_;
+  std::unique_ptr<tb::WaveFile> vcd_;
+  std::uint64_t t_ = 0, from_ = 0, to_ = 0, half_ = 1, core_evals_ = 0;
+  bool first_ = true, double_buf_ = false;
+  std::vector<std::uint8_t> active_;
+  std::vector<std::uint32_t> heads_;
 };
 
 }  // namespace fg::wl

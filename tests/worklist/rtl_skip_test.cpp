@@ -10,6 +10,7 @@
 // length; and, with the inter-core network empty, the cycles before the next
 // redistribution tick.
 #include <cstdint>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -44,7 +45,15 @@ struct Harness {
       ASSERT_EQ(o[0].pull_id, o[k].pull_id) << what(k);
       ASSERT_EQ(o[0].push_gnt, o[k].push_gnt) << what(k);
       ASSERT_EQ(o[0].sys_empty, o[k].sys_empty) << what(k);
+      if (!in.rf_put.empty()) {
+        ASSERT_EQ(o[0].rf_gnt, o[k].rf_gnt) << what(k);
+        ASSERT_EQ(o[0].rsv_gnt, o[k].rsv_gnt) << what(k);
+      }
     }
+    for (unsigned c = 0; c < p.cores; ++c)
+      for (unsigned l = 0; l < p.lanes; ++l)
+        ASSERT_EQ(skipping->pull_count(c, l, in.double_buf), model.core(c).bank(l).count(in.double_buf))
+            << what(2) << ": core " << c << " lane " << l << "'s count";
   }
   std::string what(int k) const {
     return std::string(k == 1 ? "rtl clocked" : "golden model") + " differs at cycle " + std::to_string(cycle) +
@@ -142,6 +151,82 @@ TEST(RtlBackendSkip, SettingTheCountersEqualsClockingTheCycles) {
     std::uint64_t nonempty = 0;
     for (unsigned c : h.counts) nonempty += c != 0;
     EXPECT_GT(nonempty, 0u) << "the traffic left no work in the banks";
+  }
+}
+
+// The rtl backend evaluates a core's Verilated model only in the cycles in
+// which the core has something to do: a lane, refill or reservation access,
+// a work ID offered by the network, or its redistribution tick. Traffic on
+// one core at a time (the others idle, their banks holding work), with
+// refills and reservations (some alone on an idle core), then double
+// buffering with swaps: every output and every bank's count equal the golden
+// model's every cycle, and fewer than three quarters of the core cycles are
+// evaluated (every core is evaluated on its ticks: 60% with an interval of 4
+// on 2 cores).
+TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
+  if (rtl_builds().empty()) GTEST_SKIP() << "fgsim was built without the rtl backend";
+  for (const RtlBuild& b : rtl_builds()) {
+    SCOPED_TRACE(b.name);
+    Harness h(b);
+    const std::size_t n = std::size_t{h.p.cores} * h.p.lanes;
+    std::mt19937_64 rng(11);
+    auto pct = [&](unsigned x) { return rng() % 100 < x; };
+    Backend::In in = h.idle;
+    in.rf_put.assign(n, 0);
+    in.rf_id.assign(n, 0);
+    in.rsv.assign(h.p.cores, 0);
+    std::uint64_t core_cycles = 0;
+    const std::uint64_t evals0 = h.skipping->core_evals();
+    for (int phase = 0; phase < 2 && !HasFatalFailure(); ++phase) {
+      in.double_buf = phase == 1;
+      for (unsigned t = 0; t < 3000 && !HasFatalFailure(); ++t) {
+        // A busy core for 60 cycles, then another; 20 idle cycles between.
+        const unsigned busy = (t / 80) % h.p.cores;
+        const bool quiet = t % 80 >= 60;
+        const bool filling = (t / 80) % 3 == 0;  // pushes outweigh pulls
+        in.swap = in.double_buf && pct(10);
+        in.hvu_busy = pct(50);
+        for (std::size_t k = 0; k < n; ++k) {
+          const bool mine = !quiet && k / h.p.lanes == busy;
+          in.push[k] = mine && pct(filling ? 60 : 10);
+          in.pull[k] = mine && !in.push[k] && pct(filling ? 10 : 60);
+          in.push_id[k] = in.push[k] ? static_cast<std::uint32_t>(rng() & 0xffffff) : 0;
+          // Refills: into every reserved entry, at once (as the HVU fills
+          // what it reserved), and on demand on the busy core where nothing
+          // is reserved.
+          const unsigned rsvd = h.model.core(static_cast<unsigned>(k / h.p.lanes)).bank(k % h.p.lanes).reserved();
+          in.rf_put[k] = !in.double_buf && (rsvd != 0 || (mine && pct(10)));
+          in.rf_id[k] = in.rf_put[k] ? static_cast<std::uint32_t>(rng() & 0xffffff) : 0;
+        }
+        // Reservations on the busy core, and in the idle cycles on the next
+        // core alone (a reservation is all a core may have to do).
+        for (unsigned c = 0; c < h.p.cores; ++c)
+          in.rsv[c] = !in.double_buf && (quiet ? c == (busy + 1) % h.p.cores && pct(20) : c == busy && pct(5));
+        h.step(in);
+        core_cycles += h.p.cores;
+      }
+      // Drain the pull sides before the mode changes (banks empty).
+      Backend::In drain = in;
+      drain.rf_put.assign(n, 0);
+      drain.rsv.assign(h.p.cores, 0);
+      drain.push.assign(n, 0);
+      drain.pull.assign(n, 1);
+      drain.hvu_busy = false;
+      for (unsigned t = 0; t < 4000 && !HasFatalFailure() && !h.o[0].sys_empty; ++t) {
+        drain.swap = drain.double_buf;
+        // Reserved entries get their refill (the HVU's protocol).
+        for (std::size_t k = 0; k < n; ++k) {
+          drain.rf_put[k] = h.model.core(static_cast<unsigned>(k / h.p.lanes)).bank(k % h.p.lanes).reserved() != 0;
+          drain.rf_id[k] = drain.rf_put[k] ? 7 : 0;
+        }
+        h.step(drain);
+        core_cycles += h.p.cores;
+      }
+      EXPECT_TRUE(h.o[0].sys_empty) << "phase " << phase << " did not drain";
+    }
+    const std::uint64_t evals = h.skipping->core_evals() - evals0;
+    EXPECT_LT(evals * 4, core_cycles * 3) << "evaluated " << evals << " of " << core_cycles << " core cycles";
+    std::cout << b.name << ": evaluated " << evals << " of " << core_cycles << " core cycles\n";
   }
 }
 
