@@ -26,14 +26,7 @@ int main(int argc, char** argv) {
   ctx.randReset(2);
   ctx.randSeed(1);
   Vsys top(&ctx, "top");
-  top.clk_i = 0;
-  top.rst_ni = 0;
-  top.eval();
-  top.clk_i = 1;
-  top.eval();
-  top.clk_i = 0;
-  top.rst_ni = 1;
-  top.eval();
+  fg::tb::reset(top);
   std::mt19937_64 rng(3);
   const unsigned lanes = RTL_LANES;
   const auto t0 = std::chrono::steady_clock::now();

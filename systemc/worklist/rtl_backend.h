@@ -104,20 +104,7 @@ class RtlBackend final : public Backend {
       to_ = wave.to;
       half_ = std::max<std::uint64_t>(1, wave.cycle_ps / 2);
     }
-    // Active-low reset held low across one rising edge (synchronous reset).
-    each([](auto& m) {
-      m.clk_i = 0;
-      m.rst_ni = 1;
-      m.eval();
-      m.rst_ni = 0;
-      m.eval();
-      m.clk_i = 1;
-      m.eval();
-      m.clk_i = 0;
-      m.eval();
-      m.rst_ni = 1;
-      m.eval();
-    });
+    each([](auto& m) { tb::reset(m); });
     active_.assign(p_.cores, 1);
     heads_.assign(n_, 0);
     for (unsigned c = 0; c < p_.cores; ++c) read_heads(c);

@@ -93,6 +93,24 @@ struct WaveOpts {
   }
 };
 
+// Active-low reset held low across one rising edge (the hwwl blocks reset
+// synchronously; an asynchronous reset would take effect at the falling
+// edge). Leaves the clock low and the reset released, evaluated.
+template <class V>
+void reset(V& m) {
+  m.clk_i = 0;
+  m.rst_ni = 1;
+  m.eval();
+  m.rst_ni = 0;
+  m.eval();
+  m.clk_i = 1;
+  m.eval();
+  m.clk_i = 0;
+  m.eval();
+  m.rst_ni = 1;
+  m.eval();
+}
+
 template <class V>
 class Dut {
  public:
@@ -116,19 +134,7 @@ class Dut {
         throw std::runtime_error("this model was Verilated without tracing: no waveform " + wave.path);
       }
     }
-    // Active-low reset held low across one rising edge (the hwwl blocks reset
-    // synchronously; an asynchronous reset would take effect at the falling edge).
-    top_->clk_i = 0;
-    top_->rst_ni = 1;
-    top_->eval();
-    top_->rst_ni = 0;
-    top_->eval();
-    top_->clk_i = 1;
-    top_->eval();
-    top_->clk_i = 0;
-    top_->eval();
-    top_->rst_ni = 1;
-    top_->eval();
+    reset(*top_);
   }
   ~Dut() {
     if (vcd_) vcd_->close();

@@ -47,15 +47,7 @@ void BM_VerilatedSystem(benchmark::State& state) {
   top.swap_i = 0;
   top.pull_i = 0;
   top.push_i = 0;
-  // Synchronous reset: held low across one rising edge.
-  top.rst_ni = 0;
-  top.clk_i = 0;
-  top.eval();
-  top.clk_i = 1;
-  top.eval();
-  top.clk_i = 0;
-  top.rst_ni = 1;
-  top.eval();
+  fg::tb::reset(top);
   std::size_t i = 0;
   std::uint64_t pulled = 0;
   for (auto _ : state) {
