@@ -656,15 +656,23 @@ void ComputeUnit::run() {
       Tick next = kNever;
       Stall why = kIdle;
       Wavefront* w = pick(t, next, why);
+      if (!w && issued) {
+        // Nothing else issues in the cycle of the last issue: the next issue
+        // is a cycle later. (It used to stay at t with a fresh issue budget;
+        // after a sleep to the quantum's end or a wake-up the CU looked at the
+        // slots at t again and could issue less than a cycle after the last
+        // issue, more often the smaller the quantum.)
+        account(kIssuing, t, t + period);
+        t += period, issued = 0;
+        if (t >= boundary()) sc_core::wait(sc_core::sc_time::from_value(t - now()));
+        continue;
+      }
       if (!w) {
         // Nothing can issue at t: the next time something can (a wavefront
         // becomes ready, a SIMD frees, a wavefront completes its stores or
         // its park: from pick), or a restore is due.
         for (const auto& r : restores_)
           if (r.at > t) next = std::min(next, r.at);
-        if (issued) account(kIssuing, t, t + period);  // the cycle of the last issue
-        if (next != kNever) next = std::max(next, t + (issued ? period : 0));
-        issued = 0;
         if (next != kNever && next < boundary()) {  // still inside the quantum: run ahead
           account(why, t, next);
           t = next;
