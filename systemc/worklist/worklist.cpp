@@ -124,6 +124,7 @@ struct Worklist::Request {
   std::size_t left = 0;
   bool all_wait = true;
   bool whole_wave = false;
+  Tick at = 0;  // submitted (SystemC time)
 };
 
 Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock)
@@ -312,6 +313,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   // Answered at the end of a unit cycle, or (WAIT) in any later cycle: the
   // CU must not run ahead of the wake-up (tight).
   r->h = c.block(push ? "wlpush" : "wlpull", true);
+  r->at = sc_core::sc_time_stamp().value();
   pending_.push_back(std::move(r));
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -369,6 +371,13 @@ void Worklist::step_cycle(bool idle) {
   std::fill(in_.pull.begin(), in_.pull.end(), false);
   std::fill(in_.push.begin(), in_.push.end(), false);
   in_.double_buf = double_buf_;
+  // A request belongs to the first cycle whose sample time is after its
+  // submission. At the sample time itself it belongs to the next cycle,
+  // whether the unit's thread runs before or after the CU in that
+  // picosecond (host order, which differs with the fast-forward: a unit
+  // that slept is woken by the request and runs after it). CU times are not
+  // tied to cycle edges, so such ties happen.
+  const Tick sample = sample_time(cycle_);
   in_.swap = swap_;
   std::vector<Presented>& presented = presented_;
   presented.clear();
@@ -380,6 +389,7 @@ void Worklist::step_cycle(bool idle) {
     ports_taken_.assign(cores_, 0);
     for (auto& rp : pending_) {
       Request& r = *rp;
+      if (r.at >= sample) continue;  // arrives after this cycle's sample
       if (ports_taken_[r.core] == lanes_) {
         // Every bank port of the core is taken: each lane left tries again.
         port_retries += r.left;

@@ -245,11 +245,15 @@ TEST(HardwareWorklist, FastForwardGivesTheSameStatistics) {
 // with refills stuck at full banks), both spilling. Skipping a tick or a hop
 // too early (a window of 2 cycles, or none), or taking refills as stuck
 // after a cycle that was not quiet, changes the unit's cycles, pulls and the
-// kernel time here. The worklist's statistics and the results are compared
-// (the CUs' may differ in the host order of same-time events,
-// docs/worklists.md, "Fast-forward").
+// kernel time here. Every statistic and the results are compared. At scale
+// 14 on 16 cores, requests submitted at the very picosecond of a cycle's
+// sample time went into that cycle when the unit had slept (it was woken by
+// them) and into the next when it was stepping: 418 statistics differed,
+// the kernel time by 0.34%, until such a request was given to the next
+// cycle either way.
 TEST(HardwareWorklist, StillAndStuckRulesSkipOnlyCyclesInWhichNothingMoves) {
-  for (const char* args : {"--set gpu.cus=16 --set bfs.scale=12", "--set gpu.cus=8 --set bfs.scale=13"}) {
+  for (const char* args : {"--set gpu.cus=16 --set bfs.scale=12", "--set gpu.cus=8 --set bfs.scale=13",
+                           "--set gpu.cus=16 --set bfs.scale=14"}) {
     nlohmann::json j[2];
     for (int ff = 0; ff < 2; ++ff) {
       j[ff] = run_json(std::string("run bfs --preset kim2014 --set bfs.variant=hwwl ") + args +
@@ -261,11 +265,13 @@ TEST(HardwareWorklist, StillAndStuckRulesSkipOnlyCyclesInWhichNothingMoves) {
     EXPECT_GT(j[1]["stats"]["gpu.worklist.skipped_cycles"].get<double>(),
               0.95 * j[1]["stats"]["gpu.worklist.cycles"].get<double>())
         << args;
-    for (auto it = j[0]["stats"].begin(); it != j[0]["stats"].end(); ++it) {
-      if (it.key().rfind("gpu.worklist.", 0) == 0 && it.key() != "gpu.worklist.skipped_cycles") {
-        EXPECT_EQ(it.value().dump(), j[1]["stats"][it.key()].dump()) << args << ": " << it.key();
-      }
-    }
+    int differ = 0;
+    for (auto it = j[0]["stats"].begin(); it != j[0]["stats"].end(); ++it)
+      if (it.key() != "gpu.worklist.skipped_cycles" && it.value().dump() != j[1]["stats"][it.key()].dump() &&
+          differ++ < 5)
+        ADD_FAILURE() << args << ": " << it.key() << " " << it.value().dump() << " (fast-forward) vs "
+                      << j[1]["stats"][it.key()].dump();
+    EXPECT_EQ(differ, 0) << args << ": statistics that differ";
     EXPECT_EQ(j[0]["workload"].dump(1), j[1]["workload"].dump(1)) << args;
   }
 }
