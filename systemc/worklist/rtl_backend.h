@@ -93,24 +93,17 @@ class RtlBackend final : public Backend {
     }
     icrn_ = std::make_unique<VI>(ctx_.get(), "icrn");
     icrn_rr_ = icrn_reg(*icrn_);
-    if (!wave.path.empty()) {
-      ctx_->traceEverOn(true);
-      vcd_ = std::make_unique<tb::WaveFile>();
-      for (auto& m : cores_) m->trace(vcd_.get(), 99);
-      icrn_->trace(vcd_.get(), 99);
-      vcd_->open(wave.path.c_str());
-      if (!vcd_->isOpen()) throw std::runtime_error("cannot write the waveform " + wave.path);
-      from_ = wave.from;
-      to_ = wave.to;
-      half_ = std::max<std::uint64_t>(1, wave.cycle_ps / 2);
-    }
+    wave_.open(*ctx_, tb::WaveOpts{wave.path, wave.from, wave.to, wave.cycle_ps}, [&](tb::WaveFile* f) {
+      for (auto& m : cores_) m->trace(f, 99);
+      icrn_->trace(f, 99);
+    });
     each([](auto& m) { tb::reset(m); });
     active_.assign(p_.cores, 1);
     heads_.assign(n_, 0);
     for (unsigned c = 0; c < p_.cores; ++c) read_heads(c);
   }
   ~RtlBackend() override {
-    if (vcd_) vcd_->close();
+    wave_.close();
     // Models with public signals (hwwl.vlt) unregister their scopes from the
     // thread's current context (Verilator 5.006): make it theirs.
     Verilated::threadContextp(ctx_.get());
@@ -121,7 +114,7 @@ class RtlBackend final : public Backend {
 
   void step(const In& in, Out& o) override {
     const bool hvu = !in.rf_put.empty();
-    const bool wave = in_window();
+    const bool wave = wave_.in(t_);
     const bool all = wave || first_ || p_.sort_stages != 0 || in.double_buf != double_buf_ || (in.double_buf && in.swap);
     first_ = false;
     double_buf_ = in.double_buf;
@@ -181,7 +174,7 @@ class RtlBackend final : public Backend {
       }
       if (again) net_inputs();
     }
-    if (wave) vcd_->dump(t_ * half_);
+    if (wave) wave_.dump(t_);
     // Outputs: evaluated cores' from their ports, the others' those of idle
     // inputs (their heads unchanged).
     o.pull_status.assign(n_, 0);
@@ -221,7 +214,7 @@ class RtlBackend final : public Backend {
     } else {
       icrn_rr_.set((icrn_rr_.get() + 1) % p_.cores);
     }
-    if (wave) vcd_->dump((t_ + 1) * half_);
+    if (wave) wave_.dump(t_ + 1);
     t_ += 2;
   }
   // n cycles in a fixpoint (the unit's fast-forward: no work ID moves until
@@ -233,7 +226,7 @@ class RtlBackend final : public Backend {
   // registers take the counts every cycle), are stepped as before.
   void skip(std::uint64_t n, const In& idle) override {
     if (n == 0) return;
-    if (p_.sort_stages != 0 || wave_within(n)) {
+    if (p_.sort_stages != 0 || wave_.within(t_, n)) {
       Backend::skip(n, idle);
       return;
     }
@@ -300,11 +293,6 @@ class RtlBackend final : public Backend {
       heads_[c * p_.lanes + l] =
           static_cast<std::uint32_t>(tb::get(cores_[c]->pull_id_o, l * p_.id_width, p_.id_width));
   }
-  bool in_window() const { return vcd_ && t_ / 2 >= from_ && t_ / 2 <= to_; }
-  bool wave_within(std::uint64_t n) const {
-    const std::uint64_t c = t_ / 2;
-    return vcd_ && c <= to_ && c + n - 1 >= from_;
-  }
 
   hwwl::Params p_;
   unsigned n_, cw_;
@@ -313,8 +301,8 @@ class RtlBackend final : public Backend {
   std::unique_ptr<VI> icrn_;
   std::vector<RtlCoreRegs> regs_;
   RtlReg icrn_rr_;
-  std::unique_ptr<tb::WaveFile> vcd_;
-  std::uint64_t t_ = 0, from_ = 0, to_ = 0, half_ = 1, core_evals_ = 0;
+  tb::Wave wave_;
+  std::uint64_t t_ = 0, core_evals_ = 0;
   bool first_ = true, double_buf_ = false;
   std::vector<std::uint8_t> active_;
   std::vector<std::uint32_t> heads_;

@@ -377,7 +377,7 @@ void Worklist::step_cycle(bool idle) {
   // picosecond (host order, which differs with the fast-forward: a unit
   // that slept is woken by the request and runs after it). CU times are not
   // tied to cycle edges, so such ties happen.
-  const Tick sample = sample_time(cycle_);
+  const Tick now = sample_time(cycle_);
   in_.swap = swap_;
   std::vector<Presented>& presented = presented_;
   presented.clear();
@@ -389,7 +389,7 @@ void Worklist::step_cycle(bool idle) {
     ports_taken_.assign(cores_, 0);
     for (auto& rp : pending_) {
       Request& r = *rp;
-      if (r.at >= sample) continue;  // arrives after this cycle's sample
+      if (r.at >= now) continue;  // arrives after this cycle's sample
       if (ports_taken_[r.core] == lanes_) {
         // Every bank port of the core is taken: each lane left tries again.
         port_retries += r.left;
@@ -411,7 +411,6 @@ void Worklist::step_cycle(bool idle) {
     }
   }
   const bool hvu = hvu_.enabled();
-  const Tick now = sample_time(cycle_);
   if (hvu) hvu_.plan(cycle_, now, double_buf_, idle, *backend_, in_);
   const bool swapped = swap_;
   backend_->step(in_, out_);
@@ -427,7 +426,7 @@ void Worklist::step_cycle(bool idle) {
   swap_ = false;
   ++cycles;
   if (presented.empty()) ++idle_cycles;
-  const Tick end = sample_time(cycle_) + clock_.period() / 2;
+  const Tick end = now + clock_.period() / 2;
   ++cycle_;
   for (const Presented& p : presented) {
     Request& r = *p.r;

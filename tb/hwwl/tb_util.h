@@ -93,6 +93,41 @@ struct WaveOpts {
   }
 };
 
+// A waveform file bounded to a window of clock cycles (WaveOpts), in
+// half-cycle time steps t (cycle t / 2; even t: a cycle's start, odd t: its
+// rising edge): Dut's and the rtl backend's (systemc/worklist/rtl_backend.h).
+class Wave {
+ public:
+  // No file when w.path is empty; `trace` registers the models' signals.
+  template <class F>
+  void open(VerilatedContext& ctx, const WaveOpts& w, F&& trace) {
+    if (w.path.empty()) return;
+    ctx.traceEverOn(true);
+    file_ = std::make_unique<WaveFile>();
+    trace(file_.get());
+    file_->open(w.path.c_str());
+    if (!file_->isOpen()) throw std::runtime_error("cannot write the waveform " + w.path);
+    from_ = w.from;
+    to_ = w.to;
+    half_ = std::max<std::uint64_t>(1, w.cycle_time / 2);
+  }
+  void close() {
+    if (file_) file_->close();
+  }
+  // Step t is inside the window.
+  bool in(std::uint64_t t) const { return file_ && t / 2 >= from_ && t / 2 <= to_; }
+  // One of the n cycles from step t's is inside the window.
+  bool within(std::uint64_t t, std::uint64_t n) const {
+    const std::uint64_t c = t / 2;
+    return file_ && n > 0 && c <= to_ && c + n - 1 >= from_;
+  }
+  void dump(std::uint64_t t) { file_->dump(t * half_); }
+
+ private:
+  std::unique_ptr<WaveFile> file_;
+  std::uint64_t from_ = 0, to_ = 0, half_ = 1;
+};
+
 // Active-low reset held low across one rising edge (the hwwl blocks reset
 // synchronously; an asynchronous reset would take effect at the falling
 // edge). Leaves the clock low and the reset released, evaluated.
@@ -120,24 +155,15 @@ class Dut {
     ctx_->randSeed(seed);
     ctx_->debug(0);
     top_ = std::make_unique<V>(ctx_.get(), "top");
-    if (!wave.path.empty()) {
-      if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
-        ctx_->traceEverOn(true);
-        vcd_ = std::make_unique<WaveFile>();
-        top_->trace(vcd_.get(), 99);
-        vcd_->open(wave.path.c_str());
-        if (!vcd_->isOpen()) throw std::runtime_error("cannot write the waveform " + wave.path);
-        from_ = wave.from;
-        to_ = wave.to;
-        half_ = std::max<std::uint64_t>(1, wave.cycle_time / 2);
-      } else {
-        throw std::runtime_error("this model was Verilated without tracing: no waveform " + wave.path);
-      }
+    if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
+      wave_.open(*ctx_, wave, [&](WaveFile* f) { top_->trace(f, 99); });
+    } else if (!wave.path.empty()) {
+      throw std::runtime_error("this model was Verilated without tracing: no waveform " + wave.path);
     }
     reset(*top_);
   }
   ~Dut() {
-    if (vcd_) vcd_->close();
+    wave_.close();
     // A model with public signals (hwwl.vlt) unregisters its scopes from the
     // thread's current context, not its own (Verilator 5.006,
     // VerilatedScope::~VerilatedScope): with several Duts alive, that is
@@ -150,7 +176,7 @@ class Dut {
   // Settle combinational outputs for the current inputs (clock low).
   void settle() {
     top_->eval();
-    if (in_window()) vcd_->dump(t_ * half_);
+    if (wave_.in(t_)) wave_.dump(t_);
   }
   // Rising edge, then back to low. The clock's fall is evaluated with the
   // next settle(): the hwwl blocks have no falling-edge logic, and every eval
@@ -160,27 +186,22 @@ class Dut {
   void clock() {
     top_->clk_i = 1;
     top_->eval();
-    if (in_window()) vcd_->dump((t_ + 1) * half_);
+    if (wave_.in(t_)) wave_.dump(t_ + 1);
     top_->clk_i = 0;
     t_ += 2;
   }
   std::uint64_t cycles() const { return t_ / 2; }
   // The waveform dumps one of the next n cycles.
-  bool wave_within(std::uint64_t n) const {
-    const std::uint64_t c = t_ / 2;
-    return vcd_ && n > 0 && c <= to_ && c + n - 1 >= from_;
-  }
+  bool wave_within(std::uint64_t n) const { return wave_.within(t_, n); }
   // n cycles have passed without being clocked here: the caller advanced the
   // design's state itself (its free-running counters; rtl_backend.h).
   void advance(std::uint64_t n) { t_ += 2 * n; }
 
  private:
-  bool in_window() const { return vcd_ && t_ / 2 >= from_ && t_ / 2 <= to_; }
-
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
-  std::unique_ptr<WaveFile> vcd_;
-  std::uint64_t t_ = 0, from_ = 0, to_ = 0, half_ = 1;
+  Wave wave_;
+  std::uint64_t t_ = 0;
 };
 
 // Cycles for a test: FG_SOAK=<factor> multiplies the default (longer soak runs).
