@@ -462,7 +462,7 @@ Core::Core(const Params& p) : p_(p), wru_(p) {
 void Core::reset() {
   for (auto& b : banks_) b.reset();
   wru_.reset();
-  idle_ = idle_done_ = plan_kept_ = tick_void_ = false;
+  idle_ = idle_done_ = plan_kept_ = tick_void_ = mode_ = false;
 }
 
 bool Core::try_idle(bool double_buf, const Bits* global_greedy) {
@@ -493,6 +493,18 @@ void Core::begin(const LaneIn& in, const Bits* global_greedy) {
 
 void Core::begin_input(const Bits* global_greedy) {
   const LaneIn& in = in_;
+  if (in.double_buf != mode_) {
+    // The partition mode may change only while every bank holds neither work
+    // nor reserved entries (hwwl_bank; its a_rsv_mode assertion): the two
+    // modes lay the entries out differently, so work inside would be lost or
+    // read from the wrong address.
+    for (unsigned b = 0; b < p_.lanes; ++b)
+      if (banks_[b].total() != 0 || banks_[b].reserved() != 0)
+        throw std::logic_error("core: worklist mode changed while bank " + std::to_string(b) + " holds " +
+                               std::to_string(banks_[b].total()) + " work IDs and " +
+                               std::to_string(banks_[b].reserved()) + " reserved entries");
+    mode_ = in.double_buf;
+  }
   idle_ = idle_done_ = false;
   const unsigned L = p_.lanes;
   lane_.resize(L);

@@ -298,6 +298,7 @@ class Core {
   std::uint32_t eject_id_ = 0;
   Bits rd_ok_, ri_ok_;  // begin() scratch
   bool idle_ = false;      // this cycle reuses the plan (try_idle)
+  bool mode_ = false;      // double_buf of the last begin (the mode changes only while the banks are empty)
   bool idle_done_ = false;  // ... and nothing arrives (finish_idle): tick() changes no bank
   bool plan_kept_ = false;  // lane_, counts_ and the WRU's plan are valid for an input-free cycle now
   bool tick_void_ = false;  // ... and for a tick too: lsorting or none, whose last tick on these banks did nothing

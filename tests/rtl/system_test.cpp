@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <deque>
 #include <random>
+#include <stdexcept>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
@@ -411,6 +412,65 @@ TEST(HwwlSystem, EightCoresTwoLanesTinyBanksThresholdMatchModel) {
   p.cores = 8, p.lanes = 2, p.depth = 4, p.id_width = 16, p.threshold = 1, p.interval = 2,
   p.scheme = hwwl::Scheme::Threshold;
   run_system<Vsys_c8_l2_thr>(p, tb::cycles(100000), 10);
+}
+
+// The golden model refuses a partition-mode change while a bank holds work or
+// reserved entries (the RTL's precondition, hwwl_bank; the two modes lay the
+// entries out differently). A test whose HVU stand-in let the system drain
+// with a reservation unfilled and then changed mode once showed up as an RTL
+// vs model difference in a bank's head (docs/worklist-rtl.md).
+TEST(HwwlModel, ModeChangesOnlyWhileTheBanksAreEmpty) {
+  hwwl::Params p;
+  p.cores = 2, p.lanes = 4, p.depth = 8, p.threshold = 2, p.interval = 4, p.scheme = hwwl::Scheme::Threshold;
+  const std::size_t n = std::size_t{p.cores} * p.lanes;
+  hwwl::System sys(p);
+  sys.reset();
+  hwwl::LaneIn idle;
+  idle.pull.assign(n, 0);
+  idle.push.assign(n, 0);
+  idle.push_id.assign(n, 0);
+  idle.rf_put.assign(n, 0);
+  idle.rf_id.assign(n, 0);
+  idle.rsv.assign(p.cores, 0);
+  auto step = [&](hwwl::LaneIn in) { return sys.step(in); };
+  // One work ID in core 1's bank 2, then the mode changes: refused.
+  hwwl::LaneIn push = idle;
+  push.push[p.lanes + 2] = 1;
+  push.push_id[p.lanes + 2] = 42;
+  step(push);
+  hwwl::LaneIn dbl = idle;
+  dbl.double_buf = true;
+  EXPECT_THROW(step(dbl), std::logic_error);
+  // Pulled, the bank is empty and the mode may change.
+  hwwl::System sys2(p);
+  sys2.reset();
+  sys2.step(push);
+  hwwl::LaneIn pull = idle;
+  pull.pull[p.lanes + 2] = 1;
+  const hwwl::SysOut o = sys2.step(pull);
+  ASSERT_EQ(o.pull_status[p.lanes + 2], hwwl::kPullId);
+  ASSERT_EQ(o.pull_id[p.lanes + 2], 42u);
+  EXPECT_NO_THROW(sys2.step(dbl));
+  // A reserved entry alone (no work) is refused too, until it is filled and pulled.
+  hwwl::System sys3(p);
+  sys3.reset();
+  hwwl::LaneIn rsv = idle;
+  rsv.rsv[0] = 1;
+  ASSERT_TRUE(sys3.step(rsv).rsv_gnt[0]);
+  EXPECT_THROW(sys3.step(dbl), std::logic_error);
+  hwwl::System sys4(p);
+  sys4.reset();
+  sys4.step(rsv);
+  hwwl::LaneIn fill = idle;
+  for (unsigned l = 0; l < p.lanes; ++l) fill.rf_put[l] = 1, fill.rf_id[l] = 7 + l;
+  const hwwl::SysOut f = sys4.step(fill);
+  for (unsigned l = 0; l < p.lanes; ++l) ASSERT_TRUE(f.rf_gnt[l]) << "lane " << l;
+  for (unsigned l = 0; l < p.lanes; ++l) ASSERT_EQ(sys4.core(0).bank(l).reserved(), 0u);
+  hwwl::LaneIn drain = idle;
+  for (unsigned l = 0; l < p.lanes; ++l) drain.pull[l] = 1;
+  sys4.step(drain);
+  for (unsigned l = 0; l < p.lanes; ++l) ASSERT_EQ(sys4.core(0).bank(l).total(), 0u) << "lane " << l;
+  EXPECT_NO_THROW(sys4.step(dbl));
 }
 
 }  // namespace

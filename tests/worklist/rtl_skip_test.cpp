@@ -9,6 +9,7 @@
 // pull-side counts unchanged for the backend's window of idle cycles), any
 // length; and, with the inter-core network empty, the cycles before the next
 // redistribution tick.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <random>
@@ -154,6 +155,14 @@ TEST(RtlBackendSkip, SettingTheCountersEqualsClockingTheCycles) {
   }
 }
 
+// Whether the golden model holds a reserved entry not yet filled.
+bool reserved_any(const Harness& h) {
+  for (unsigned c = 0; c < h.p.cores; ++c)
+    for (unsigned l = 0; l < h.p.lanes; ++l)
+      if (h.model.core(c).bank(l).reserved() != 0) return true;
+  return false;
+}
+
 // The rtl backend evaluates a core's Verilated model only in the cycles in
 // which the core has something to do: a lane, refill or reservation access,
 // a work ID offered by the network, or its redistribution tick. Traffic on
@@ -176,6 +185,7 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
     in.rf_id.assign(n, 0);
     in.rsv.assign(h.p.cores, 0);
     std::uint64_t core_cycles = 0;
+    unsigned max_rsv = 0;  // most reserved entries seen in one bank
     const std::uint64_t evals0 = h.skipping->core_evals();
     for (int phase = 0; phase < 2 && !HasFatalFailure(); ++phase) {
       in.double_buf = phase == 1;
@@ -185,17 +195,22 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
         const bool quiet = t % 80 >= 60;
         const bool filling = (t / 80) % 3 == 0;  // pushes outweigh pulls
         in.swap = in.double_buf && pct(10);
-        in.hvu_busy = pct(50);
+        // The HVU is busy while it holds work, and always while an entry it
+        // reserved is not yet filled (Hvu::busy_this_round).
+        in.hvu_busy = pct(50) || reserved_any(h);
+        // Every other 240 cycles the reserved entries are left unfilled (a
+        // slow memory), so that reservations stack up in a bank.
+        const bool hold = (t / 240) % 2 == 1;
         for (std::size_t k = 0; k < n; ++k) {
           const bool mine = !quiet && k / h.p.lanes == busy;
           in.push[k] = mine && pct(filling ? 60 : 10);
           in.pull[k] = mine && !in.push[k] && pct(filling ? 10 : 60);
           in.push_id[k] = in.push[k] ? static_cast<std::uint32_t>(rng() & 0xffffff) : 0;
-          // Refills: into every reserved entry, at once (as the HVU fills
-          // what it reserved), and on demand on the busy core where nothing
-          // is reserved.
+          // Refills: into every reserved entry, at once outside the holds (as
+          // the HVU fills what it reserved), and on demand on the busy core
+          // (into a reserved entry if there is one).
           const unsigned rsvd = h.model.core(static_cast<unsigned>(k / h.p.lanes)).bank(k % h.p.lanes).reserved();
-          in.rf_put[k] = !in.double_buf && (rsvd != 0 || (mine && pct(10)));
+          in.rf_put[k] = !in.double_buf && ((rsvd != 0 && !hold) || (mine && pct(10)));
           in.rf_id[k] = in.rf_put[k] ? static_cast<std::uint32_t>(rng() & 0xffffff) : 0;
         }
         // Reservations on the busy core, and in the idle cycles on the next
@@ -204,6 +219,8 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
           in.rsv[c] = !in.double_buf && (quiet ? c == (busy + 1) % h.p.cores && pct(20) : c == busy && pct(5));
         h.step(in);
         core_cycles += h.p.cores;
+        for (unsigned c = 0; c < h.p.cores; ++c)
+          for (unsigned l = 0; l < h.p.lanes; ++l) max_rsv = std::max(max_rsv, h.model.core(c).bank(l).reserved());
       }
       // Drain the pull sides before the mode changes (banks empty).
       Backend::In drain = in;
@@ -211,9 +228,9 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
       drain.rsv.assign(h.p.cores, 0);
       drain.push.assign(n, 0);
       drain.pull.assign(n, 1);
-      drain.hvu_busy = false;
       for (unsigned t = 0; t < 4000 && !HasFatalFailure() && !h.o[0].sys_empty; ++t) {
         drain.swap = drain.double_buf;
+        drain.hvu_busy = reserved_any(h);  // the drain ends only when every reservation is filled and pulled
         // Reserved entries get their refill (the HVU's protocol).
         for (std::size_t k = 0; k < n; ++k) {
           drain.rf_put[k] = h.model.core(static_cast<unsigned>(k / h.p.lanes)).bank(k % h.p.lanes).reserved() != 0;
@@ -226,7 +243,9 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
     }
     const std::uint64_t evals = h.skipping->core_evals() - evals0;
     EXPECT_LT(evals * 4, core_cycles * 3) << "evaluated " << evals << " of " << core_cycles << " core cycles";
-    std::cout << b.name << ": evaluated " << evals << " of " << core_cycles << " core cycles\n";
+    EXPECT_GE(max_rsv, 8u) << "reservations did not stack up in a bank";
+    std::cout << b.name << ": evaluated " << evals << " of " << core_cycles << " core cycles, up to " << max_rsv
+              << " reserved entries in a bank\n";
   }
 }
 
