@@ -160,7 +160,6 @@ class RtlBackend final : public Backend {
     for (unsigned c = 0; c < p_.cores && !net_act; ++c) net_act = active_[c] && cores_[c]->inject_valid_o;
     if (net_act) {
       net_inputs();
-      net.eval();
       bool again = false;
       for (unsigned c = 0; c < p_.cores; ++c) {
         if (!active_[c]) continue;
@@ -266,7 +265,8 @@ class RtlBackend final : public Backend {
     f(*icrn_);
   }
   // The network's inputs from the cores: greedy bits, and eject_ready and
-  // the injections of the cores evaluated (the others take and give nothing).
+  // the injections of the cores evaluated (the others take and give nothing);
+  // then the network evaluated.
   void net_inputs() {
     VI& net = *icrn_;
     for (unsigned c = 0; c < p_.cores; ++c) {

@@ -190,12 +190,6 @@ class Dut {
     top_->clk_i = 0;
     t_ += 2;
   }
-  std::uint64_t cycles() const { return t_ / 2; }
-  // The waveform dumps one of the next n cycles.
-  bool wave_within(std::uint64_t n) const { return wave_.within(t_, n); }
-  // n cycles have passed without being clocked here: the caller advanced the
-  // design's state itself (its free-running counters; rtl_backend.h).
-  void advance(std::uint64_t n) { t_ += 2 * n; }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;
