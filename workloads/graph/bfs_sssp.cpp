@@ -19,10 +19,20 @@
 //         configures it and pushes the source; each step launches persistent
 //         threads (every wavefront slot) that pull until DONE and push the
 //         nodes whose distance improved; the partitions swap after each
-//         kernel. No overflow buffer yet: a push to a full bank is exit 3.
+//         kernel; pushes to full banks spill to the overflow buffer that
+//         the initialization kernel gives wlinit (`<w>.hwwl.overflow`);
+//         `<w>.hwwl.buffer=single` runs one persistent kernel instead.
 //         Options (Sec. II): `<w>.swwl.push` atomic / chunk (WCH) / aru (ARU),
 //         `<w>.swwl.threads` 0 (one work-item per item: VKC) or a fixed
 //         count with even shares, `<w>.swwl.donate` (WDO).
+//
+// Every atomic on a neighbour's distance is guarded by a plain load, as in
+// LonestarGPU's kernels (`if (dist[dst] == INF && atomicCAS(...) == INF)`,
+// sssp: `if (alt < dist[dst]) atomicMin(...)`): the atomic goes to the L2
+// only when it may change the value (`<w>.check_first`; false: an atomic on
+// every arc). A stale L1 copy is never wrong in the unsafe direction: bfs
+// levels are set once and sssp distances only fall, so a stale value at
+// worst sends an atomic that changes nothing.
 //
 // Every run compares the distances with a host BFS / Dijkstra; `--output FILE`
 // writes one line per node: its id in the input's numbering and its distance,
@@ -63,6 +73,8 @@ struct Workload {
   // The hardware worklist's overflow buffer and buffering mode (hwwl only).
   Param<std::int64_t> overflow;
   Param<std::string> buffer;
+  // The plain load before each atomic on a neighbour (every variant with one).
+  Param<bool> check_first;
 };
 
 Workload make(const char* name, bool weighted) {
@@ -94,7 +106,11 @@ Workload make(const char* name, bool weighted) {
                                      "hwwl worklist mode (wlcfg): double: one kernel per step, pulls and pushes on "
                                      "separate partitions swapped between kernels (the paper's evaluation); single: "
                                      "one persistent kernel whose pushes go to the list it pulls, steps overlapping "
-                                     "(label-correcting; Sec. V-C, Fig. 8)"}};
+                                     "(label-correcting; Sec. V-C, Fig. 8)"},
+                  Param<bool>{n + ".check_first", true, "",
+                              "read a neighbour's distance before the atomic on it and skip the atomic when it "
+                              "cannot change it, as LonestarGPU's kernels do; false: an atomic on every arc (not "
+                              "bfs topo, which reads and stores without atomics)"}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -135,7 +151,7 @@ Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, 
   if (any) co_await l.store<std::uint32_t>(changed, 1);
 }
 
-Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed) {
+Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, bool check) {
   const std::uint32_t u = l.global_id();
   if (u >= g.nodes) co_return;
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
@@ -148,6 +164,10 @@ Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed)
     const auto w = co_await l.load<std::uint32_t>(at(g.weight, k));
     co_await l.alu(1);
     const auto nd = relaxed(du, w);
+    if (check) {  // LonestarGPU: no atomic when it cannot change the value
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen <= nd) continue;
+    }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
     if (nd < old) any = true;
   }
@@ -175,6 +195,7 @@ struct SwOpts {
   SwPush push = SwPush::kAtomic;
   std::uint32_t threads = 0;  // 0: one per item (VKC)
   bool donate = false;
+  bool check = true;  // <w>.check_first
 };
 
 // LDS layout of a workgroup (zeroed at dispatch): ARU's block count and base,
@@ -194,7 +215,7 @@ Task<> store_pushes(Lane& l, const Lists& w, std::uint32_t slot, const std::vect
 // Relaxes u's out-arcs; the nodes to push go to the out-list at once (atomic)
 // or into `pend` (chunk, aru).
 Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool weighted, std::uint32_t step,
-                  std::uint32_t u, SwPush mode, std::vector<std::uint32_t>& pend) {
+                  std::uint32_t u, SwPush mode, bool check, std::vector<std::uint32_t>& pend) {
   const auto du = weighted ? co_await l.load<std::uint32_t>(at(dist, u)) : step;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
@@ -205,10 +226,18 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
       const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
       co_await l.alu(1);
       const auto nd = relaxed(du, wt);
+      if (check) {  // LonestarGPU: no atomic when it cannot change the value
+        const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+        if (seen <= nd) continue;
+      }
       const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
       // Once per step: the first improver of v this step pushes it.
       if (nd < old) improved = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step) != step;
     } else {
+      if (check) {  // LonestarGPU: no atomic when it cannot change the value
+        const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+        if (seen != kUnreached) continue;
+      }
       improved = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, step + 1) == kUnreached;
     }
     if (!improved) continue;
@@ -264,7 +293,7 @@ Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted
     }
     co_await l.barrier();
   }
-  for (const std::uint32_t u : items) co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, pend);
+  for (const std::uint32_t u : items) co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, o.check, pend);
   if (o.donate) {
     const auto donated = std::min(co_await l.lds_load<std::uint32_t>(kLdsDonated), kDonationsPerGroup);
     if (l.local_id() == 0 && donated) co_await l.atomic_add<std::uint32_t>(w.donated, donated);
@@ -272,7 +301,7 @@ Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted
       const auto k = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsTaken, 1u);
       if (k >= donated) break;
       const auto u = co_await l.lds_load<std::uint32_t>(kLdsDonations + 4 * k);
-      co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, pend);
+      co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, o.check, pend);
     }
   }
   if (o.push == SwPush::kAru) {
@@ -302,11 +331,15 @@ Task<> hwwl_init(Lane& l, std::uint32_t src, std::uint64_t overflow, std::uint64
   if (l.global_id() == 0) co_await wl::wl_push(l, src);
 }
 
-Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, std::uint32_t u) {
+Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, std::uint32_t u, bool check) {
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (check) {  // LonestarGPU: no atomic when it cannot change the value
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen != kUnreached) continue;
+    }
     const auto old = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, level + 1);
     if (old == kUnreached) co_await wl::wl_push(l, v);
   }
@@ -323,18 +356,23 @@ Task<> hwwl_init_single(Lane& l, std::uint32_t src, std::uint64_t overflow, std:
   if (l.global_id() == 0) co_await wl::wl_push(l, src);
 }
 
-Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u) {
+Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check) {
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (check) {  // LonestarGPU: no atomic when it cannot change the value
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen <= du + 1) continue;
+    }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), du + 1);
     if (du + 1 < old) co_await wl::wl_push(l, v);
   }
 }
 
-Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, std::uint32_t u) {
+Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, std::uint32_t u,
+                  bool check) {
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
@@ -343,6 +381,10 @@ Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, 
     const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
     co_await l.alu(1);
     const auto nd = relaxed(du, wt);
+    if (check) {  // LonestarGPU: no atomic when it cannot change the value
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen <= nd) continue;
+    }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
     if (nd < old) {
       const auto seen = co_await l.atomic_exch<std::uint32_t>(at(stamp, v), step);
@@ -352,7 +394,7 @@ Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, 
 }
 
 // sssp in single-buffer mode: a node is pushed whenever its distance drops.
-Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u) {
+Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check) {
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
@@ -361,6 +403,10 @@ Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t 
     const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
     co_await l.alu(1);
     const auto nd = relaxed(du, wt);
+    if (check) {  // LonestarGPU: no atomic when it cannot change the value
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen <= nd) continue;
+    }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
     if (nd < old) co_await wl::wl_push(l, v);
   }
@@ -385,20 +431,21 @@ Task<> pull_loop(Lane& l, Visit visit) {
   }
 }
 
-Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit(l, g, dist, level, u); });
+Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, bool check) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit(l, g, dist, level, u, check); });
 }
 
-Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit_single(l, g, dist, u); });
+Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit_single(l, g, dist, u, check); });
 }
 
-Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u); });
+Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u, check); });
 }
 
-Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u); });
+Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step,
+                 bool check) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u, check); });
 }
 
 // ---- host side ------------------------------------------------------------------
@@ -430,6 +477,11 @@ void run(const Workload& wl, Host& h) {
   sw.push = push_mode == "chunk" ? SwPush::kChunk : push_mode == "aru" ? SwPush::kAru : SwPush::kAtomic;
   sw.threads = static_cast<std::uint32_t>(wl.sw_threads.get(cfg));
   sw.donate = wl.sw_donate.get(cfg);
+  const bool check = sw.check = wl.check_first.get(cfg);
+  if (variant == "topo" && !wl.weighted && !cfg.is_default(wl.check_first.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: bfs topo has no atomic (it reads a neighbour's level "
+                                "and stores it)",
+                                wl.check_first.name(), cfg.origin(wl.check_first.name())));
   for (const std::string& k : {wl.sw_push.name(), wl.sw_threads.name(), wl.sw_donate.name()})
     if (variant != "swwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
@@ -466,7 +518,7 @@ void run(const Workload& wl, Host& h) {
       const std::uint32_t zero = 0;
       h.copy_in(flag, &zero, 4);
       if (wl.weighted)
-        launch("sssp_topo", g.nodes, [=](Lane& l) { return sssp_topo(l, dg, dist, flag); });
+        launch("sssp_topo", g.nodes, [=](Lane& l) { return sssp_topo(l, dg, dist, flag, check); });
       else
         launch("bfs_topo", g.nodes, [=](Lane& l) { return bfs_topo(l, dg, dist, flag, level); });
       std::uint32_t changed = 0;
@@ -491,9 +543,9 @@ void run(const Workload& wl, Host& h) {
           {"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init_single(l, src, overflow, entries); }});
       unit->kernel_done();
       if (wl.weighted)
-        launch("sssp_hwwl_single", threads, [=](Lane& l) { return sssp_hwwl_single(l, dg, dist); });
+        launch("sssp_hwwl_single", threads, [=](Lane& l) { return sssp_hwwl_single(l, dg, dist, check); });
       else
-        launch("bfs_hwwl_single", threads, [=](Lane& l) { return bfs_hwwl_single(l, dg, dist); });
+        launch("bfs_hwwl_single", threads, [=](Lane& l) { return bfs_hwwl_single(l, dg, dist, check); });
       unit->kernel_done();
       if (unit->work_inside() != 0)
         throw SimFault(fmt::format("{}: single-buffer kernel ended with {} work IDs inside ({})", wl.name,
@@ -503,9 +555,9 @@ void run(const Workload& wl, Host& h) {
       unit->kernel_done();  // the source moves to the pull side
       for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
         if (wl.weighted)
-          launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step); });
+          launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step, check); });
         else
-          launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step); });
+          launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step, check); });
         unit->kernel_done();
       }
     }
@@ -569,10 +621,10 @@ std::uint64_t device_bytes(const Workload& wl, const Config& c) {
   return wl.graph.estimate_bytes(c) + 16 * (wl.graph.estimate_nodes(c) + 1);
 }
 
-const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo or swwl) on a graph file or generator",
+const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo, swwl or hwwl) on a graph file or generator",
                               kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); },
                               [](const Config& c) { return device_bytes(kBfs, c); }}};
-const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo or swwl) on a graph file or generator",
+const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo, swwl or hwwl) on a graph file or generator",
                                kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); },
                                [](const Config& c) { return device_bytes(kSssp, c); }}};
 
