@@ -13,7 +13,11 @@ spills and refills; its refill scheme: --refill=interval|on_demand).
 1.0: a sub-cycle quantum, whose synchronisation points do not fall on cycle
 edges).
 Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [--refill=R] [--buffer=B] [--reference=NS] [--set=K=V ...]
---set=K=V passes a further --set to every run (e.g. --set=mem.magic=true)."""
+--set=K=V passes a further --set to every run (e.g. --set=mem.magic=true).
+--software sweeps the kernels without the hardware worklist instead (bfs swwl,
+sssp swwl and sssp topo, scale 9, kim2014; worklist options do not apply):
+their reads of a neighbour before the atomic on it (`<w>.check_first`) are
+synchronisation through memory too. --check-first=false turns those reads off."""
 import json
 import subprocess
 import sys
@@ -27,6 +31,8 @@ refill = "interval"
 buffer = "double"
 one_cycle = "1.4286"
 extra = []
+software = False
+check_first = None
 for a in sys.argv[1:]:
     if a.startswith("--schemes="):
         schemes = a.split("=", 1)[1].split(",")
@@ -38,6 +44,10 @@ for a in sys.argv[1:]:
         buffer = a.split("=", 1)[1]
     elif a.startswith("--set="):
         extra += ["--set", a.split("=", 1)[1]]
+    elif a == "--software":
+        software = True
+    elif a.startswith("--check-first="):
+        check_first = a.split("=", 1)[1]
     elif a.startswith("--reference="):
         one_cycle = a.split("=", 1)[1]
     elif a.startswith("--"):
@@ -47,22 +57,36 @@ seeds = (1, 2, 3)
 
 
 def run(w, scheme, seed, q):
+    if software:  # scheme is the variant here
+        return run_software(w, scheme, seed, q)
+    cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
                         f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
                         "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
-                        *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
+                        *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name],
+                       check=True)
         j = json.load(open(f.name))
         return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
             j["stats"]["gpu.worklist.hvu.spills"]
 
 
-print(f"| workload | scheme | seed | spills | {one_cycle} ns quantum: kernel ns (WAITs) | "
+def run_software(w, variant, seed, q):
+    cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant={variant}", "--set",
+                        f"{w}.scale=9", *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet",
+                        "--stats", f.name], check=True)
+        j = json.load(open(f.name))
+        return j["workload"]["results"]["kernel_ns"], "-", "-"
+
+
+print(f"| workload | {'variant' if software else 'scheme'} | seed | spills | {one_cycle} ns quantum: kernel ns (WAITs) | "
       + " | ".join(f"{q} ns" for q in quanta) + " |")
 print("|---|---|---|---|---" + "|---" * len(quanta) + "|")
 worst = 0.0
 for w in ("bfs", "sssp"):
-    for scheme in schemes:
+    for scheme in ((["swwl", "topo"] if w == "sssp" else ["swwl"]) if software else schemes):
         for seed in seeds:
             ref, ref_waits, spills = run(w, scheme, seed, one_cycle)
             cells = []
