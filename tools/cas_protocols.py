@@ -7,10 +7,11 @@ the time per success and the ownership transfers.
 Usage: tools/cas_protocols.py [build/fgsim]"""
 import json
 import subprocess
-import sys
 import tempfile
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+import fgtool  # tools/fgtool.py, beside this script
+
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 iters = 200
 
 

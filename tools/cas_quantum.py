@@ -7,10 +7,11 @@ k CUs each make 200 successful CAS increments of one counter
 CU for each quantum. Usage: tools/cas_quantum.py [build/fgsim]"""
 import json
 import subprocess
-import sys
 import tempfile
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+import fgtool  # tools/fgtool.py, beside this script
+
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 quanta, cus = (1, 20, 50), (1, 2, 4, 8)
 
 

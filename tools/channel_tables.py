@@ -7,8 +7,9 @@ Table 3's sizes by quantum (about 10 minutes). Usage: tools/channel_tables.py bu
 import json
 import os
 import subprocess
-import sys
 import tempfile
+
+import fgtool  # tools/fgtool.py, beside this script
 
 
 def run(fgsim, args):
@@ -51,7 +52,7 @@ def fib_flow(fgsim):
 
 
 def main():
-    fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+    fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
     fib_flow(fgsim)
     print("fib(24), orr2014, 8 CUs, by fib.capacity\n")
     print("| `fib.capacity` | wavefronts | yields (= restarts) | run time (us) | GPU blocked on the aggregator |")

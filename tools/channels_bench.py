@@ -5,7 +5,7 @@ of each of Orr et al.'s Table-3 inputs on 8 CUs (orr2014, every parameter at
 its default, which is Table 3's input), one line per workload with the host
 wall time, peak resident memory, simulated time, wavefronts and yields.
 Workloads not built yet are reported as such. Target: each under 60 s.
-Usage: tools/channels_bench.py [build/fgsim] [--repeat=N]"""
+Usage: tools/channels_bench.py [build/fgsim] [--repeat=N]  (N runs each, the best kept)"""
 import json
 import os
 import subprocess
@@ -13,12 +13,12 @@ import sys
 import tempfile
 import time
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-fgsim = args[0] if args else "build/fgsim"
-repeat = 1
-for a in sys.argv[1:]:
-    if a.startswith("--repeat="):
-        repeat = int(a.split("=", 1)[1])
+import fgtool  # tools/fgtool.py, beside this script
+
+ap = fgtool.parser(__doc__)
+ap.add_argument("--repeat", type=fgtool.positive, default=1, metavar="N", help="runs per workload; the best is kept")
+opts = fgtool.parse(ap)
+fgsim, repeat = opts.fgsim, opts.repeat
 
 TABLE3 = [("fib", "fib(24)"), ("queens", "13x13"), ("sort", "1,000,000 keys"), ("strassen", "512x512")]
 listed = subprocess.run([fgsim, "list"], capture_output=True, text=True, check=True).stdout.split()

@@ -6,10 +6,11 @@ wavefront_instructions over host wall time). Compute-bound: every lane runs an
 alu loop (divergent.fraction=1). Memory-bound: vecadd over a large vector."""
 import json
 import subprocess
-import sys
 import tempfile
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+import fgtool  # tools/fgtool.py, beside this script
+
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 runs = {
     "compute-bound (alu loop, 1 CU)": ["divergent", "--set", "gpu.cus=1", "--set", "divergent.fraction=1",
                                        "--set", "divergent.work=2000", "--set", "divergent.n=10240"],

@@ -6,10 +6,11 @@ quantum and at 5, 20 and 50 ns; prints the kernel time at one cycle and each
 other quantum's deviation from it. Usage: tools/cu_quantum.py [build/fgsim]"""
 import json
 import subprocess
-import sys
 import tempfile
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+import fgtool  # tools/fgtool.py, beside this script
+
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 presets = {"orr2014": 1.0, "kim2014": 1.0 / 0.7}  # one CU cycle in ns (1 GHz, 700 MHz)
 workloads = {"vecadd": "vecadd.n=16384", "reduce": "reduce.n=16384", "histogram": "histogram.n=16384",
              "divergent": "divergent.n=8192"}

@@ -22,9 +22,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fgtool  # noqa: E402
 from golden import RUNS  # noqa: E402
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 
 
 def run(args):

@@ -7,10 +7,11 @@ one-cycle quantum and at 5, 10, 20 (default), 30 and 50 ns.
 Usage: tools/sync_quantum.py [build/fgsim]"""
 import json
 import subprocess
-import sys
 import tempfile
 
-fgsim = sys.argv[1] if len(sys.argv) > 1 else "build/fgsim"
+import fgtool  # tools/fgtool.py, beside this script
+
+fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 presets = {"orr2014": 1.0, "kim2014": 1.0 / 0.7}  # one CU cycle (ns)
 quanta = (5, 10, 20, 30, 50)
 

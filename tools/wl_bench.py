@@ -12,27 +12,20 @@ import json
 import os
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-fgsim = args[0] if args else "build/fgsim"
-scales = [20]
-cus = 16
-backends = ["model", "rtl"]
-ff = "true"
-for a in [a for a in sys.argv[1:] if a.startswith("--")]:
-    if a.startswith("--scales="):
-        scales = [int(x) for x in a.split("=", 1)[1].split(",")]
-    elif a.startswith("--cus="):
-        cus = int(a.split("=", 1)[1])
-    elif a.startswith("--backends="):
-        backends = a.split("=", 1)[1].split(",")
-    elif a == "--no-ff":
-        ff = "false"
-    else:
-        sys.exit(f"wl_bench.py: unknown option {a}")
+import fgtool  # tools/fgtool.py, beside this script
+
+ap = fgtool.parser(__doc__)
+ap.add_argument("--scales", type=fgtool.int_list, default=[20], metavar="S,...", help="R-MAT scales (default 20)")
+ap.add_argument("--cus", type=fgtool.positive, default=16, help="gpu.cus (default 16)")
+ap.add_argument("--backends", type=fgtool.choice_list("model", "rtl"), default=["model", "rtl"], metavar="B,...",
+                help="worklist.backend values (default model,rtl)")
+ap.add_argument("--no-ff", action="store_true", help="worklist.fast_forward=false")
+opts = fgtool.parse(ap)
+fgsim, scales, cus, backends = opts.fgsim, opts.scales, opts.cus, opts.backends
+ff = "false" if opts.no_ff else "true"
 
 
 def run(scale, backend):

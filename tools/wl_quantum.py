@@ -20,38 +20,27 @@ their reads of a neighbour before the atomic on it (`<w>.check_first`) are
 synchronisation through memory too. --check-first=false turns those reads off."""
 import json
 import subprocess
-import sys
 import tempfile
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-fgsim = args[0] if args else "build/fgsim"
-schemes = ["lsorting"]
-depth = "1024"
-refill = "interval"
-buffer = "double"
-one_cycle = "1.4286"
-extra = []
-software = False
-check_first = None
-for a in sys.argv[1:]:
-    if a.startswith("--schemes="):
-        schemes = a.split("=", 1)[1].split(",")
-    elif a.startswith("--depth="):
-        depth = a.split("=", 1)[1]
-    elif a.startswith("--refill="):
-        refill = a.split("=", 1)[1]
-    elif a.startswith("--buffer="):
-        buffer = a.split("=", 1)[1]
-    elif a.startswith("--set="):
-        extra += ["--set", a.split("=", 1)[1]]
-    elif a == "--software":
-        software = True
-    elif a.startswith("--check-first="):
-        check_first = a.split("=", 1)[1]
-    elif a.startswith("--reference="):
-        one_cycle = a.split("=", 1)[1]
-    elif a.startswith("--"):
-        sys.exit(f"wl_quantum.py: unknown option {a}")
+import fgtool  # tools/fgtool.py, beside this script
+
+# Values go to fgsim as given (it names a bad one); the choices here are
+# checked first so that a typo does not start a sweep.
+ap = fgtool.parser(__doc__)
+ap.add_argument("--schemes", type=fgtool.choice_list("none", "threshold", "lsorting", "gsorting", "magic",
+                                                     "ideal_fifo", "ideal_sorted"),
+                default=["lsorting"], metavar="S,...")
+ap.add_argument("--depth", type=fgtool.positive, default=1024, metavar="N")
+ap.add_argument("--refill", choices=("interval", "on_demand"), default="interval")
+ap.add_argument("--buffer", choices=("double", "single"), default="double")
+ap.add_argument("--reference", type=fgtool.positive_number, default="1.4286", metavar="NS")
+ap.add_argument("--set", action="append", default=[], metavar="K=V")
+ap.add_argument("--software", action="store_true")
+ap.add_argument("--check-first", choices=("true", "false"))
+opts = fgtool.parse(ap)
+fgsim, schemes, depth, refill, buffer = opts.fgsim, opts.schemes, str(opts.depth), opts.refill, opts.buffer
+one_cycle, software, check_first = opts.reference, opts.software, opts.check_first
+extra = [x for kv in opts.set for x in ("--set", kv)]
 quanta = ("5", "20", "50", "100")
 seeds = (1, 2, 3)
 

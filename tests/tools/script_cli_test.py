@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The measurement scripts of tools/ (benchmarks, quantum sweeps, the tables in
+docs/) keep the error contract before any run starts: an unknown option, a bad
+option value, an extra argument or a missing fgsim is one line on stderr naming
+it and exit 2, and fgsim is never started; --help prints the script's
+docstring and exits 0. A stand-in fgsim that leaves a mark when started shows
+that no run began."""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[1]
+tools = os.path.join(root, "tools")
+SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "cu_bench", "cu_quantum",
+           "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+# Bad values: (script, argument, what the line must name).
+BAD_VALUES = [
+    ("channels_bench", "--repeat=0", "--repeat"),
+    ("channels_bench", "--repeat=two", "--repeat"),
+    ("wl_bench", "--scales=14,x", "--scales"),
+    ("wl_bench", "--cus=-4", "--cus"),
+    ("wl_bench", "--backends=model,verilator", "verilator"),
+    ("wl_quantum", "--schemes=lsort", "lsort"),
+    ("wl_quantum", "--depth=0", "--depth"),
+    ("wl_quantum", "--refill=ondemand", "ondemand"),
+    ("wl_quantum", "--buffer=triple", "triple"),
+    ("wl_quantum", "--reference=-1", "--reference"),
+    ("wl_quantum", "--check-first=yes", "--check-first"),
+]
+tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
+mark = os.path.join(tmp, "started")
+fake = os.path.join(tmp, "fgsim")
+with open(fake, "w") as f:
+    f.write(f"#!/bin/sh\ntouch '{mark}'\nexit 1\n")
+os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+failures = []
+
+
+def run(script, *args):
+    r = subprocess.run([sys.executable, os.path.join(tools, script + ".py"), *args], capture_output=True, text=True,
+                       timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+def refused(script, args, names):
+    rc, out, err = run(script, *args)
+    lines = err.strip().splitlines()
+    what = f"{script} {' '.join(args)}"
+    if rc != 2:
+        failures.append(f"{what}: exit {rc}, expected 2 ({err.strip()[-200:]})")
+    if len(lines) != 1 or names not in lines[0] or not lines[0].startswith(script + ".py: "):
+        failures.append(f"{what}: expected one line naming {names}, got {lines}")
+    if out:
+        failures.append(f"{what}: wrote to stdout: {out[:200]}")
+    if os.path.exists(mark):
+        failures.append(f"{what}: started fgsim")
+        os.remove(mark)
+
+
+for s in SCRIPTS:
+    refused(s, [fake, "--bogus"], "--bogus")
+    refused(s, [fake, "extra"], "extra")
+    missing = os.path.join(tmp, "no-such-fgsim")
+    refused(s, [missing], missing)
+    rc, out, err = run(s, "--help")
+    doc_line = open(os.path.join(tools, s + ".py")).read().split('"""')[1].splitlines()[0].strip()
+    if rc != 0 or doc_line not in out:
+        failures.append(f"{s} --help: exit {rc}, docstring's first line {doc_line!r} not in the output")
+for s, arg, names in BAD_VALUES:
+    refused(s, [fake, arg], names)
+
+for f in failures:
+    print("FAIL", f)
+print(f"script_cli: {len(SCRIPTS)} scripts, {len(BAD_VALUES)} bad values, {len(failures)} failures")
+sys.exit(1 if failures else 0)

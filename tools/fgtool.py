@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The command line shared by the measurement scripts in tools/ (benchmarks,
+quantum sweeps, the tables in docs/): an optional path to fgsim (default
+build/fgsim) and the script's own options, parsed by argparse, so --help
+prints the script's docstring and a bad option or value is one line naming
+it and exit 2 (docs/reliability.md), before any run starts."""
+import argparse
+import os
+
+
+def parser(doc):
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("fgsim", nargs="?", default="build/fgsim", help="the fgsim executable (default: build/fgsim)")
+    return ap
+
+
+def parse(ap, argv=None):
+    """Parses like ap.parse_args, but an error is one line (argparse prints
+    the usage first) and fgsim must be an executable file."""
+    def error(message):
+        ap.exit(2, f"{ap.prog}: error: {message}\n")
+    ap.error = error
+    a = ap.parse_args(argv)
+    if not (os.path.isfile(a.fgsim) and os.access(a.fgsim, os.X_OK)):
+        error(f"no fgsim executable at {a.fgsim} (build it first: make build)")
+    return a
+
+
+# Option types: each raises argparse.ArgumentTypeError, which parse() turns
+# into one line naming the option and the value.
+
+def positive(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive integer")
+    return v
+
+
+def positive_number(text):
+    """A positive number, kept as the text given (it goes to fgsim as is)."""
+    try:
+        ok = float(text) > 0
+    except ValueError:
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number")
+    return text
+
+
+def int_list(text):
+    return [positive(x) for x in text.split(",")]
+
+
+def choice_list(*choices):
+    def parse_list(text):
+        items = text.split(",")
+        for x in items:
+            if x not in choices:
+                raise argparse.ArgumentTypeError(f"'{x}' is not one of {', '.join(choices)}")
+        return items
+    return parse_list
