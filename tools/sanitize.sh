@@ -91,4 +91,15 @@ check 3 "full channel with yield off" run fib --preset orr2014 --quiet --set fib
 check 3 "full channel in a flow graph" run fib-flow --preset orr2014 --quiet --set fib_flow.n=16 --set fib_flow.capacity=64 \
   --set yield.enabled=false
 check 3 "watchdog in a graph workload" run sssp --preset kim2014 --quiet --set sssp.variant=swwl --set sim.max_time=20000
+# The rtl worklist backend's waveform (the configuration this build has):
+# Verilator's trace runtime, compiled without UBSan's alignment check
+# (systemc/CMakeLists.txt says why).
+wave="$(mktemp -d)"
+check 0 "rtl worklist backend with --vcd" run bfs --preset kim2014 --quiet --set gpu.cus=2 --set worklist.depth=64 \
+  --set bfs.variant=hwwl --set bfs.scale=8 --set worklist.backend=rtl --vcd "$wave/wl.vcd" --set worklist.vcd_to=2000
+if ! grep -q '^#' "$wave/wl.vcd" 2>/dev/null; then
+  echo "sanitize: FAIL rtl worklist backend with --vcd: no time stamps in the waveform"
+  status=1
+fi
+rm -rf "$wave"
 exit "$status"
