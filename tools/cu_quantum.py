@@ -5,7 +5,6 @@ docs/compute-unit.md): each workload on both presets, 4 CUs, at a one-cycle
 quantum and at 5, 20 and 50 ns; prints the kernel time at one cycle and each
 other quantum's deviation from it. Usage: tools/cu_quantum.py [build/fgsim]"""
 import json
-import subprocess
 import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
@@ -19,8 +18,8 @@ quanta = (5, 20, 50)
 
 def kernel_ns(preset, w, extra, q):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([fgsim, "run", w, "--preset", preset, "--set", "gpu.cus=4", "--set", extra,
-                        "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name], check=True)
+        fgtool.run([fgsim, "run", w, "--preset", preset, "--set", "gpu.cus=4", "--set", extra,
+                    "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
         return json.load(open(f.name))["workload"]["results"]["kernel_ns"]
 
 

@@ -3,9 +3,14 @@
 quantum sweeps, the tables in docs/): an optional path to fgsim (default
 build/fgsim) and the script's own options, parsed by argparse, so --help
 prints the script's docstring and a bad option or value is one line naming
-it and exit 2 (docs/reliability.md), before any run starts."""
+it and exit 2 (docs/reliability.md), before any run starts. run() starts
+fgsim; a run that fails ends the script with fgsim's exit code and a line
+naming the command, not a Python traceback."""
 import argparse
 import os
+import shlex
+import subprocess
+import sys
 
 
 def parser(doc):
@@ -62,3 +67,15 @@ def choice_list(*choices):
                 raise argparse.ArgumentTypeError(f"'{x}' is not one of {', '.join(choices)}")
         return items
     return parse_list
+
+
+def run(cmd, stdout=None):
+    """Runs fgsim (cmd[0]); its messages reach stderr as it writes them. When
+    it fails, one more line names the command and the script exits with
+    fgsim's code (2: bad input, 3: a simulated fault)."""
+    r = subprocess.run(cmd, stdout=stdout, text=True)
+    if r.returncode != 0:
+        prog = os.path.basename(sys.argv[0])
+        sys.stderr.write(f"{prog}: fgsim exited {r.returncode}: {shlex.join(str(c) for c in cmd)}\n")
+        sys.exit(r.returncode if 0 < r.returncode < 126 else 1)
+    return r

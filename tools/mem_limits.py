@@ -17,7 +17,6 @@ stats, an upper bound on what an omission could change:
 Usage: tools/mem_limits.py [build/fgsim]"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -30,7 +29,7 @@ fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 
 def run(args):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([fgsim, "run", *args, "--quiet", "--stats", f.name], check=True)
+        fgtool.run([fgsim, "run", *args, "--quiet", "--stats", f.name])
         return json.load(open(f.name))
 
 

@@ -19,7 +19,6 @@ sssp swwl and sssp topo, scale 9, kim2014; worklist options do not apply):
 their reads of a neighbour before the atomic on it (`<w>.check_first`) are
 synchronisation through memory too. --check-first=false turns those reads off."""
 import json
-import subprocess
 import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
@@ -50,11 +49,10 @@ def run(w, scheme, seed, q):
         return run_software(w, scheme, seed, q)
     cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
-                        f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
-                        "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
-                        *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name],
-                       check=True)
+        fgtool.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
+                    f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
+                    "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
+                    *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
         j = json.load(open(f.name))
         return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
             j["stats"]["gpu.worklist.hvu.spills"]
@@ -63,9 +61,9 @@ def run(w, scheme, seed, q):
 def run_software(w, variant, seed, q):
     cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant={variant}", "--set",
-                        f"{w}.scale=9", *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet",
-                        "--stats", f.name], check=True)
+        fgtool.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant={variant}", "--set",
+                    f"{w}.scale=9", *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet",
+                    "--stats", f.name])
         j = json.load(open(f.name))
         return j["workload"]["results"]["kernel_ns"], "-", "-"
 

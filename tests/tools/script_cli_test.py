@@ -5,7 +5,9 @@ docs/) keep the error contract before any run starts: an unknown option, a bad
 option value, an extra argument or a missing fgsim is one line on stderr naming
 it and exit 2, and fgsim is never started; --help prints the script's
 docstring and exits 0. A stand-in fgsim that leaves a mark when started shows
-that no run began."""
+that no run began. A run that fails (a stand-in fgsim that exits 3, or 2)
+ends the script with fgsim's exit code and a line naming the command, not a
+Python traceback."""
 import os
 import stat
 import subprocess
@@ -72,7 +74,23 @@ for s in SCRIPTS:
 for s, arg, names in BAD_VALUES:
     refused(s, [fake, arg], names)
 
+# Scripts that stop on a failing run (the others report it in their table).
+STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "cu_bench", "cu_quantum", "mem_limits",
+            "sync_quantum", "wl_quantum"]
+for code in (3, 2):
+    failing = os.path.join(tmp, f"fgsim-exit{code}")
+    with open(failing, "w") as f:
+        f.write(f"#!/bin/sh\necho 'fgsim: stand-in failure {code}' >&2\nexit {code}\n")
+    os.chmod(failing, os.stat(failing).st_mode | stat.S_IXUSR)
+    for s in STOPPING:
+        rc, out, err = run(s, failing)
+        lines = err.strip().splitlines()
+        if rc != code or "Traceback" in err or len(lines) != 2 or lines[0] != f"fgsim: stand-in failure {code}" \
+                or not lines[1].startswith(f"{s}.py: fgsim exited {code}: {failing} "):
+            failures.append(f"{s} with fgsim exiting {code}: exit {rc}, stderr {lines[:6]}")
+
 for f in failures:
     print("FAIL", f)
-print(f"script_cli: {len(SCRIPTS)} scripts, {len(BAD_VALUES)} bad values, {len(failures)} failures")
+print(f"script_cli: {len(SCRIPTS)} scripts, {len(BAD_VALUES)} bad values, {len(STOPPING)} stopping on a failed "
+      f"run, {len(failures)} failures")
 sys.exit(1 if failures else 0)
