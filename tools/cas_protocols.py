@@ -5,8 +5,6 @@
 per CU, 1/2/4/8 CUs, at a one-cycle quantum and at the default 20 ns; prints
 the time per success and the ownership transfers.
 Usage: tools/cas_protocols.py [build/fgsim]"""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -15,11 +13,9 @@ iters = 200
 
 
 def run(coh, k, q):
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", "memstream", "--preset", "orr2014", "--set", f"gpu.cus={k}", "--set",
-                    "memstream.pattern=cas", "--set", f"memstream.iterations={iters}", "--set",
-                    f"mem.coherence={coh}", "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
-        d = json.load(open(f.name))
+    d = fgtool.stats([fgsim, "run", "memstream", "--preset", "orr2014", "--set", f"gpu.cus={k}", "--set",
+                      "memstream.pattern=cas", "--set", f"memstream.iterations={iters}", "--set",
+                      f"mem.coherence={coh}", "--set", f"sim.quantum={q}"])
     s = d["stats"]
     return d["sim"]["time_ns"] / (k * iters), sum(v for n, v in s.items() if n.endswith(".ownership_transfers"))
 

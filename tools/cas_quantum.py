@@ -5,8 +5,6 @@
 k CUs each make 200 successful CAS increments of one counter
 (memstream.pattern=cas) on orr2014; prints the simulated time relative to one
 CU for each quantum. Usage: tools/cas_quantum.py [build/fgsim]"""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -15,11 +13,9 @@ quanta, cus = (1, 20, 50), (1, 2, 4, 8)
 
 
 def sim_ns(k, q):
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", "memstream", "--preset", "orr2014", "--set", f"gpu.cus={k}",
-                    "--set", "memstream.pattern=cas", "--set", "memstream.iterations=200",
-                    "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
-        return json.load(open(f.name))["sim"]["time_ns"]
+    return fgtool.stats([fgsim, "run", "memstream", "--preset", "orr2014", "--set", f"gpu.cus={k}",
+                         "--set", "memstream.pattern=cas", "--set", "memstream.iterations=200",
+                         "--set", f"sim.quantum={q}"])["sim"]["time_ns"]
 
 
 t = {(k, q): sim_ns(k, q) for k in cus for q in quanta}

@@ -4,8 +4,6 @@
 instructions per host second, from fgsim runs (stats JSON: lane_ops and
 wavefront_instructions over host wall time). Compute-bound: every lane runs an
 alu loop (divergent.fraction=1). Memory-bound: vecadd over a large vector."""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -22,9 +20,7 @@ print("|---|---|---|---|---|")
 for name, args in runs.items():
     best = None
     for _ in range(3):
-        with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            fgtool.run([fgsim, "run", *args, "--preset", "orr2014", "--quiet", "--stats", f.name])
-            d = json.load(open(f.name))
+        d = fgtool.stats([fgsim, "run", *args, "--preset", "orr2014"])
         s = d["stats"]
         lanes = sum(v for k, v in s.items() if k.endswith(".lane_ops"))
         instrs = sum(v for k, v in s.items() if k.endswith(".wavefront_instructions"))

@@ -4,8 +4,6 @@
 docs/compute-unit.md): each workload on both presets, 4 CUs, at a one-cycle
 quantum and at 5, 20 and 50 ns; prints the kernel time at one cycle and each
 other quantum's deviation from it. Usage: tools/cu_quantum.py [build/fgsim]"""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -17,10 +15,8 @@ quanta = (5, 20, 50)
 
 
 def kernel_ns(preset, w, extra, q):
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", w, "--preset", preset, "--set", "gpu.cus=4", "--set", extra,
-                    "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
-        return json.load(open(f.name))["workload"]["results"]["kernel_ns"]
+    return fgtool.stats([fgsim, "run", w, "--preset", preset, "--set", "gpu.cus=4", "--set", extra,
+                         "--set", f"sim.quantum={q}"])["workload"]["results"]["kernel_ns"]
 
 
 print("| preset | workload | one-cycle quantum: kernel ns | " + " | ".join(f"{q} ns" for q in quanta) + " |")

@@ -7,10 +7,12 @@ it and exit 2 (docs/reliability.md), before any run starts. run() starts
 fgsim; a run that fails ends the script with fgsim's exit code and a line
 naming the command, not a Python traceback."""
 import argparse
+import json
 import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
 def parser(doc):
@@ -19,13 +21,13 @@ def parser(doc):
     return ap
 
 
-def parse(ap, argv=None):
+def parse(ap):
     """Parses like ap.parse_args, but an error is one line (argparse prints
     the usage first) and fgsim must be an executable file."""
     def error(message):
         ap.exit(2, f"{ap.prog}: error: {message}\n")
     ap.error = error
-    a = ap.parse_args(argv)
+    a = ap.parse_args()
     if not (os.path.isfile(a.fgsim) and os.access(a.fgsim, os.X_OK)):
         error(f"no fgsim executable at {a.fgsim} (build it first: make build)")
     return a
@@ -79,3 +81,14 @@ def run(cmd, stdout=None):
         sys.stderr.write(f"{prog}: fgsim exited {r.returncode}: {shlex.join(str(c) for c in cmd)}\n")
         sys.exit(r.returncode if 0 < r.returncode < 126 else 1)
     return r
+
+
+def stats(cmd):
+    """Runs `fgsim run ...` (cmd, as for run()) quietly and returns its stats
+    document (docs/usage.md, "Stats"). The file is read by its name: fgsim
+    writes a new file and renames it over the path (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "stats.json")
+        run([*cmd, "--quiet", "--stats", path])
+        with open(path) as f:
+            return json.load(f)

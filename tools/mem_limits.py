@@ -15,10 +15,8 @@ stats, an upper bound on what an omission could change:
 * the quantum: measured separately (docs/compute-unit.md), not here.
 
 Usage: tools/mem_limits.py [build/fgsim]"""
-import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fgtool  # noqa: E402
@@ -28,9 +26,7 @@ fgsim = fgtool.parse(fgtool.parser(__doc__)).fgsim
 
 
 def run(args):
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", *args, "--quiet", "--stats", f.name])
-        return json.load(open(f.name))
+    return fgtool.stats([fgsim, "run", *args])
 
 
 def total(stats, prefix, suffix):

@@ -5,8 +5,6 @@ order"): the pingpong workload (2 CUs, 100 rounds) on both presets, by release
 store + acquire polling and by atomics, with sim.sync_order on and off, at a
 one-cycle quantum and at 5, 10, 20 (default), 30 and 50 ns.
 Usage: tools/sync_quantum.py [build/fgsim]"""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -16,11 +14,9 @@ quanta = (5, 10, 20, 30, 50)
 
 
 def handoff(preset, via, q, order):
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", "pingpong", "--preset", preset, "--set", "gpu.cus=2", "--set",
-                    f"pingpong.via={via}", "--set", f"sim.quantum={q}", "--set",
-                    f"sim.sync_order={'true' if order else 'false'}", "--quiet", "--stats", f.name])
-        return json.load(open(f.name))["workload"]["results"]["handoff_ns"]
+    return fgtool.stats([fgsim, "run", "pingpong", "--preset", preset, "--set", "gpu.cus=2", "--set",
+                         f"pingpong.via={via}", "--set", f"sim.quantum={q}", "--set",
+                         f"sim.sync_order={'true' if order else 'false'}"])["workload"]["results"]["handoff_ns"]
 
 
 print("| preset | via | sim.sync_order | one-cycle quantum (ns) | " + " | ".join(f"{q} ns" for q in quanta) + " |")

@@ -18,8 +18,6 @@ Usage: tools/wl_quantum.py [build/fgsim] [--schemes=lsorting,none] [--depth=N] [
 sssp swwl and sssp topo, scale 9, kim2014; worklist options do not apply):
 their reads of a neighbour before the atomic on it (`<w>.check_first`) are
 synchronisation through memory too. --check-first=false turns those reads off."""
-import json
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -45,27 +43,21 @@ seeds = (1, 2, 3)
 
 
 def run(w, scheme, seed, q):
-    if software:  # scheme is the variant here
-        return run_software(w, scheme, seed, q)
+    """Kernel ns, pulls returning WAIT and spills of one run; with --software
+    `scheme` is the kernel variant and the worklist's two columns are "-"."""
+    if software:
+        kernel = ["--set", f"{w}.variant={scheme}"]
+    else:
+        kernel = ["--set", f"{w}.variant=hwwl", "--set", f"worklist.depth={depth}", "--set",
+                  f"worklist.scheme={scheme}", "--set", f"worklist.refill={refill}", "--set",
+                  f"{w}.hwwl.buffer={buffer}"]
     cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant=hwwl", "--set",
-                    f"{w}.scale=9", "--set", f"worklist.depth={depth}", "--set", f"worklist.scheme={scheme}",
-                    "--set", f"worklist.refill={refill}", "--set", f"{w}.hwwl.buffer={buffer}",
-                    *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet", "--stats", f.name])
-        j = json.load(open(f.name))
-        return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
-            j["stats"]["gpu.worklist.hvu.spills"]
-
-
-def run_software(w, variant, seed, q):
-    cf = ["--set", f"{w}.check_first={check_first}"] if check_first else []
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        fgtool.run([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.variant={variant}", "--set",
-                    f"{w}.scale=9", *cf, *extra, "--seed", str(seed), "--set", f"sim.quantum={q}", "--quiet",
-                    "--stats", f.name])
-        j = json.load(open(f.name))
+    j = fgtool.stats([fgsim, "run", w, "--preset", "kim2014", "--set", f"{w}.scale=9", *kernel, *cf, *extra,
+                      "--seed", str(seed), "--set", f"sim.quantum={q}"])
+    if software:
         return j["workload"]["results"]["kernel_ns"], "-", "-"
+    return j["workload"]["results"]["kernel_ns"], j["stats"]["gpu.worklist.pull_waits"], \
+        j["stats"]["gpu.worklist.hvu.spills"]
 
 
 print(f"| workload | {'variant' if software else 'scheme'} | seed | spills | {one_cycle} ns quantum: kernel ns (WAITs) | "

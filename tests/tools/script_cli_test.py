@@ -7,14 +7,15 @@ it and exit 2, and fgsim is never started; --help prints the script's
 docstring and exits 0. A stand-in fgsim that leaves a mark when started shows
 that no run began. A run that fails (a stand-in fgsim that exits 3, or 2)
 ends the script with fgsim's exit code and a line naming the command, not a
-Python traceback."""
+Python traceback. One real sweep (sync_quantum.py, about a second) goes
+through fgtool.stats with the real fgsim and must print its whole table."""
 import os
 import stat
 import subprocess
 import sys
 import tempfile
 
-root = sys.argv[1]
+root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "cu_bench", "cu_quantum",
            "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
@@ -88,6 +89,12 @@ for code in (3, 2):
         if rc != code or "Traceback" in err or len(lines) != 2 or lines[0] != f"fgsim: stand-in failure {code}" \
                 or not lines[1].startswith(f"{s}.py: fgsim exited {code}: {failing} "):
             failures.append(f"{s} with fgsim exiting {code}: exit {rc}, stderr {lines[:6]}")
+
+# A real sweep: the header and a row for each of 2 presets x 2 ways x sim.sync_order on and off.
+rc, out, err = run("sync_quantum", real_fgsim)
+rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+if rc != 0 or len(rows) != 9 or err:
+    failures.append(f"sync_quantum with the real fgsim: exit {rc}, {len(rows)} table lines, stderr {err[-300:]!r}")
 
 for f in failures:
     print("FAIL", f)
