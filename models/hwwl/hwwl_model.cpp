@@ -68,9 +68,12 @@ void Bank::tick(const Lane& l, bool dbl, bool swap, std::uint32_t push_id, bool 
   const unsigned rin_part = swap_now ? sp : pp;  // a reception in a swap cycle: the side becoming the pull side
   const unsigned push_addr = addr(sp, dbl, head_[sp] + cnt_[sp]);
   const unsigned rin_addr = addr(rin_part, dbl, head_[rin_part] + cnt_[rin_part]);
-  if (l.push_gnt) mem_[push_addr] = push_id;
-  else if (rin) mem_[rin_addr] = ri_id;
-  else if (v.rf_gnt) mem_[rin_addr] = rf_id;  // the same side as a reception
+  if (l.push_gnt)
+    mem_[push_addr] = push_id;
+  else if (rin)
+    mem_[rin_addr] = ri_id;
+  else if (v.rf_gnt)
+    mem_[rin_addr] = rf_id;  // the same side as a reception
   if (v.rf_gnt) {
     ++cnt_[rin_part];
     if (rsv_ != 0) --rsv_;  // into a reserved entry
@@ -95,8 +98,7 @@ std::vector<std::uint32_t> Bank::contents(bool dbl, bool pull_side) const {
 
 // ---------------------------------------------------------------- SortNet
 
-SortNet::SortNet(unsigned n, unsigned key_width, unsigned stages)
-    : n_(n), key_width_(key_width), idx_width_(clog2(n)) {
+SortNet::SortNet(unsigned n, unsigned key_width, unsigned stages) : n_(n), key_width_(key_width), idx_width_(clog2(n)) {
   if (n < 2 || (n & (n - 1))) throw std::invalid_argument("sort net N must be a power of two >= 2");
   const unsigned logn = clog2(n);
   for (unsigned p = 0; p < logn; ++p)
@@ -195,8 +197,7 @@ void Wru::reset() {
   sort_.reset();
 }
 
-void Wru::plan(const std::vector<unsigned>& counts, const Bits& rd_ok, const Bits& ri_ok,
-               const Bits* global_greedy) {
+void Wru::plan(const std::vector<unsigned>& counts, const Bits& rd_ok, const Bits& ri_ok, const Bits* global_greedy) {
   const unsigned L = p_.lanes, T = p_.threshold, half = L / 2;
   cnt_ = counts;
   rd_ok_ = rd_ok;
@@ -438,8 +439,7 @@ void Icrn::plan(const Bits& greedy, const Bits& eject_ready) {
   }
 }
 
-void Icrn::tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id,
-                const Bits& eject_ready) {
+void Icrn::tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id, const Bits& eject_ready) {
   Bits in_v(n_), out_v(n_);
   std::vector<std::uint32_t> in_id(n_), out_id(n_);
   for (unsigned c = 0; c < n_; ++c) {
@@ -540,8 +540,8 @@ void Core::finish(bool sys_empty, bool inject_ready, bool eject_valid, std::uint
   rf_gnt_.assign(L, false);
   bool rsv_all = hvu && in_.rsv[0];
   for (unsigned b = 0; b < L && hvu; ++b) {
-    const Bank::Virt v = banks_[b].virt(in_.double_buf, in_.swap, lane_[b], dec_.rd_take[b], dec_.ri_put[b],
-                                        in_.rf_put[b]);
+    const Bank::Virt v =
+        banks_[b].virt(in_.double_buf, in_.swap, lane_[b], dec_.rd_take[b], dec_.ri_put[b], in_.rf_put[b]);
     rf_gnt_[b] = v.rf_gnt;
     rsv_all = rsv_all && v.rsv_ok;
   }
@@ -588,8 +588,8 @@ void Core::tick() {
   for (unsigned b = 0; b < L; ++b) {
     const std::uint32_t ri_id = dec_.ri_net[b] ? eject_id_ : lane_[dec_.ri_src[b]].rd_id;
     const bool hvu = !in_.rf_put.empty();
-    banks_[b].tick(lane_[b], in_.double_buf, in_.swap, in_.push_id[b], dec_.rd_take[b],
-                   dec_.ri_put[b], ri_id, hvu && in_.rf_put[b], hvu ? in_.rf_id[b] : 0, rsv_gnt_);
+    banks_[b].tick(lane_[b], in_.double_buf, in_.swap, in_.push_id[b], dec_.rd_take[b], dec_.ri_put[b], ri_id,
+                   hvu && in_.rf_put[b], hvu ? in_.rf_id[b] : 0, rsv_gnt_);
   }
   wru_.tick(counts_);
   // Unchanged banks after an input-free cycle off the tick: the next such
@@ -756,8 +756,8 @@ std::string Core::where(bool double_buf, const std::string& prefix) const {
       std::string ids;
       for (std::size_t i = 0; i < v.size() && i < 8; ++i) ids += (i ? ", " : "") + std::to_string(v[i]);
       if (v.size() > 8) ids += ", ... (" + std::to_string(v.size()) + ")";
-      s += (s.empty() ? "" : "; ") + (prefix + "lane " + std::to_string(l) +
-                                      (pull_side ? " pull side: " : " push side: ")) + ids;
+      s += (s.empty() ? "" : "; ") +
+           (prefix + "lane " + std::to_string(l) + (pull_side ? " pull side: " : " push side: ")) + ids;
     }
   return s;
 }

@@ -127,8 +127,8 @@ class SortNet {
   std::vector<Layer> layers_;
   Bits reg_after_;
   std::vector<Vec> regs_;  // register contents, in layer order
-  Bits valid_;  // their valid bits
-  mutable Vec v_;            // eval() scratch
+  Bits valid_;             // their valid bits
+  mutable Vec v_;          // eval() scratch
 };
 
 // hwwl_wru
@@ -167,7 +167,7 @@ class Wru {
     tick = static_cast<T>(t % interval);
     rr = static_cast<T>((rr + t / interval) % lanes);
   }
-  bool sort_en() const;  // the sorting network starts a sort this cycle
+  bool sort_en() const;                                      // the sorting network starts a sort this cycle
   bool on_tick() const { return tick_ == p_.interval - 1; }  // this cycle decides (pairs, injects)
   // The last plan() paired no banks and chose no excess donor.
   bool plan_void() const;
@@ -201,9 +201,8 @@ class Icrn {
   std::uint32_t eject_id(unsigned c) const { return out_id_[c]; }
   void plan(const Bits& greedy, const Bits& eject_ready);
   bool inject_ready(unsigned c) const { return !in_v_[c] || taken_[c]; }
-  void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id,
-            const Bits& eject_ready);
-  unsigned held() const;  // work IDs inside
+  void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id, const Bits& eject_ready);
+  unsigned held() const;                               // work IDs inside
   void skip(std::uint64_t n) { advance(rr_, n, n_); }  // n cycles without a move
   // The round-robin pointer after n cycles (hwwl_icrn rr_q: every cycle).
   template <class T>
@@ -296,9 +295,9 @@ class Core {
   std::vector<unsigned> counts_;
   Wru::Decision dec_;
   std::uint32_t eject_id_ = 0;
-  Bits rd_ok_, ri_ok_;  // begin() scratch
-  bool idle_ = false;      // this cycle reuses the plan (try_idle)
-  bool mode_ = false;      // double_buf of the last begin (the mode changes only while the banks are empty)
+  Bits rd_ok_, ri_ok_;      // begin() scratch
+  bool idle_ = false;       // this cycle reuses the plan (try_idle)
+  bool mode_ = false;       // double_buf of the last begin (the mode changes only while the banks are empty)
   bool idle_done_ = false;  // ... and nothing arrives (finish_idle): tick() changes no bank
   bool plan_kept_ = false;  // lane_, counts_ and the WRU's plan are valid for an input-free cycle now
   bool tick_void_ = false;  // ... and for a tick too: lsorting or none, whose last tick on these banks did nothing

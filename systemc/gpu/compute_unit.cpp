@@ -22,14 +22,18 @@ constexpr Tick kNever = std::numeric_limits<Tick>::max();
 // Channel paper Table 2: 4 SIMD units, 40 wavefront slots of 64 lanes, round-robin.
 const Param<std::uint64_t> kSimds{"gpu.cu.simds", 4, "", "SIMD units per CU", {{1}, {64}}};
 const Param<std::uint64_t> kSimdWidth{"gpu.cu.simd_width", 16, "lanes", "lanes per SIMD unit", {{1}, {64}}};
-const Param<std::uint64_t> kWaveWidth{"gpu.cu.wavefront_width", 64, "lanes",
-                                      "work-items per wavefront (64 AMD, 32 NVIDIA warps)", {{1}, {64}}};
+const Param<std::uint64_t> kWaveWidth{
+    "gpu.cu.wavefront_width", 64, "lanes", "work-items per wavefront (64 AMD, 32 NVIDIA warps)", {{1}, {64}}};
 const Param<std::uint64_t> kSlots{"gpu.cu.slots", 40, "", "wavefront slots per CU", {{1}, {1024}}};
-const Param<std::uint64_t> kRegisters{"gpu.cu.registers", 65536, "lane-registers",
+const Param<std::uint64_t> kRegisters{"gpu.cu.registers",
+                                      65536,
+                                      "lane-registers",
                                       "vector register file per CU (a wavefront uses width x registers)",
                                       {{1}, {1ull << 24}}};
 const Param<std::uint64_t> kLds{"gpu.cu.lds", 65536, "B", "local data store per CU", {{0}, {1ull << 24}}};
-const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width", 1, "instructions",
+const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width",
+                                       1,
+                                       "instructions",
                                        "wavefront instructions issued per cycle (to different wavefronts)",
                                        {{1}, {16}}};
 const Param<std::uint64_t> kLdsLatency{"gpu.cu.lds_latency", 2, "cycles", "LDS access latency", {{0}, {1000}}};
@@ -45,7 +49,9 @@ const Param<std::string> kPolicy{"gpu.cu.issue_policy", "rr", std::vector<std::s
 // GPGPU-Sim's Fermi config allows 8 CTAs per SM (-gpgpu_shader_cta 8, the
 // kim2014 preset); the channel paper gives no limit, so the default equals
 // the 40 slots and never binds before them.
-const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups", 40, "",
+const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups",
+                                      40,
+                                      "",
                                       "workgroups resident per CU at once (GPGPU-Sim Fermi: 8 CTAs per SM)",
                                       {{1}, {1024}}};
 // GPGPU-Sim 3.x coalesces a warp's atomics like its other global accesses
@@ -292,15 +298,17 @@ void ComputeUnit::finish(Wavefront* w, Tick t) {
   Workgroup& wg = w->workgroup();
   wg.end = std::max(wg.end, done);
   ++wg.waves_done;
-  ++draining_;  // the run loop frees its slot at `done`
+  ++draining_;                         // the run loop frees its slot at `done`
   release_barrier_if_complete(wg, t);  // the others may have been waiting only for this one
 }
 
 void ComputeUnit::reap(Tick t) {
   for (auto& s : slots_) {
     if (!s || s->ready > t) continue;
-    if (s->state == WaveState::Draining) retire(s.get());
-    else if (s->state == WaveState::Parking) complete_park(s.get());
+    if (s->state == WaveState::Draining)
+      retire(s.get());
+    else if (s->state == WaveState::Parking)
+      complete_park(s.get());
   }
 }
 
@@ -323,7 +331,8 @@ void ComputeUnit::retire(Wavefront* w) {
     ++workgroups;
     const std::uint32_t id = wg->id;
     const Tick end = wg->end;  // the member that completed last, not the last retired
-    auto g = std::find_if(workgroups_owned_.begin(), workgroups_owned_.end(), [&](const auto& p) { return p.get() == wg; });
+    auto g =
+        std::find_if(workgroups_owned_.begin(), workgroups_owned_.end(), [&](const auto& p) { return p.get() == wg; });
     if (g == workgroups_owned_.end())
       throw std::logic_error(fmt::format("{}: retiring workgroup {} that this CU does not own", name(), id));
     workgroups_owned_.erase(g);
@@ -407,9 +416,11 @@ void ComputeUnit::restore(const WaveHandle& h, Tick at) {
     return;
   }
   if (w->state != WaveState::Parked)
-    throw std::logic_error(fmt::format("{}: restore of a wavefront that is {}, not parked", name(), to_string(w->state)));
+    throw std::logic_error(
+        fmt::format("{}: restore of a wavefront that is {}, not parked", name(), to_string(w->state)));
   auto it = std::find_if(from.parked_.begin(), from.parked_.end(), [&](const auto& p) { return p.get() == w; });
-  if (it == from.parked_.end()) throw std::logic_error(fmt::format("{}: restore of an unknown parked wavefront", name()));
+  if (it == from.parked_.end())
+    throw std::logic_error(fmt::format("{}: restore of an unknown parked wavefront", name()));
   if (&from != this && w->workgroup().waves > 1)
     throw SimFault(fmt::format("{}: a wavefront of {} workgroup {} ({} wavefronts) can only be restored on {}", name(),
                                w->workgroup().kernel->launch.name, w->workgroup().id, w->workgroup().waves,
@@ -420,7 +431,8 @@ void ComputeUnit::restore(const WaveHandle& h, Tick at) {
     auto g = std::find_if(from.workgroups_owned_.begin(), from.workgroups_owned_.end(),
                           [&](const auto& q) { return q.get() == &w->workgroup(); });
     if (g == from.workgroups_owned_.end())
-      throw std::logic_error(fmt::format("{}: restore of a wavefront whose workgroup {} does not own", name(), from.name()));
+      throw std::logic_error(
+          fmt::format("{}: restore of a wavefront whose workgroup {} does not own", name(), from.name()));
     workgroups_owned_.push_back(std::move(*g));
     from.workgroups_owned_.erase(g);
   }
@@ -526,10 +538,18 @@ Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why) {
         if (at < first_at) first = w, first_at = at;
         break;
       }
-      case WaveState::Draining: draining = true, next = std::min(next, w->ready); break;
-      case WaveState::Parking: blocked = true, next = std::min(next, w->ready); break;
-      case WaveState::Barrier: barrier = true; break;
-      default: blocked = true; break;
+      case WaveState::Draining:
+        draining = true, next = std::min(next, w->ready);
+        break;
+      case WaveState::Parking:
+        blocked = true, next = std::min(next, w->ready);
+        break;
+      case WaveState::Barrier:
+        barrier = true;
+        break;
+      default:
+        blocked = true;
+        break;
     }
     return false;
   };
@@ -600,8 +620,12 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
   w->ready = c.complete;
   w->writes_done = std::max(w->writes_done, c.outstanding);
   switch (c.after()) {
-    case IssueContext::After::Resume: w->resume(mask); break;
-    case IssueContext::After::Barrier: w->arrive_at_barrier(mask); break;
+    case IssueContext::After::Resume:
+      w->resume(mask);
+      break;
+    case IssueContext::After::Barrier:
+      w->arrive_at_barrier(mask);
+      break;
     case IssueContext::After::Block:
       w->state = WaveState::Blocked;
       w->held = mask;
@@ -629,7 +653,8 @@ void ComputeUnit::order_ties() {
   static std::uint64_t tie_delta = 0;
   const Tick now = sc_core::sc_time_stamp().value();
   if (now != tie_time) tie_time = now, tie_delta = sc_core::sc_delta_count();
-  while (sc_core::sc_delta_count() - tie_delta < static_cast<std::uint64_t>(index_)) sc_core::wait(sc_core::SC_ZERO_TIME);
+  while (sc_core::sc_delta_count() - tie_delta < static_cast<std::uint64_t>(index_))
+    sc_core::wait(sc_core::SC_ZERO_TIME);
 }
 
 void ComputeUnit::run() {
@@ -691,8 +716,10 @@ void ComputeUnit::run() {
           if (now() < t) t = std::min(t, std::max(now(), last_issue_ + period));
           continue;
         }
-        if (next == kNever) sc_core::wait(wake_);
-        else if (next > now()) sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
+        if (next == kNever)
+          sc_core::wait(wake_);
+        else if (next > now())
+          sc_core::wait(sc_core::sc_time::from_value(next - now()), wake_);
         account(why, t, std::max(t, now()));
         t = std::max(t, now());
         continue;

@@ -77,7 +77,9 @@ class ComputeUnit : public sc_core::sc_module {
   const Params& params() const { return p_; }
   const Clock& clock() const { return clock_; }
   std::uint32_t waves_per_group(const KernelState& k) const;
-  UnitState* unit_state(const OpUnit& u) const { return u.id() < unit_state_.size() ? unit_state_[u.id()].get() : nullptr; }
+  UnitState* unit_state(const OpUnit& u) const {
+    return u.id() < unit_state_.size() ? unit_state_[u.id()].get() : nullptr;
+  }
 
   // Wake a blocked wavefront of this CU at absolute time `at` (from any
   // process). resume: its held lanes continue past the operation (the waker
@@ -89,8 +91,8 @@ class ComputeUnit : public sc_core::sc_module {
   // Context bytes saved when a wavefront of `k` is parked.
   std::uint64_t context_bytes(const KernelState& k, const Workgroup& wg) const;
 
-  Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, order_syncs, parks,
-      restores, park_bytes, restore_bytes;
+  Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, order_syncs,
+      parks, restores, park_bytes, restore_bytes;
   Average park_ns, restore_ns, wavefront_ns;
   Distribution simd_utilization;
   Formula peak_wavefronts;
@@ -147,8 +149,8 @@ class ComputeUnit : public sc_core::sc_module {
   MemPort& port_;
   Dispatcher* dispatcher_ = nullptr;
   std::vector<std::unique_ptr<Workgroup>> workgroups_owned_;  // resident workgroups (declared before their wavefronts)
-  std::vector<std::unique_ptr<Wavefront>> slots_;  // by slot; empty = free
-  std::vector<Tick> slot_free_at_;                 // when the slot's last wavefront left it
+  std::vector<std::unique_ptr<Wavefront>> slots_;             // by slot; empty = free
+  std::vector<Tick> slot_free_at_;                            // when the slot's last wavefront left it
   std::vector<Tick> simd_free_;
   std::vector<std::unique_ptr<UnitState>> unit_state_;
   std::vector<std::unique_ptr<Wavefront>> parked_;  // parked here (state Parked)
@@ -168,9 +170,9 @@ class ComputeUnit : public sc_core::sc_module {
     bool group;
   };
   std::vector<Release> releases_;
-  Tick last_issue_ = 0;  // CU-local time of the last instruction issued
+  Tick last_issue_ = 0;         // CU-local time of the last instruction issued
   unsigned tight_blocked_ = 0;  // wavefronts blocked with a wake-up in any cycle (IssueContext::block)
-  Tick accounted_ = 0;   // time before this is charged to a category
+  Tick accounted_ = 0;          // time before this is charged to a category
   Tick stall_ticks_[kStalls] = {};
   void release(Tick at, std::uint64_t regs, std::uint64_t lds, bool group);
   void apply_releases(Tick upto);

@@ -19,13 +19,17 @@ const Param<std::string> kPolicy{"gpu.frontend.policy", "fifo", std::vector<std:
 // Accel-Sim's GPGPU-Sim 4 configurations (e.g. its Volta QV100 config) set
 // -gpgpu_kernel_launch_latency 5000 core cycles; GPGPU-Sim 3.x, the worklist
 // paper's simulator, defaults it to 0 (the kim2014 preset).
-const Param<std::uint64_t> kLaunch{"gpu.frontend.launch_latency", 5000, "cycles",
+const Param<std::uint64_t> kLaunch{"gpu.frontend.launch_latency",
+                                   5000,
+                                   "cycles",
                                    "kernel launch latency: from submit until its workgroups can be dispatched "
                                    "(Accel-Sim GPGPU-Sim 4 configs: 5000 core cycles)",
                                    {{0}, {1ull << 32}}};
 // GPGPU-Sim issues at most one CTA to each SM per core cycle
 // (gpgpu_sim::issue_block2core runs once per cycle over the SMs).
-const Param<std::uint64_t> kDispatch{"gpu.frontend.dispatch_interval", 1, "cycles",
+const Param<std::uint64_t> kDispatch{"gpu.frontend.dispatch_interval",
+                                     1,
+                                     "cycles",
                                      "cycles between two workgroups dispatched to the same CU (GPGPU-Sim: one CTA "
                                      "per SM per cycle)",
                                      {{0}, {1ull << 20}}};
@@ -179,8 +183,10 @@ void Dispatcher::run() {
         for (const ComputeUnit* cu : cus_)
           if (const Tick r = cu->next_release(); r > now) wake = std::min(wake, r);
       }
-      if (wake == kNever) sc_core::wait(work_ | freed_);
-      else sc_core::wait(sc_core::sc_time::from_value(wake - now), work_ | freed_);
+      if (wake == kNever)
+        sc_core::wait(work_ | freed_);
+      else
+        sc_core::wait(sc_core::sc_time::from_value(wake - now), work_ | freed_);
     }
   });
 }

@@ -57,21 +57,27 @@ class OpUnit;  // gpu/op.h: a device operation
 
 // The built-in device operations (gpu/ops.cpp).
 namespace units {
-extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive,
-    &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic,
-    &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep;
+extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic, &atomic_nr,
+    &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max,
+    &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep;
 }
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
 
 template <class T>
 constexpr ValType val_type() {
-  if constexpr (std::is_same_v<T, float>) return ValType::F32;
-  else if constexpr (std::is_same_v<T, double>) return ValType::F64;
-  else if constexpr (std::is_signed_v<T> && sizeof(T) == 8) return ValType::I64;
-  else if constexpr (std::is_signed_v<T>) return ValType::I32;
-  else if constexpr (sizeof(T) == 8) return ValType::U64;
-  else return ValType::U32;
+  if constexpr (std::is_same_v<T, float>)
+    return ValType::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return ValType::F64;
+  else if constexpr (std::is_signed_v<T> && sizeof(T) == 8)
+    return ValType::I64;
+  else if constexpr (std::is_signed_v<T>)
+    return ValType::I32;
+  else if constexpr (sizeof(T) == 8)
+    return ValType::U64;
+  else
+    return ValType::U32;
 }
 
 template <class T>
@@ -129,8 +135,10 @@ class Task;
 namespace detail {
 template <class X>
 Lane* as_lane(X& x) {
-  if constexpr (std::is_same_v<std::remove_cvref_t<X>, Lane>) return &x;
-  else return nullptr;
+  if constexpr (std::is_same_v<std::remove_cvref_t<X>, Lane>)
+    return &x;
+  else
+    return nullptr;
 }
 template <class... A>
 Lane* find_lane(A&... a) {
@@ -256,7 +264,8 @@ class Lane {
   }
   template <class T>
   OpAwaiter<void> store_release(std::uint64_t addr, T v, Loc loc = Loc::current()) {
-    return op(units::store_release, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.value = to_bits(v); });
+    return op(units::store_release, loc,
+              [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.value = to_bits(v); });
   }
   // Load that bypasses the L1 (GTaP Sec. 4.5: runtime metadata read at the L2).
   template <class T>
@@ -281,9 +290,8 @@ class Lane {
   }
   template <class T>
   OpAwaiter<void> store_bypass(std::uint64_t addr, T v, Loc loc = Loc::current()) {
-    return op(units::store, loc, [&](PendingOp& o) {
-      o.addr = addr, o.size = sizeof(T), o.value = to_bits(v), o.bypass_l1 = true;
-    });
+    return op(units::store, loc,
+              [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.value = to_bits(v), o.bypass_l1 = true; });
   }
   // Atomics return the old value.
   template <class T>
@@ -297,9 +305,8 @@ class Lane {
   template <class T>
   OpAwaiter<void> atomic_nr(AtomicOp aop, std::uint64_t addr, T operand, Loc loc = Loc::current()) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-    return op(units::atomic_nr, loc, [&](PendingOp& o) {
-      o.aop = aop, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand);
-    });
+    return op(units::atomic_nr, loc,
+              [&](PendingOp& o) { o.aop = aop, o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand); });
   }
   template <class T>
   OpAwaiter<T> atomic_add(std::uint64_t addr, T v, Loc loc = Loc::current()) {
@@ -332,7 +339,9 @@ class Lane {
     return op(units::fence_acquire, loc, [](PendingOp&) {});
   }
   // Workgroup barrier: every lane of every wavefront of the workgroup.
-  OpAwaiter<void> barrier(Loc loc = Loc::current()) { return op(units::barrier, loc, [](PendingOp&) {}); }
+  OpAwaiter<void> barrier(Loc loc = Loc::current()) {
+    return op(units::barrier, loc, [](PendingOp&) {});
+  }
 
   // Wavefront intrinsics over the lanes that issue together (the active lanes).
   // ballot: bit i set when lane i's predicate holds.
@@ -350,7 +359,8 @@ class Lane {
   // The value of lane `from` (which must be active).
   template <class T>
   OpAwaiter<T> broadcast(T v, std::uint32_t from, Loc loc = Loc::current()) {
-    return op<T>(units::broadcast, loc, [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v), o.n = from; });
+    return op<T>(units::broadcast, loc,
+                 [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v), o.n = from; });
   }
   // Lane shuffle: each lane gets the value of lane `from` (its own choice;
   // that lane must be active).
@@ -395,11 +405,15 @@ class Lane {
 
   // Hardware identity and time: the CU and slot the wavefront runs in (a
   // restored wavefront may run elsewhere), the CU clock in cycles.
-  OpAwaiter<std::uint32_t> cu_id(Loc loc = Loc::current()) { return op<std::uint32_t>(units::cu_id, loc, [](PendingOp&) {}); }
+  OpAwaiter<std::uint32_t> cu_id(Loc loc = Loc::current()) {
+    return op<std::uint32_t>(units::cu_id, loc, [](PendingOp&) {});
+  }
   OpAwaiter<std::uint32_t> slot_id(Loc loc = Loc::current()) {
     return op<std::uint32_t>(units::slot_id, loc, [](PendingOp&) {});
   }
-  OpAwaiter<std::uint64_t> clock(Loc loc = Loc::current()) { return op<std::uint64_t>(units::clock, loc, [](PendingOp&) {}); }
+  OpAwaiter<std::uint64_t> clock(Loc loc = Loc::current()) {
+    return op<std::uint64_t>(units::clock, loc, [](PendingOp&) {});
+  }
   // Timed sleep: the wavefront issues nothing for `cycles` CU cycles (its
   // SIMD is free for others). GTaP's backoff.
   OpAwaiter<void> sleep(std::uint64_t cycles, Loc loc = Loc::current()) {
@@ -432,8 +446,10 @@ void OpAwaiter<R>::await_suspend(std::coroutine_handle<> h) const noexcept {
 }
 template <class R>
 R OpAwaiter<R>::await_resume() const noexcept {
-  if constexpr (is_async<R>::value) return R{from_bits<decltype(R::value)>(lane->pending.result), lane->pending.ready};
-  else if constexpr (!std::is_void_v<R>) return from_bits<R>(lane->pending.result);
+  if constexpr (is_async<R>::value)
+    return R{from_bits<decltype(R::value)>(lane->pending.result), lane->pending.ready};
+  else if constexpr (!std::is_void_v<R>)
+    return from_bits<R>(lane->pending.result);
 }
 
 namespace detail {

@@ -105,12 +105,12 @@ class OpRegistry {
 
 // The CU's timing constants, as a unit needs them.
 struct CuTiming {
-  Tick cycle = 1000;              // CU clock period (ps)
+  Tick cycle = 1000;               // CU clock period (ps)
   std::uint32_t issue_cycles = 4;  // cycles a wavefront instruction holds its SIMD (width / SIMD width)
   std::uint32_t lds_cycles = 2;    // LDS access latency
-  unsigned line = 64;             // cache line (B)
-  std::uint32_t width = 64;       // wavefront width
-  bool coalesce_atomics = false;  // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
+  unsigned line = 64;              // cache line (B)
+  std::uint32_t width = 64;        // wavefront width
+  bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }
 };
 
@@ -146,9 +146,7 @@ class IssueContext {
 
   Tick issue() const { return issue_; }  // absolute (ps)
   // Local time offset of `t` from SystemC time, for MemPort calls.
-  static sc_core::sc_time local(Tick t) {
-    return sc_core::sc_time::from_value(t - sc_core::sc_time_stamp().value());
-  }
+  static sc_core::sc_time local(Tick t) { return sc_core::sc_time::from_value(t - sc_core::sc_time_stamp().value()); }
   const CuTiming& timing() const { return timing_; }
   MemPort& port() { return port_; }
   ComputeUnit& cu() { return cu_; }

@@ -174,8 +174,8 @@ void LoadUnit::issue(IssueContext& c) const {
   if (k_ == Async) {
     c.waits_memory = false;  // the wavefront goes on; wait() waits
     c.for_each([&](Lane& l) { l.pending.ready = done; });
-  }
-  else c.complete = std::max(c.complete, done);
+  } else
+    c.complete = std::max(c.complete, done);
 }
 
 class WaitUnit final : public OpUnit {
@@ -276,8 +276,8 @@ Tick lane_atomics(IssueContext& c) {
         if (std::any_of(bytes.begin() + off, bytes.begin() + off + l.pending.size, [](unsigned char b) { return b; }))
           continue;
         std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(off), l.pending.size, 1);
-        ops.push_back({static_cast<std::uint32_t>(off), l.pending.aop, l.pending.size, l.pending.value,
-                       l.pending.compare, 0});
+        ops.push_back(
+            {static_cast<std::uint32_t>(off), l.pending.aop, l.pending.size, l.pending.value, l.pending.compare, 0});
         who.push_back(&l);
         todo &= ~(1ull << l.lane_id());
       }
@@ -371,9 +371,12 @@ void scan_reduce(IssueContext& c, bool exclusive, bool inclusive, int reduce /*0
   c.for_each([&](Lane& l) {
     const T v = from_bits<T>(l.pending.value);
     if (exclusive) l.pending.result = to_bits(acc);
-    if (reduce == 1) acc = first ? v : std::min(acc, v);
-    else if (reduce == 2) acc = first ? v : std::max(acc, v);
-    else acc = static_cast<T>(acc + v);
+    if (reduce == 1)
+      acc = first ? v : std::min(acc, v);
+    else if (reduce == 2)
+      acc = first ? v : std::max(acc, v);
+    else
+      acc = static_cast<T>(acc + v);
     first = false;
     if (inclusive) l.pending.result = to_bits(acc);
   });
@@ -388,12 +391,24 @@ class ScanReduceUnit final : public OpUnit {
     const bool excl = k_ == ScanExclusive, incl = k_ == ScanInclusive, red = !excl && !incl;
     const int r = k_ == ReduceMin ? 1 : k_ == ReduceMax ? 2 : 0;
     switch (c.first().pending.type) {
-      case ValType::I32: scan_reduce<std::int32_t>(c, excl, incl, r, red); break;
-      case ValType::U32: scan_reduce<std::uint32_t>(c, excl, incl, r, red); break;
-      case ValType::I64: scan_reduce<std::int64_t>(c, excl, incl, r, red); break;
-      case ValType::U64: scan_reduce<std::uint64_t>(c, excl, incl, r, red); break;
-      case ValType::F32: scan_reduce<float>(c, excl, incl, r, red); break;
-      case ValType::F64: scan_reduce<double>(c, excl, incl, r, red); break;
+      case ValType::I32:
+        scan_reduce<std::int32_t>(c, excl, incl, r, red);
+        break;
+      case ValType::U32:
+        scan_reduce<std::uint32_t>(c, excl, incl, r, red);
+        break;
+      case ValType::I64:
+        scan_reduce<std::int64_t>(c, excl, incl, r, red);
+        break;
+      case ValType::U64:
+        scan_reduce<std::uint64_t>(c, excl, incl, r, red);
+        break;
+      case ValType::F32:
+        scan_reduce<float>(c, excl, incl, r, red);
+        break;
+      case ValType::F64:
+        scan_reduce<double>(c, excl, incl, r, red);
+        break;
     }
   }
 
@@ -429,8 +444,8 @@ class PermuteUnit final : public OpUnit {
     c.for_each([&](Lane& l) {
       const std::uint64_t from = per_lane_ ? l.pending.n : from0;
       if (from >= c.timing().width || !(c.mask() >> from & 1))
-        throw SimFault(fmt::format("{} from lane {} which is not active ({})", name(), from,
-                                   site_name(l.pending.site())));
+        throw SimFault(
+            fmt::format("{} from lane {} which is not active ({})", name(), from, site_name(l.pending.site())));
       l.pending.n = from;
     });
     // Read every source before writing any result (results alias nothing, but
@@ -525,12 +540,13 @@ const SleepUnit kSleep;
 }  // namespace
 
 namespace units {
-const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic,
-             &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot, &scan_inclusive = kScanIncl,
-             &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd,
-             &reduce_min = kReduceMin, &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore,
-             &lds_atomic = kLdsAtomic, &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire,
-             &cu_id = kCuId, &slot_id = kSlotId, &clock = kClock, &sleep = kSleep;
+const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_release = kStoreRelease,
+             &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic, &atomic_nr = kAtomicNr,
+             &barrier = kBarrier, &ballot = kBallot, &scan_inclusive = kScanIncl, &scan_exclusive = kScanExcl,
+             &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd, &reduce_min = kReduceMin,
+             &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore, &lds_atomic = kLdsAtomic,
+             &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId,
+             &clock = kClock, &sleep = kSleep;
 }
 
 }  // namespace fg

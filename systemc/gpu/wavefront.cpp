@@ -53,13 +53,20 @@ std::string site_name(const Site& s) {
 
 const char* to_string(WaveState s) {
   switch (s) {
-    case WaveState::Ready: return "ready";
-    case WaveState::Barrier: return "at barrier";
-    case WaveState::Blocked: return "blocked";
-    case WaveState::Parking: return "parking";
-    case WaveState::Parked: return "parked";
-    case WaveState::Restoring: return "restoring";
-    case WaveState::Draining: return "draining";
+    case WaveState::Ready:
+      return "ready";
+    case WaveState::Barrier:
+      return "at barrier";
+    case WaveState::Blocked:
+      return "blocked";
+    case WaveState::Parking:
+      return "parking";
+    case WaveState::Parked:
+      return "parked";
+    case WaveState::Restoring:
+      return "restoring";
+    case WaveState::Draining:
+      return "draining";
   }
   return "?";
 }

@@ -78,15 +78,15 @@ class Wavefront {
   // CU bookkeeping.
   WaveState state = WaveState::Ready;
   Tick ready = 0;
-  Tick writes_done = 0;  // completion of its latest store: the wavefront retires after it
+  Tick writes_done = 0;       // completion of its latest store: the wavefront retires after it
   bool waits_memory = false;  // its latest instruction was a memory operation (stall breakdown)
   std::uint32_t slot = 0, simd = 0;
   int cu = -1;
   Tick started = 0;
-  std::uint64_t held = 0;  // lanes held at a blocking or parking operation
-  std::string what;        // what it is blocked or parked on
-  bool tight = false;      // blocked with a wake-up that may come in any cycle (IssueContext::block)
-  std::uint64_t spill = 0;  // where its context is saved while parked
+  std::uint64_t held = 0;             // lanes held at a blocking or parking operation
+  std::string what;                   // what it is blocked or parked on
+  bool tight = false;                 // blocked with a wake-up that may come in any cycle (IssueContext::block)
+  std::uint64_t spill = 0;            // where its context is saved while parked
   ComputeUnit* restore_to = nullptr;  // restore requested while still parking
   Tick restore_at = 0;
 

@@ -12,24 +12,34 @@ namespace fg {
 
 const char* to_string(AtomicOp op) {
   switch (op) {
-    case AtomicOp::None: return "none";
-    case AtomicOp::Add: return "add";
-    case AtomicOp::Cas: return "cas";
-    case AtomicOp::Exch: return "exch";
-    case AtomicOp::Min: return "min";
-    case AtomicOp::Max: return "max";
-    case AtomicOp::UMin: return "umin";
-    case AtomicOp::UMax: return "umax";
-    case AtomicOp::Or: return "or";
-    case AtomicOp::And: return "and";
+    case AtomicOp::None:
+      return "none";
+    case AtomicOp::Add:
+      return "add";
+    case AtomicOp::Cas:
+      return "cas";
+    case AtomicOp::Exch:
+      return "exch";
+    case AtomicOp::Min:
+      return "min";
+    case AtomicOp::Max:
+      return "max";
+    case AtomicOp::UMin:
+      return "umin";
+    case AtomicOp::UMax:
+      return "umax";
+    case AtomicOp::Or:
+      return "or";
+    case AtomicOp::And:
+      return "and";
   }
   return "?";
 }
 
 void BackingStore::check(std::uint64_t addr, std::uint64_t len, const char* what) const {
   if (addr >= capacity_ || len > capacity_ - addr)
-    throw SimFault(fmt::format("{} of {} bytes at 0x{:x} is outside device memory (0x{:x} bytes)", what, len, addr,
-                               capacity_));
+    throw SimFault(
+        fmt::format("{} of {} bytes at 0x{:x} is outside device memory (0x{:x} bytes)", what, len, addr, capacity_));
 }
 
 unsigned char* BackingStore::page(std::uint64_t index, bool create) const {
@@ -47,10 +57,12 @@ unsigned char* BackingStore::page(std::uint64_t index, bool create) const {
 }
 
 void BackingStore::apply(tlm::tlm_generic_payload& p, MemExt* ext) {
-  if (ext && ext->op != AtomicOp::None) atomic(p.get_address(), *ext, p.get_data_ptr());
+  if (ext && ext->op != AtomicOp::None)
+    atomic(p.get_address(), *ext, p.get_data_ptr());
   else if (p.is_write())
     write(p.get_address(), p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
-  else read(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  else
+    read(p.get_address(), p.get_data_ptr(), p.get_data_length());
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -61,8 +73,10 @@ void BackingStore::read(std::uint64_t addr, void* dst, std::uint64_t len) const 
     std::uint64_t off = addr & (kPageSize - 1);
     std::uint64_t n = std::min(len, kPageSize - off);
     const unsigned char* p = page(addr >> kPageBits, false);
-    if (p) std::memcpy(out, p + off, n);
-    else std::memset(out, 0, n);
+    if (p)
+      std::memcpy(out, p + off, n);
+    else
+      std::memset(out, 0, n);
     addr += n, out += n, len -= n;
   }
 }

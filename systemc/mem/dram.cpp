@@ -17,7 +17,9 @@ const Param<double> kBandwidth{"gpu.dram.bandwidth", 20.0, "GB/s", "DRAM bandwid
 const Param<std::uint64_t> kChannels{"gpu.dram.channels", 1, "", "DRAM channels (lines interleave)", {{1}, {64}}};
 // GPGPU-Sim 3.x GTX 480 config: -gpgpu_frfcfs_dram_sched_queue_size 16 (the
 // channel paper gives no queue depth; we use the same value).
-const Param<std::uint64_t> kQueue{"gpu.dram.queue", 16, "",
+const Param<std::uint64_t> kQueue{"gpu.dram.queue",
+                                  16,
+                                  "",
                                   "requests waiting per DRAM channel; a full queue stalls the L2 (0 = unlimited)",
                                   {{0}, {1u << 20}}};
 }  // namespace
@@ -81,8 +83,10 @@ void Dram::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   queues_[ch].hold(accept, start);
   queue_delay.sample(tick_to_ns(start - accept));
   if (auto* ext = p.get_extension<MemExt>()) ext->accepted = accept;
-  if (p.is_write()) ++writes;
-  else ++reads;
+  if (p.is_write())
+    ++writes;
+  else
+    ++reads;
   bytes += p_.line;
   if (!trace_tracks_.empty()) Trace::get().span(trace_tracks_[ch], p.is_write() ? "write" : "read", start, transfer_);
   p.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "mem/resource.h"
 #include "mem/tag_array.h"

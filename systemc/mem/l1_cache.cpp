@@ -17,13 +17,12 @@ namespace {
 const Param<std::uint64_t> kSize{"gpu.l1.size", 16384, "B", "L1 data cache capacity per CU", {{1024}, {1ull << 24}}};
 const Param<std::uint64_t> kWays{"gpu.l1.ways", 16, "", "L1 associativity", {{1}, {64}}};
 const Param<std::uint64_t> kHit{"gpu.l1.hit_latency", 4, "cycles", "L1 hit latency (CU clock)", {{1}, {1000}}};
-const Param<std::uint64_t> kOcc{"gpu.l1.occupancy", 1, "cycles",
-                                "cycles one line access holds the L1 port (1 = one line per cycle)", {{0}, {64}}};
+const Param<std::uint64_t> kOcc{
+    "gpu.l1.occupancy", 1, "cycles", "cycles one line access holds the L1 port (1 = one line per cycle)", {{0}, {64}}};
 // GPGPU-Sim's GTX 480 L1 has 32 MSHRs (-gpgpu_cache:dl1 ...,A:32:8,...); the
 // channel paper does not give a number, so the default is unlimited.
-const Param<std::uint64_t> kMshrs{"gpu.l1.mshrs", 0, "",
-                                  "MSHRs: read misses in flight per L1 (0 = unlimited; GPGPU-Sim Fermi: 32)",
-                                  {{0}, {4096}}};
+const Param<std::uint64_t> kMshrs{
+    "gpu.l1.mshrs", 0, "", "MSHRs: read misses in flight per L1 (0 = unlimited; GPGPU-Sim Fermi: 32)", {{0}, {4096}}};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;  // memory_system.cpp
@@ -39,8 +38,8 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
   p.magic = std::get<bool>(cfg.value("mem.magic"));
   if (p.size % (std::uint64_t{p.line} * p.ways))
-    throw UserError(fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line,
-                                p.ways));
+    throw UserError(
+        fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line, p.ways));
   return p;
 }
 
@@ -96,9 +95,12 @@ void L1Cache::invalidate(std::uint64_t line, InvalidateReason why) {
     l->valid = false;
     // Only another requester's write makes the next read a coherence miss.
     l->invalidated = why == InvalidateReason::OtherWrite;
-    if (why == InvalidateReason::OtherWrite) ++invalidations;
-    else if (why == InvalidateReason::OwnAtomic) ++self_invalidations;
-    else ++back_invalidations;
+    if (why == InvalidateReason::OtherWrite)
+      ++invalidations;
+    else if (why == InvalidateReason::OwnAtomic)
+      ++self_invalidations;
+    else
+      ++back_invalidations;
   }
 }
 
@@ -173,8 +175,10 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
   if (!atomic && p.is_read()) {
     ++reads;
     if (l) {
-      if (l->ready > start) ++mshr_merges;
-      else ++read_hits;
+      if (l->ready > start)
+        ++mshr_merges;
+      else
+        ++read_hits;
       tags_.touch(l);
       done = std::max(tag_done, l->ready);
     } else {
@@ -202,18 +206,24 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     return;
   }
   // Write or atomic: needs M.
-  if (atomic) ++atomics;
-  else ++writes;
+  if (atomic)
+    ++atomics;
+  else
+    ++writes;
   const auto st = l ? static_cast<MoesiState>(l->state) : MoesiState::I;
   if (st == MoesiState::M || st == MoesiState::E) {
-    if (atomic) ++local_atomics;
-    else ++local_writes;
+    if (atomic)
+      ++local_atomics;
+    else
+      ++local_writes;
     done = std::max(tag_done, l->ready);
     l->state = static_cast<std::uint8_t>(MoesiState::M);
     tags_.touch(l);
   } else {
-    if (l) ++upgrades;
-    else ++misses_for_ownership;
+    if (l)
+      ++upgrades;
+    else
+      ++misses_for_ownership;
     bool ex = false;
     done = to_directory(Coh::GetM, line, tag_done, &p, ex);
     if (!l) {
@@ -250,12 +260,15 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   const std::uint64_t addr = p.get_address();
   const std::uint64_t line = line_div_.div(addr);
   if (line_div_.div(addr + p.get_data_length() - 1) != line)
-    throw std::logic_error(fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr,
-                                       p.get_data_length()));
+    throw std::logic_error(
+        fmt::format("{}: request at 0x{:x} of {} bytes crosses a cache line", name(), addr, p.get_data_length()));
   if (p_.magic) {  // mem.magic: functional only, after the hit latency (counted as reads, writes, atomics)
-    if (ext && ext->op != AtomicOp::None) ++atomics;
-    else if (p.is_write()) ++writes;
-    else ++reads, ++read_hits;
+    if (ext && ext->op != AtomicOp::None)
+      ++atomics;
+    else if (p.is_write())
+      ++writes;
+    else
+      ++reads, ++read_hits;
     store_.apply(p, const_cast<MemExt*>(ext));
     delay += sc_core::sc_time::from_value(clock_.cycles(p_.hit_latency));
     return;
@@ -300,8 +313,10 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   ++reads;
   Tick done;
   if (CacheLine* l = tags_.find(line, line)) {
-    if (l->ready > start) ++mshr_merges;  // its fill is still in flight
-    else ++read_hits;
+    if (l->ready > start)
+      ++mshr_merges;  // its fill is still in flight
+    else
+      ++read_hits;
     tags_.touch(l);
     done = std::max(start, l->ready) + clock_.cycles(p_.hit_latency);
     store_.read(addr, p.get_data_ptr(), p.get_data_length());

@@ -18,10 +18,10 @@
 #include <cstdint>
 #include <string>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "mem/mem_ext.h"
 #include "mem/resource.h"
@@ -35,9 +35,9 @@ class BackingStore;
 
 // Why the L2 directory invalidates an L1 copy.
 enum class InvalidateReason : std::uint8_t {
-  OtherWrite,   // another requester's write or atomic (coherence)
-  OwnAtomic,    // this requester's own atomic, executed at the L2
-  L2Eviction,   // the L2 evicted the line (inclusion)
+  OtherWrite,  // another requester's write or atomic (coherence)
+  OwnAtomic,   // this requester's own atomic, executed at the L2
+  L2Eviction,  // the L2 evicted the line (inclusion)
 };
 
 // Implemented by caches the L2 directory keeps coherent.
@@ -81,8 +81,8 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   const Params& params() const { return p_; }
 
   Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
-      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades, misses_for_ownership,
-      stalls, stall_cycles;
+      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades,
+      misses_for_ownership, stalls, stall_cycles;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
 

@@ -20,19 +20,23 @@ const Param<std::uint64_t> kSize{"gpu.l2.size", 1u << 20, "B", "L2 capacity (all
 const Param<std::uint64_t> kWays{"gpu.l2.ways", 16, "", "L2 associativity", {{1}, {64}}};
 const Param<std::uint64_t> kBanks{"gpu.l2.banks", 16, "", "L2 banks (lines interleave across banks)", {{1}, {256}}};
 const Param<std::uint64_t> kHit{"gpu.l2.hit_latency", 16, "cycles", "L2 hit latency (L2 clock)", {{1}, {10000}}};
-const Param<std::uint64_t> kOcc{"gpu.l2.occupancy", 1, "cycles", "cycles one access holds an L2 bank port",
-                                {{0}, {64}}};
-const Param<std::uint64_t> kAtomic{"gpu.l2.atomic_latency", 4, "cycles",
+const Param<std::uint64_t> kOcc{
+    "gpu.l2.occupancy", 1, "cycles", "cycles one access holds an L2 bank port", {{0}, {64}}};
+const Param<std::uint64_t> kAtomic{"gpu.l2.atomic_latency",
+                                   4,
+                                   "cycles",
                                    "latency of one read-modify-write in a bank's atomic unit; atomics to one line "
                                    "are serialised by it (each needs the previous result)",
                                    {{1}, {1000}}};
 // Assumed (neither paper gives it): the unit accepts one atomic per cycle
 // (pipelined across lines), as the L2 bank's port does.
-const Param<std::uint64_t> kAtomicInterval{"gpu.l2.atomic_interval", 1, "cycles",
-                                           "initiation interval of a bank's pipelined atomic unit", {{1}, {1000}}};
+const Param<std::uint64_t> kAtomicInterval{
+    "gpu.l2.atomic_interval", 1, "cycles", "initiation interval of a bank's pipelined atomic unit", {{1}, {1000}}};
 // Channel paper Table 2 gives the MOESI directory but not its hop latency: we
 // take half the L2 hit latency (a hit is a request hop plus a response hop).
-const Param<std::uint64_t> kForward{"gpu.l2.forward_latency", 8, "cycles",
+const Param<std::uint64_t> kForward{"gpu.l2.forward_latency",
+                                    8,
+                                    "cycles",
                                     "moesi: one hop between the directory and an L1 (forward, invalidation, "
                                     "acknowledgement, cache-to-cache data)",
                                     {{0}, {10000}}};
@@ -49,7 +53,9 @@ const Param<std::string> kCoherence{"mem.coherence", "gpu", std::vector<std::str
 // GPGPU-Sim 3.x GTX 480 config: -gpgpu_dram_partition_queues 8:8:8:8 (the
 // interconnect-to-L2 queue of a memory sub-partition holds 8 requests). The
 // channel paper gives no queue depth; we use the same value.
-const Param<std::uint64_t> kQueue{"gpu.l2.queue", 8, "",
+const Param<std::uint64_t> kQueue{"gpu.l2.queue",
+                                  8,
+                                  "",
                                   "requests waiting per L2 bank; a full queue stalls the L1s (0 = unlimited)",
                                   {{0}, {1u << 20}}};
 const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
@@ -95,9 +101,9 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsi
       puts(g, "puts", "moesi: L1 evictions reported (write-backs when dirty)", ""),
       atomic_requests(g, "atomic_requests", "atomic requests (a coalesced request carries several operations)", ""),
       queue_full(g, "queue_full", "requests that found the bank's queue full (their L1 stalled)", ""),
-      dram_stall_cycles(g, "dram_stall_cycles",
-                        "cycles requests held their queue entry waiting for room in a DRAM queue (summed over requests)",
-                        "cycles"),
+      dram_stall_cycles(
+          g, "dram_stall_cycles",
+          "cycles requests held their queue entry waiting for room in a DRAM queue (summed over requests)", "cycles"),
       queue_delay(g, "queue_delay", "time requests waited for the bank port", "ns"),
       atomic_queue_delay(g, "atomic_queue_delay", "time atomics waited for the atomic unit", "ns") {}
 
@@ -129,10 +135,11 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
                       for (auto& b : banks_) s += double(b->atomics.value());
                       return s;
                     }),
-      hit_rate(StatGroup(stats_path), "hit_rate", "hits / (hits + misses), reads, writes and atomics", "", [this] {
-        double h = hits_total.scalar(), m = misses_total.scalar();
-        return h + m > 0 ? h / (h + m) : 0.0;
-      }),
+      hit_rate(StatGroup(stats_path), "hit_rate", "hits / (hits + misses), reads, writes and atomics", "",
+               [this] {
+                 double h = hits_total.scalar(), m = misses_total.scalar();
+                 return h + m > 0 ? h / (h + m) : 0.0;
+               }),
       read_hit_rate(StatGroup(stats_path), "read_hit_rate", "read hits / reads (L1 fills only)", "", [this] {
         double h = 0, r = 0;
         for (auto& b : banks_) h += double(b->read_hits.value()), r += double(b->reads.value());
@@ -142,9 +149,10 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
   target.register_transport_dbg(this, &L2Cache::transport_dbg);
   std::uint64_t lines_per_bank = p.size / p.line / p.banks;
   for (unsigned i = 0; i < p.banks; ++i) {
-    banks_.push_back(std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways,
-                                            p.queue));
-    if (Trace::get().on()) banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
+    banks_.push_back(
+        std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways, p.queue));
+    if (Trace::get().on())
+      banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
   }
   dram_req_.set_extension(&dram_ext_);
   dram_req_.set_data_ptr(dram_buf_.data());
@@ -193,8 +201,8 @@ bool L2Cache::covers_line(const tlm::tlm_generic_payload& p) const {
   return full;
 }
 
-CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch,
-                                   Tick now, Tick& ready, bool* hit) {
+CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,
+                                   Tick& ready, bool* hit) {
   if (hit) *hit = false;
   if (CacheLine* l = b.tags.find(line, key)) {
     if (hit) *hit = true;
@@ -264,8 +272,10 @@ void L2Cache::directory(Bank& b, tlm::tlm_generic_payload& p, MemExt& ext, std::
     }
     l->sharers |= me;
   } else {  // GetM
-    if (ext.op != AtomicOp::None) ++b.atomics;
-    else ++b.writes;
+    if (ext.op != AtomicOp::None)
+      ++b.atomics;
+    else
+      ++b.writes;
     if (l->owner >= 0) {  // the owner supplies the line and gives it up
       ++b.ownership_transfers;
       dur = 2 * hop;
@@ -322,8 +332,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   if (ext) ext->accepted = accept;
 }
 
-Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick start, Tick now,
-                     sc_core::sc_time& delay) {
+Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick start, Tick now, sc_core::sc_time& delay) {
   const int requester = ext ? ext->requester : -1;
   const std::uint64_t addr = p.get_address();
   const std::uint64_t line = line_div_.div(addr);
@@ -386,8 +395,10 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
 }
 
 unsigned L2Cache::transport_dbg(int, tlm::tlm_generic_payload& p) {
-  if (p.is_read()) store_.read(p.get_address(), p.get_data_ptr(), p.get_data_length());
-  else store_.write(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  if (p.is_read())
+    store_.read(p.get_address(), p.get_data_ptr(), p.get_data_length());
+  else
+    store_.write(p.get_address(), p.get_data_ptr(), p.get_data_length());
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   return p.get_data_length();
 }

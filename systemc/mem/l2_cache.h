@@ -24,14 +24,14 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "mem/mem_ext.h"
 #include "mem/resource.h"
@@ -76,7 +76,7 @@ class L2Cache : public sc_core::sc_module {
     Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsigned queue);
     TagArray tags;
     Resource port, atomic_unit;
-    Slots queue;  // requests accepted and not yet taken by the bank (or, on a miss, by DRAM)
+    Slots queue;                 // requests accepted and not yet taken by the bank (or, on a miss, by DRAM)
     LineCalendars atomic_lines;  // per line: atomics in flight
     LineCalendars dir_lines;     // moesi: per line, one transaction at a time
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,

@@ -27,16 +27,35 @@ inline std::uint64_t atomic_apply(AtomicOp op, unsigned size, std::uint64_t old,
   const std::uint64_t a = old & mask, b = operand & mask;
   std::uint64_t nv = a;
   switch (op) {
-    case AtomicOp::Add: nv = a + b; break;
-    case AtomicOp::Cas: nv = (a == (compare & mask)) ? b : a; break;
-    case AtomicOp::Exch: nv = b; break;
-    case AtomicOp::Min: nv = sext(b) < sext(a) ? b : a; break;
-    case AtomicOp::Max: nv = sext(b) > sext(a) ? b : a; break;
-    case AtomicOp::UMin: nv = a < b ? a : b; break;
-    case AtomicOp::UMax: nv = a > b ? a : b; break;
-    case AtomicOp::Or: nv = a | b; break;
-    case AtomicOp::And: nv = a & b; break;
-    case AtomicOp::None: break;
+    case AtomicOp::Add:
+      nv = a + b;
+      break;
+    case AtomicOp::Cas:
+      nv = (a == (compare & mask)) ? b : a;
+      break;
+    case AtomicOp::Exch:
+      nv = b;
+      break;
+    case AtomicOp::Min:
+      nv = sext(b) < sext(a) ? b : a;
+      break;
+    case AtomicOp::Max:
+      nv = sext(b) > sext(a) ? b : a;
+      break;
+    case AtomicOp::UMin:
+      nv = a < b ? a : b;
+      break;
+    case AtomicOp::UMax:
+      nv = a > b ? a : b;
+      break;
+    case AtomicOp::Or:
+      nv = a | b;
+      break;
+    case AtomicOp::And:
+      nv = a & b;
+      break;
+    case AtomicOp::None:
+      break;
   }
   return nv & mask;
 }

@@ -26,8 +26,8 @@ sc_core::sc_time MemPort::transport(const sc_core::sc_time& issue) {
   sc_core::sc_time d = issue;
   socket->b_transport(p_, d);
   if (p_.is_response_error())
-    throw SimFault(fmt::format("{}: memory request at 0x{:x} failed: {}", name(), p_.get_address(),
-                               p_.get_response_string()));
+    throw SimFault(
+        fmt::format("{}: memory request at 0x{:x} failed: {}", name(), p_.get_address(), p_.get_response_string()));
   return d;
 }
 

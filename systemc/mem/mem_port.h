@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "mem/mem_ext.h"
 
@@ -35,8 +35,8 @@ class MemPort : public sc_core::sc_module {
                         bool bypass_l1 = false);
   sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
                          const unsigned char* byte_enable = nullptr, bool bypass_l1 = false);
-  sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,
-                          std::uint64_t compare, std::uint64_t& old, const sc_core::sc_time& issue);
+  sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand, std::uint64_t compare,
+                          std::uint64_t& old, const sc_core::sc_time& issue);
   // A coalesced atomic: the lanes' ops on one line (at line_addr + offset, no
   // two overlapping) in one request; each lane's `old` receives its result.
   sc_core::sc_time atomic_lanes(std::uint64_t line_addr, LaneAtomic* lanes, unsigned n, unsigned line,

@@ -12,8 +12,8 @@ namespace fg {
 extern const Param<std::uint64_t> kLineSize;
 const Param<std::uint64_t> kLineSize{"gpu.line", 64, "B", "cache line size of every level", {{16}, {1024}}};
 namespace {
-const Param<std::uint64_t> kMemSize{"gpu.mem.size", 1ull << 30, "B", "device memory capacity",
-                                    {{1 << 20}, {1ull << 40}}};
+const Param<std::uint64_t> kMemSize{
+    "gpu.mem.size", 1ull << 30, "B", "device memory capacity", {{1 << 20}, {1ull << 40}}};
 }  // namespace
 
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, const std::vector<L1Spec>& l1s)

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "mem/backing_store.h"
 #include "mem/dram.h"

@@ -40,8 +40,7 @@ class Resource {
     drop_before(now);
     if (occupancy == 0 || idle() || arrival >= busy_.back().second) return arrival;
     // First interval starting after arrival.
-    auto it = std::upper_bound(begin(), busy_.end(), arrival,
-                               [](Tick a, const Interval& i) { return a < i.first; });
+    auto it = std::upper_bound(begin(), busy_.end(), arrival, [](Tick a, const Interval& i) { return a < i.first; });
     Tick t = arrival;
     if (it != begin() && std::prev(it)->second > t) t = std::prev(it)->second;
     while (it != busy_.end() && it->first < t + occupancy) {
@@ -78,8 +77,10 @@ class Resource {
   void insert(Tick s, Tick e) {
     // In-order arrival (the common case): append, or extend the last interval.
     if (idle() || s >= busy_.back().second) {
-      if (!idle() && busy_.back().second == s) busy_.back().second = e;
-      else busy_.emplace_back(s, e);
+      if (!idle() && busy_.back().second == s)
+        busy_.back().second = e;
+      else
+        busy_.emplace_back(s, e);
       return;
     }
     auto next = std::lower_bound(begin(), busy_.end(), s, [](const Interval& i, Tick v) { return i.first < v; });

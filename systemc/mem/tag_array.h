@@ -40,7 +40,7 @@ struct CacheLine {
   std::uint8_t state = 0;     // L1 only, moesi: MoesiState
   bool valid = false;
   bool dirty = false;
-  bool invalidated = false;   // tag kept after a coherence invalidation
+  bool invalidated = false;  // tag kept after a coherence invalidation
 };
 
 class TagArray {

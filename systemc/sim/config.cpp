@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/error.h"
 
@@ -21,12 +21,18 @@ namespace fg {
 
 const char* to_string(ParamType t) {
   switch (t) {
-    case ParamType::Int: return "int";
-    case ParamType::UInt: return "uint";
-    case ParamType::Double: return "real";
-    case ParamType::Bool: return "bool";
-    case ParamType::String: return "string";
-    case ParamType::Enum: return "enum";
+    case ParamType::Int:
+      return "int";
+    case ParamType::UInt:
+      return "uint";
+    case ParamType::Double:
+      return "real";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::String:
+      return "string";
+    case ParamType::Enum:
+      return "enum";
   }
   return "?";
 }
@@ -36,10 +42,14 @@ std::string format_value(const ParamInfo& info, const ParamValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<X, std::string>) return x;
-        else if constexpr (std::is_same_v<X, double>) return fmt::format("{:g}", x);
-        else return std::to_string(x);
+        if constexpr (std::is_same_v<X, bool>)
+          return x ? "true" : "false";
+        else if constexpr (std::is_same_v<X, std::string>)
+          return x;
+        else if constexpr (std::is_same_v<X, double>)
+          return fmt::format("{:g}", x);
+        else
+          return std::to_string(x);
       },
       v);
 }
@@ -96,11 +106,16 @@ namespace {
 
 template <class T>
 ParamType type_of() {
-  if constexpr (std::is_same_v<T, std::int64_t>) return ParamType::Int;
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return ParamType::UInt;
-  else if constexpr (std::is_same_v<T, double>) return ParamType::Double;
-  else if constexpr (std::is_same_v<T, bool>) return ParamType::Bool;
-  else return ParamType::String;
+  if constexpr (std::is_same_v<T, std::int64_t>)
+    return ParamType::Int;
+  else if constexpr (std::is_same_v<T, std::uint64_t>)
+    return ParamType::UInt;
+  else if constexpr (std::is_same_v<T, double>)
+    return ParamType::Double;
+  else if constexpr (std::is_same_v<T, bool>)
+    return ParamType::Bool;
+  else
+    return ParamType::String;
 }
 
 std::string trim(const std::string& s) {
@@ -148,15 +163,24 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
   if (!suffix.empty()) {
     if (info.unit != "B") return false;
     std::string s = suffix;
-    if (s == "B") s = "";
-    else if (s.size() >= 2 && s.substr(s.size() - 2) == "iB") s = s.substr(0, s.size() - 2);
-    else if (s.size() >= 1 && s.back() == 'B') s = s.substr(0, s.size() - 1);
-    if (s == "K" || s == "k") mult = 1024.0L;
-    else if (s == "M") mult = 1024.0L * 1024;
-    else if (s == "G") mult = 1024.0L * 1024 * 1024;
-    else if (s == "T") mult = 1024.0L * 1024 * 1024 * 1024;
-    else if (s == "P") mult = 1024.0L * 1024 * 1024 * 1024 * 1024;
-    else if (!s.empty()) return false;
+    if (s == "B")
+      s = "";
+    else if (s.size() >= 2 && s.substr(s.size() - 2) == "iB")
+      s = s.substr(0, s.size() - 2);
+    else if (s.size() >= 1 && s.back() == 'B')
+      s = s.substr(0, s.size() - 1);
+    if (s == "K" || s == "k")
+      mult = 1024.0L;
+    else if (s == "M")
+      mult = 1024.0L * 1024;
+    else if (s == "G")
+      mult = 1024.0L * 1024 * 1024;
+    else if (s == "T")
+      mult = 1024.0L * 1024 * 1024 * 1024;
+    else if (s == "P")
+      mult = 1024.0L * 1024 * 1024 * 1024 * 1024;
+    else if (!s.empty())
+      return false;
   }
   out = (neg ? -1.0L : 1.0L) * static_cast<long double>(mag) * mult;
   mag_out = mult == 1 ? mag : 0;
@@ -279,8 +303,7 @@ void Config::set(const std::string& key, const std::string& text, const std::str
 
 void Config::apply_assignment(const std::string& a) {
   auto eq = a.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw UserError(fmt::format("--set '{}': expected key=value", shown(a)));
+  if (eq == std::string::npos || eq == 0) throw UserError(fmt::format("--set '{}': expected key=value", shown(a)));
   std::string key = trim(a.substr(0, eq));
   set(key, a.substr(eq + 1), fmt::format("--set {}", shown(key)));
 }
@@ -303,11 +326,11 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
                                 line(node), shown(prefix), kMaxDepth));
   if (node.IsMap()) {
     for (const auto& kv : node) {
-      if (!kv.first.IsScalar())
-        throw UserError(fmt::format("{}:{}: keys must be plain names", source, line(kv.first)));
+      if (!kv.first.IsScalar()) throw UserError(fmt::format("{}:{}: keys must be plain names", source, line(kv.first)));
       std::string k = kv.first.as<std::string>();
       if (full_length(prefix, k) > 256)
-        throw UserError(fmt::format("{}:{}: parameter name too long: '{}'", source, line(kv.first), shown(prefix + "." + k)));
+        throw UserError(
+            fmt::format("{}:{}: parameter name too long: '{}'", source, line(kv.first), shown(prefix + "." + k)));
       std::string full = prefix.empty() ? k : prefix + "." + k;
       if (prefix.empty() && k == "description") continue;  // preset description, not a parameter
       if (kv.second.IsMap()) {
@@ -320,7 +343,8 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
       } else if (kv.second.IsNull()) {
         throw UserError(fmt::format("{}:{}: '{}' has no value", source, line(kv.first), shown(full)));
       } else {
-        throw UserError(fmt::format("{}:{}: '{}' must be a single value, not a list", source, line(kv.first), shown(full)));
+        throw UserError(
+            fmt::format("{}:{}: '{}' must be a single value, not a list", source, line(kv.first), shown(full)));
       }
     }
   } else if (!node.IsNull()) {

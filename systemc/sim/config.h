@@ -32,7 +32,7 @@ struct ParamInfo {
   ParamValue default_value;
   std::string unit;  // "B", "cycles", "ns", "MHz", "GB/s", "" ...
   std::string help;
-  std::optional<double> min, max;  // inclusive numeric bounds
+  std::optional<double> min, max;    // inclusive numeric bounds
   std::vector<std::string> choices;  // Enum only
 };
 

@@ -31,9 +31,12 @@ inline std::string shown(std::string_view v, std::size_t max = 64) {
   std::string o;
   for (std::size_t i = 0; i < v.size() && i < max; ++i) {
     const auto c = static_cast<unsigned char>(v[i]);
-    if (c == '\n') o += "\\n";
-    else if (c == '\t') o += "\\t";
-    else if (c == '\r') o += "\\r";
+    if (c == '\n')
+      o += "\\n";
+    else if (c == '\t')
+      o += "\\t";
+    else if (c == '\r')
+      o += "\\r";
     else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);

@@ -71,8 +71,10 @@ void Reaper::run() {
 }
 
 void stop_early() {
-  if (g_reaper) g_reaper->reap();
-  else stop_once();
+  if (g_reaper)
+    g_reaper->reap();
+  else
+    stop_once();
 }
 
 }  // namespace fg

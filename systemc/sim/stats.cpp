@@ -92,10 +92,14 @@ void Distribution::sample(double x, std::uint64_t n) {
   sumsq_ += x * x * static_cast<double>(n);
   min_ = std::min(min_, x);
   max_ = std::max(max_, x);
-  if (x < lo_) under_ += n;
-  else if (x > hi_) over_ += n;
-  else if (x == hi_) buckets_.back() += n;  // the closed upper end belongs to the last bucket
-  else buckets_[std::min<std::size_t>(buckets_.size() - 1, static_cast<std::size_t>((x - lo_) / width_))] += n;
+  if (x < lo_)
+    under_ += n;
+  else if (x > hi_)
+    over_ += n;
+  else if (x == hi_)
+    buckets_.back() += n;  // the closed upper end belongs to the last bucket
+  else
+    buckets_[std::min<std::size_t>(buckets_.size() - 1, static_cast<std::size_t>((x - lo_) / width_))] += n;
 }
 
 void Distribution::reset() {

@@ -60,8 +60,8 @@ int Trace::track(const std::string& group, const std::string& name) {
     if (on()) {
       emit_raw(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid,
                            nlohmann::json(group).dump()));
-      emit_raw(fmt::format(R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})", pid,
-                           pid));
+      emit_raw(
+          fmt::format(R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})", pid, pid));
     }
   } else {
     pid = pit->second;
@@ -74,8 +74,8 @@ int Trace::track(const std::string& group, const std::string& name) {
   if (on()) {
     emit_raw(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}})", pid, tid,
                          nlohmann::json(name).dump()));
-    emit_raw(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                         pid, tid, tid));
+    emit_raw(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})", pid,
+                         tid, tid));
   }
   return pid * 100000 + tid;
 }

@@ -12,8 +12,8 @@ namespace fg {
 
 namespace {
 const Param<std::uint64_t> kCus{"gpu.cus", 8, "", "compute units", {{1}, {63}}};
-const Param<double> kClock{"gpu.clock", 1000.0, "MHz", "compute-unit clock frequency (the L1s run on it)",
-                           {{1}, {100000}}};
+const Param<double> kClock{
+    "gpu.clock", 1000.0, "MHz", "compute-unit clock frequency (the L1s run on it)", {{1}, {100000}}};
 }  // namespace
 
 GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name), clock_(kClock.get(cfg)) {
@@ -71,8 +71,10 @@ std::string GpuTop::diagnose() const {
   std::vector<std::pair<std::string, int>> kinds;
   for (const auto& [kind, d] : all) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
-    if (it == kinds.end()) kinds.emplace_back(kind, 1);
-    else ++it->second;
+    if (it == kinds.end())
+      kinds.emplace_back(kind, 1);
+    else
+      ++it->second;
   }
   std::string s = fmt::format("{} wavefronts:", all.size());
   for (const auto& [kind, n] : kinds) s += fmt::format(" {} {};", n, kind);
@@ -107,8 +109,7 @@ std::vector<std::string> GpuTop::summary_lines() const {
     if (yield_ && yield_->enabled())
       lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average",
                                   "yield", yield_->yields.value(), yield_->restarts.value(),
-                                  static_cast<double>(yield_->save_bytes.value()) / 1024.0,
-                                  yield_->yielded_ns.mean()));
+                                  static_cast<double>(yield_->save_bytes.value()) / 1024.0, yield_->yielded_ns.mean()));
     for (const auto* c : a.channels())
       lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
                                   "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),

@@ -9,13 +9,13 @@
 
 #include <systemc>
 
+#include "aggregator/aggregator.h"
 #include "gpu/compute_unit.h"
 #include "gpu/dispatcher.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
 #include "sim/config.h"
 #include "sim/time.h"
-#include "aggregator/aggregator.h"
 #include "worklist/worklist.h"
 #include "yield/yield.h"
 

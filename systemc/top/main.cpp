@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "sim/config.h"
@@ -32,8 +32,7 @@ int cmd_list() {
     std::cout << fmt::format("  {:<14}{}{}\n", name, w.description,
                              w.input_param.empty() ? "" : fmt::format(" [--input sets {}]", w.input_param));
   std::cout << "Presets (--preset NAME):\n";
-  for (const auto& [name, p] : fg::presets())
-    std::cout << fmt::format("  {:<14}{}\n", name, fg::preset_description(p));
+  for (const auto& [name, p] : fg::presets()) std::cout << fmt::format("  {:<14}{}\n", name, fg::preset_description(p));
   std::cout << "Verilated worklist RTL (worklist.backend=rtl runs these configurations):\n";
   if (fg::wl::rtl_builds().empty()) std::cout << "  none: built with -DFG_RTL_BACKEND=OFF\n";
   for (const auto& b : fg::wl::rtl_builds()) {
@@ -63,8 +62,11 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
     for (const auto& [name, info] : fg::ParamRegistry::global().all()) {
       if (name.rfind(prefix, 0) != 0) continue;
       any = true;
-      nlohmann::ordered_json p = {{"name", name}, {"type", fg::to_string(info.type)}, {"value", values[name]},
-                                  {"unit", info.unit}, {"help", info.help}};
+      nlohmann::ordered_json p = {{"name", name},
+                                  {"type", fg::to_string(info.type)},
+                                  {"value", values[name]},
+                                  {"unit", info.unit},
+                                  {"help", info.help}};
       if (info.min) p["min"] = *info.min;
       if (info.max) p["max"] = *info.max;
       if (!info.choices.empty()) p["choices"] = info.choices;
@@ -74,8 +76,8 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", "parameter", "type",
-                           preset.empty() ? "default" : "value", "unit", "description");
+  std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", "parameter", "type", preset.empty() ? "default" : "value",
+                           "unit", "description");
   for (const auto& [name, info] : fg::ParamRegistry::global().all()) {
     if (name.rfind(prefix, 0) != 0) continue;
     any = true;
@@ -117,9 +119,11 @@ int main(int argc, char** argv) {
   run->add_option("--config", spec.config_files, "YAML config file (repeatable, applied in order)")->check(non_empty);
   run->add_option("--set", spec.sets, "override one parameter: key=value (repeatable)")->check(non_empty);
   run->add_option("--seed", spec.seed, "random seed (same as --set sim.seed=N)")->check(non_empty);
-  run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)")->check(non_empty);
+  run->add_option("--input", spec.input, "input file of the workload (its <workload>.input parameter)")
+      ->check(non_empty);
   run->add_option("--stats", spec.stats_file, "write statistics JSON here ('-': standard output)")->check(non_empty);
-  run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)")->check(non_empty);
+  run->add_option("--trace", spec.trace_file, "write a Chrome/Perfetto trace here (see trace.start/trace.end)")
+      ->check(non_empty);
   run->add_option("--output", spec.output_file, "write the workload's results here")->check(non_empty);
   run->add_option("--vcd", spec.vcd_file,
                   "write the worklist RTL's waveform here (worklist.backend=rtl; window: worklist.vcd_from/vcd_to)")
@@ -132,7 +136,8 @@ int main(int argc, char** argv) {
   std::string prefix, params_preset;
   auto* params = app.add_subcommand("params", "list parameters: name, type, default, unit, help");
   params->add_option("prefix", prefix, "only parameters whose name starts with this");
-  params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults")->check(non_empty);
+  params->add_option("--preset", params_preset, "show the values of this preset instead of the defaults")
+      ->check(non_empty);
   bool params_json = false;
   params->add_flag("--json", params_json, "JSON: name, type, value, unit, help, min/max, choices");
 

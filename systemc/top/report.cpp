@@ -106,16 +106,17 @@ void print_summary(std::ostream& os, const RunReport& r) {
   // summary keeps its first line.
   const std::string first_line = r.message.substr(0, r.message.find('\n'));
   os << fmt::format("  {:<22}{}\n", "status",
-                    r.status == "ok" ? "ok"
-                                     : r.status + ": " + first_line +
-                                           (first_line.size() < r.message.size() ? " (details on standard error)" : ""));
+                    r.status == "ok"
+                        ? "ok"
+                        : r.status + ": " + first_line +
+                              (first_line.size() < r.message.size() ? " (details on standard error)" : ""));
   os << fmt::format("  {:<22}{}\n", "simulated time", sim_time(ns));
   os << fmt::format("  {:<22}{} passed\n", "result checks", r.host.checks().size());
   for (const auto& [k, v] : r.host.results().items())
     os << fmt::format("  {:<22}{}\n", k,
-                      v.is_string()           ? v.get<std::string>()
-                      : v.is_number_float()   ? fmt::format("{:.6g}", v.get<double>())
-                                              : v.dump());
+                      v.is_string()         ? v.get<std::string>()
+                      : v.is_number_float() ? fmt::format("{:.6g}", v.get<double>())
+                                            : v.dump());
   for (const auto& line : r.top.summary_lines()) os << "  " << line << "\n";
 
   const double l1r = sum("gpu.cu", ".l1.reads"), l1h = sum("gpu.cu", ".l1.hits");
@@ -129,9 +130,8 @@ void print_summary(std::ostream& os, const RunReport& r) {
                     si(sum("gpu.cu", ".l1.atomics")), si(sum("gpu.cu", ".l1.invalidations")),
                     avg("gpu.cu", ".l1.queue_delay"));
   os << fmt::format("  {:<10}{:>12}{:>12}{:>9.1f}%{:>12}{:>12}{:>16.2f}\n", "L2", si(sum("gpu.l2.bank", ".reads")),
-                    si(sum("gpu.l2.bank", ".writes")), l2r > 0 ? 100.0 * l2rh / l2r : 0.0,
-                    si(stat("gpu.l2.atomics")), si(sum("gpu.l2.bank", ".invalidations_sent")),
-                    avg("gpu.l2.bank", ".queue_delay"));
+                    si(sum("gpu.l2.bank", ".writes")), l2r > 0 ? 100.0 * l2rh / l2r : 0.0, si(stat("gpu.l2.atomics")),
+                    si(sum("gpu.l2.bank", ".invalidations_sent")), avg("gpu.l2.bank", ".queue_delay"));
   os << fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>12}{:>12}{:>16.2f}\n", "DRAM", si(stat("gpu.dram.reads")),
                     si(stat("gpu.dram.writes")), "-", "-", "-", avg("gpu.dram", ".queue_delay"));
   // Coherence traffic: invalidations received split by cause; moesi's transfers.
@@ -146,11 +146,12 @@ void print_summary(std::ostream& os, const RunReport& r) {
     os << fmt::format("  {:<22}{} cache-to-cache, {} ownership transfers, {} upgrades, {} reads for ownership\n",
                       "moesi", si(c2c), si(own), si(upg), si(rfo));
   // Back-pressure: full resources and how long their requesters waited.
-  os << fmt::format("  {:<22}L1 {} MSHR waits, blocked {} cycles ({} requests waited); L2 {} queue full, {} "
-                    "request-cycles waiting for DRAM; DRAM {} queue full\n",
-                    "stalls", si(sum("gpu.cu", ".l1.mshr_stalls")), si(sum("gpu.cu", ".l1.stall_cycles")),
-                    si(sum("gpu.cu", ".l1.stalls")), si(sum("gpu.l2.bank", ".queue_full")),
-                    si(sum("gpu.l2.bank", ".dram_stall_cycles")), si(stat("gpu.dram.queue_full")));
+  os << fmt::format(
+      "  {:<22}L1 {} MSHR waits, blocked {} cycles ({} requests waited); L2 {} queue full, {} "
+      "request-cycles waiting for DRAM; DRAM {} queue full\n",
+      "stalls", si(sum("gpu.cu", ".l1.mshr_stalls")), si(sum("gpu.cu", ".l1.stall_cycles")),
+      si(sum("gpu.cu", ".l1.stalls")), si(sum("gpu.l2.bank", ".queue_full")),
+      si(sum("gpu.l2.bank", ".dram_stall_cycles")), si(stat("gpu.dram.queue_full")));
   os << fmt::format("  {:<22}{:.2f} GB/s ({:.0f}% busy)\n", "DRAM bandwidth", stat("gpu.dram.bandwidth"),
                     100.0 * stat("gpu.dram.utilization"));
   os << fmt::format("  {:<22}{:.2f} s, {} simulated ns/s\n", "host", r.wall_seconds,

@@ -35,15 +35,19 @@ namespace fg {
 namespace {
 
 const Param<std::uint64_t> kSeed{"sim.seed", 1, "", "seed of every random choice in the model and workloads"};
-const Param<double> kQuantum{"sim.quantum", 20.0, "ns",
-                             "TLM global quantum: how far an initiator runs ahead before it syncs", {{0.001}, {1e6}}};
-const Param<double> kMaxTime{"sim.max_time", 1e9, "ns",
+const Param<double> kQuantum{
+    "sim.quantum", 20.0, "ns", "TLM global quantum: how far an initiator runs ahead before it syncs", {{0.001}, {1e6}}};
+const Param<double> kMaxTime{"sim.max_time",
+                             1e9,
+                             "ns",
                              "watchdog: a run still going at this simulated time is stopped as a fault (0 = none)",
                              {{0}, {1e15}}};
 const Param<std::uint64_t> kMaxMemory{"sim.max_memory", 0, "B",
                                       "host memory a run may need, estimated before it starts (0 = half of this "
                                       "machine's memory)"};
-const Param<double> kMaxHost{"sim.max_host_seconds", 0.0, "s",
+const Param<double> kMaxHost{"sim.max_host_seconds",
+                             0.0,
+                             "s",
                              "host-time limit: a run still going after this much wall time stops (0 = none)",
                              {{0}, {1e9}}};
 const Param<double> kTraceStart{"trace.start", 0.0, "ns", "trace window start (simulated time)", {{0}, {1e15}}};
@@ -73,7 +77,8 @@ class HostAgent : public sc_core::sc_module {
 void check_readable(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw UserError(fmt::format("{}: {} does not exist", path, what));
-  if (!std::filesystem::is_regular_file(path, ec)) throw UserError(fmt::format("{}: {} is not a regular file", path, what));
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UserError(fmt::format("{}: {} is not a regular file", path, what));
   std::ifstream in(path);
   if (!in) throw UserError(fmt::format("{}: cannot read {}", path, what));
 }
@@ -93,8 +98,10 @@ void check_resources(const WorkloadInfo& w, const Config& cfg) {
   const std::uint64_t dev = w.device_bytes ? w.device_bytes(cfg) : 0;
   const std::uint64_t mem = std::get<std::uint64_t>(cfg.value("gpu.mem.size"));
   if (dev > mem)
-    throw UserError(fmt::format("gpu.mem.size: workload '{}' needs about {} of device memory, more than gpu.mem.size "
-                                "= {}", w.name, bytes_text(double(dev)), bytes_text(double(mem))));
+    throw UserError(
+        fmt::format("gpu.mem.size: workload '{}' needs about {} of device memory, more than gpu.mem.size "
+                    "= {}",
+                    w.name, bytes_text(double(dev)), bytes_text(double(mem))));
   std::uint64_t limit = kMaxMemory.get(cfg);
   const bool automatic = limit == 0;
   if (automatic) {
@@ -103,10 +110,11 @@ void check_resources(const WorkloadInfo& w, const Config& cfg) {
   }
   const std::uint64_t need = 2 * dev + (256ull << 20);
   if (need > limit)
-    throw UserError(fmt::format("sim.max_memory: workload '{}' needs about {} of host memory ({} of buffers, twice, "
-                                "and the simulator), above the limit of {}{}",
-                                w.name, bytes_text(double(need)), bytes_text(double(dev)), bytes_text(double(limit)),
-                                automatic ? " (half of this machine's memory; set sim.max_memory to change it)" : ""));
+    throw UserError(
+        fmt::format("sim.max_memory: workload '{}' needs about {} of host memory ({} of buffers, twice, "
+                    "and the simulator), above the limit of {}{}",
+                    w.name, bytes_text(double(need)), bytes_text(double(dev)), bytes_text(double(limit)),
+                    automatic ? " (half of this machine's memory; set sim.max_memory to change it)" : ""));
 }
 
 }  // namespace
@@ -117,7 +125,8 @@ Config resolve_config(const RunSpec& spec) {
   Config cfg;
   if (!spec.preset.empty()) {
     auto it = presets().find(spec.preset);
-    if (it == presets().end()) throw UserError(fmt::format("--preset: unknown preset '{}' (see `fgsim list`)", shown(spec.preset)));
+    if (it == presets().end())
+      throw UserError(fmt::format("--preset: unknown preset '{}' (see `fgsim list`)", shown(spec.preset)));
     cfg.apply_yaml(it->second.text, it->second.source);
   }
   for (const auto& f : spec.config_files) {
@@ -222,7 +231,8 @@ int simulate(const RunSpec& spec, const Config& cfg) {
     out = &out_file->stream();
   }
   const bool stats_to_stdout = spec.stats_file == "-";
-  if (!spec.stats_file.empty() && !stats_to_stdout) stats_out = std::make_unique<OutputFile>(spec.stats_file, "--stats");
+  if (!spec.stats_file.empty() && !stats_to_stdout)
+    stats_out = std::make_unique<OutputFile>(spec.stats_file, "--stats");
   struct TraceGuard {
     ~TraceGuard() { Trace::get().discard(); }
   } trace_guard;
@@ -262,9 +272,11 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   std::string status = "ok", message;
   if (host_limited && !failure) {
     status = "host time limit";
-    message = fmt::format("sim.max_host_seconds: stopped after {:.1f} s of host time at {} ns simulated; statistics "
-                          "so far", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                          tick_to_ns(sc_core::sc_time_stamp().value()));
+    message = fmt::format(
+        "sim.max_host_seconds: stopped after {:.1f} s of host time at {} ns simulated; statistics "
+        "so far",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+        tick_to_ns(sc_core::sc_time_stamp().value()));
   } else if (!finished && !failure) {
     status = "interrupted";
     message = fmt::format("{} at {} ns simulated; statistics so far", g_signal == SIGTERM ? "SIGTERM" : "SIGINT",
@@ -312,8 +324,8 @@ int simulate(const RunSpec& spec, const Config& cfg) {
       commit([&] { out_file->commit(); });
     } else {
       out_file->discard();
-      std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n",
-                   spec.output_file.c_str(), status.c_str());
+      std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n", spec.output_file.c_str(),
+                   status.c_str());
     }
   }
   // With the stats on standard output the summary goes to standard error.

@@ -14,11 +14,11 @@ struct RunSpec {
   std::string workload;
   std::string preset;  // empty: defaults only
   std::vector<std::string> config_files;
-  std::vector<std::string> sets;  // "key=value", applied in order
-  std::string seed;               // --seed, applied last (empty: not given)
-  std::string input;              // --input, sets the workload's input parameter
+  std::vector<std::string> sets;                    // "key=value", applied in order
+  std::string seed;                                 // --seed, applied last (empty: not given)
+  std::string input;                                // --input, sets the workload's input parameter
   std::string stats_file, trace_file, output_file;  // stats_file "-": standard output
-  std::string vcd_file;  // --vcd: the rtl worklist backend's waveform
+  std::string vcd_file;                             // --vcd: the rtl worklist backend's waveform
   bool quiet = false;
   bool progress = false;  // a progress line on stderr every few seconds (also when stderr is a terminal)
 };

@@ -33,8 +33,8 @@ Hvu::Hvu(const Params& p, const Clock& clock)
 
 void Hvu::init(std::uint64_t base, std::uint64_t entries) {
   if (held() != 0)
-    throw SimFault(fmt::format("wlinit: the overflow buffer holds {} work IDs; it may be moved only when empty",
-                               held()));
+    throw SimFault(
+        fmt::format("wlinit: the overflow buffer holds {} work IDs; it may be moved only when empty", held()));
   base_ = base;
   entries_ = entries;
   layout();
@@ -47,9 +47,7 @@ std::uint64_t Hvu::Ring::ready(Tick now) const {
   return done_n;
 }
 
-std::uint64_t Hvu::waiting(const Core& c) const {
-  return c.loaded + c.queued;
-}
+std::uint64_t Hvu::waiting(const Core& c) const { return c.loaded + c.queued; }
 
 std::uint64_t Hvu::held() const {
   std::uint64_t n = 0;

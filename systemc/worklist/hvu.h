@@ -122,14 +122,14 @@ class Hvu {
   };
   struct Core {
     Ring ring[2];
-    unsigned cur = 0;                      // ring of the current (pull) round; single mode: 0 only
-    std::vector<std::uint32_t> spilled;    // this cycle's spills, not yet stored
+    unsigned cur = 0;                    // ring of the current (pull) round; single mode: 0 only
+    std::vector<std::uint32_t> spilled;  // this cycle's spills, not yet stored
     std::deque<std::pair<Tick, std::vector<std::pair<unsigned, std::uint32_t>>>> loads;  // (arrives, (bank, id))
     std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
-    std::uint64_t loaded = 0, queued = 0;  // IDs in loads, in at_bank
-    std::deque<Tick> inflight;             // completion times of loads and stores
+    std::uint64_t loaded = 0, queued = 0;            // IDs in loads, in at_bank
+    std::deque<Tick> inflight;                       // completion times of loads and stores
     unsigned next_bank = 0;
-    bool demand = false;                   // a pull waited this cycle
+    bool demand = false;  // a pull waited this cycle
     unsigned demand_bank = 0;
   };
   unsigned queue_free(Core& c, Tick now);

@@ -30,24 +30,34 @@ struct RtlReg {
   void* p = nullptr;
   unsigned bytes = 0;
   template <class T>
-    requires std::is_integral_v<T>
-  static RtlReg of(T& v) {
-    return {&v, sizeof(T)};
-  }
+  requires std::is_integral_v<T>
+  static RtlReg of(T& v) { return {&v, sizeof(T)}; }
   std::uint64_t get() const {
     switch (bytes) {
-      case 1: return *static_cast<const std::uint8_t*>(p);
-      case 2: return *static_cast<const std::uint16_t*>(p);
-      case 4: return *static_cast<const std::uint32_t*>(p);
-      default: return *static_cast<const std::uint64_t*>(p);
+      case 1:
+        return *static_cast<const std::uint8_t*>(p);
+      case 2:
+        return *static_cast<const std::uint16_t*>(p);
+      case 4:
+        return *static_cast<const std::uint32_t*>(p);
+      default:
+        return *static_cast<const std::uint64_t*>(p);
     }
   }
   void set(std::uint64_t v) const {
     switch (bytes) {
-      case 1: *static_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v); break;
-      case 2: *static_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(v); break;
-      case 4: *static_cast<std::uint32_t*>(p) = static_cast<std::uint32_t>(v); break;
-      default: *static_cast<std::uint64_t*>(p) = v; break;
+      case 1:
+        *static_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v);
+        break;
+      case 2:
+        *static_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(v);
+        break;
+      case 4:
+        *static_cast<std::uint32_t*>(p) = static_cast<std::uint32_t>(v);
+        break;
+      default:
+        *static_cast<std::uint64_t*>(p) = v;
+        break;
     }
   }
 };
@@ -115,7 +125,8 @@ class RtlBackend final : public Backend {
   void step(const In& in, Out& o) override {
     const bool hvu = !in.rf_put.empty();
     const bool wave = wave_.in(t_);
-    const bool all = wave || first_ || p_.sort_stages != 0 || in.double_buf != double_buf_ || (in.double_buf && in.swap);
+    const bool all =
+        wave || first_ || p_.sort_stages != 0 || in.double_buf != double_buf_ || (in.double_buf && in.swap);
     first_ = false;
     double_buf_ = in.double_buf;
     // The network's outputs from its registers (after the last edge).
@@ -125,8 +136,8 @@ class RtlBackend final : public Backend {
     for (unsigned c = 0; c < p_.cores && sys_empty; ++c) sys_empty = cores_[c]->core_empty_o != 0;
     // Which cores to evaluate, and their inputs.
     for (unsigned c = 0; c < p_.cores; ++c) {
-      bool act = all || tb::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 ||
-                 (hvu && in.rsv[c]);
+      bool act =
+          all || tb::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 || (hvu && in.rsv[c]);
       const unsigned b0 = c * p_.lanes;
       for (unsigned l = 0; l < p_.lanes && !act; ++l)
         act = in.pull[b0 + l] || in.push[b0 + l] || (hvu && in.rf_put[b0 + l]);

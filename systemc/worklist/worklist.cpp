@@ -24,15 +24,17 @@ namespace {
 const Param<std::string> kBackend{"worklist.backend", "model", std::vector<std::string>{"model", "rtl"},
                                   "model: the golden model of models/hwwl; rtl: the Verilated RTL of rtl/hwwl "
                                   "(configurations built into fgsim: fgsim list)"};
-const Param<std::uint64_t> kVcdFrom{"worklist.vcd_from", 0, "cycles", "first unit cycle in the --vcd waveform",
-                                    {{0}, {}}};
-const Param<std::uint64_t> kVcdTo{"worklist.vcd_to", 0, "cycles",
-                                  "last unit cycle in the --vcd waveform (0: to the end)", {{0}, {}}};
-const Param<std::uint64_t> kLanes{"worklist.lanes", 0, "",
+const Param<std::uint64_t> kVcdFrom{
+    "worklist.vcd_from", 0, "cycles", "first unit cycle in the --vcd waveform", {{0}, {}}};
+const Param<std::uint64_t> kVcdTo{
+    "worklist.vcd_to", 0, "cycles", "last unit cycle in the --vcd waveform (0: to the end)", {{0}, {}}};
+const Param<std::uint64_t> kLanes{"worklist.lanes",
+                                  0,
+                                  "",
                                   "banks per core, a power of two (0: gpu.cu.simd_width; paper: 16, Sec. IV-A)",
                                   {{0}, {64}}};
-const Param<std::uint64_t> kDepth{"worklist.depth", 32, "entries",
-                                  "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
+const Param<std::uint64_t> kDepth{
+    "worklist.depth", 32, "entries", "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
 const Param<std::string> kScheme{
     "worklist.scheme", "lsorting",
     std::vector<std::string>{"none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo", "ideal_sorted"},
@@ -40,10 +42,10 @@ const Param<std::string> kScheme{
     "every core, a monolithic WRU), magic (Fig. 6: banks levelled every "
     "cycle across cores, no bandwidth limit), ideal_fifo / ideal_sorted (Fig. 5: one infinite worklist with unlimited "
     "bandwidth, FIFO or smallest work ID first)"};
-const Param<std::uint64_t> kThreshold{"worklist.threshold", 5, "", "work threshold (paper: 5, Sec. IV-D)",
-                                      {{0}, {1u << 16}}};
-const Param<std::uint64_t> kInterval{"worklist.interval", 10, "cycles",
-                                     "redistribution interval (paper: 10, Sec. IV-D)", {{1}, {1u << 20}}};
+const Param<std::uint64_t> kThreshold{
+    "worklist.threshold", 5, "", "work threshold (paper: 5, Sec. IV-D)", {{0}, {1u << 16}}};
+const Param<std::uint64_t> kInterval{
+    "worklist.interval", 10, "cycles", "redistribution interval (paper: 10, Sec. IV-D)", {{1}, {1u << 20}}};
 // The virtualization unit (Sec. III-D). The paper finds interval refills never
 // worse and essential where multithreading cannot hide the refill latency
 // (Sec. IV-E), so it is the default; the HVU samples at the redistribution
@@ -53,7 +55,9 @@ const Param<std::uint64_t> kInterval{"worklist.interval", 10, "cycles",
 const Param<std::string> kRefill{"worklist.refill", "interval", std::vector<std::string>{"interval", "on_demand"},
                                  "overflow-buffer refills (Sec. III-D): interval (every worklist.interval cycles, "
                                  "when every bank of the core has room) or on_demand (on a pull from an empty bank)"};
-const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests", 8, "",
+const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests",
+                                        8,
+                                        "",
                                         "virtualization loads and stores in flight per core (GTX 480 L1 miss queue)",
                                         {{1}, {1024}}};
 // Exact by construction (docs/worklists.md, "Fast-forward"); off only to
@@ -61,13 +65,17 @@ const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests", 8, "",
 const Param<bool> kFastForward{"worklist.fast_forward", true, "",
                                "skip idle unit cycles in a fixpoint (nothing can move until the next request) instead "
                                "of stepping them; exact: false steps every cycle, for checking"};
-const Param<std::uint64_t> kLatency{"worklist.latency", 1, "cycles",
+const Param<std::uint64_t> kLatency{"worklist.latency",
+                                    1,
+                                    "cycles",
                                     "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
                                     {{0}, {1000}}};
 
 // Fig. 8's time series (Sec. V-C): off by default (it costs a map update per pull).
 const Param<std::uint64_t> kActivityInterval{
-    "worklist.activity_interval", 0, "cycles",
+    "worklist.activity_interval",
+    0,
+    "cycles",
     "sample the hardware threads that hold a work ID, wait or are done every this many unit cycles "
     "(gpu.worklist.active_threads / waiting_threads / done_threads; Fig. 8); 0: off",
     {{0}, {1u << 30}}};
@@ -171,12 +179,11 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     waiting_threads = std::make_unique<Series>(
         g, "waiting_threads", "threads at a pull that has not returned an ID or DONE (WAIT, blocked or in the unit)",
         "threads", every);
-    done_threads = std::make_unique<Series>(g, "done_threads", "threads whose last pull returned DONE", "threads",
-                                            every);
+    done_threads =
+        std::make_unique<Series>(g, "done_threads", "threads whose last pull returned DONE", "threads", every);
   }
   const auto depth = kDepth.get(cfg);
-  if (!std::has_single_bit(lanes_))
-    throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
+  if (!std::has_single_bit(lanes_)) throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
   if (!std::has_single_bit(depth)) throw UserError(fmt::format("worklist.depth: {} is not a power of two", depth));
   hwwl::Params p;
   p.cores = cores;
@@ -195,14 +202,15 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   // What the limit-study worklists do not have must not be set.
   auto refuse = [&](const Param<std::uint64_t>& k, const char* why) {
     if (!cfg.is_default(k.name()))
-      throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} {}", k.name(),
-                                  cfg.origin(k.name()), s, why));
+      throw UserError(
+          fmt::format("{} (set by {}) does not apply: worklist.scheme {} {}", k.name(), cfg.origin(k.name()), s, why));
   };
   if (ideal) {
     for (const auto* k : {&kLanes, &kDepth}) refuse(*k, "is one infinite worklist with a port per lane");
   }
   if (ideal || magic) {
-    for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests}) refuse(*k, "has no redistribution or virtualization unit");
+    for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests})
+      refuse(*k, "has no redistribution or virtualization unit");
     if (!cfg.is_default(kRefill.name()))
       throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} has no virtualization unit",
                                   kRefill.name(), cfg.origin(kRefill.name()), s));
@@ -215,9 +223,10 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   if (vcd_to != 0 && vcd_to < vcd_from)
     throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
   if (kBackend.get(cfg) == "rtl" && (ideal || magic || s == "gsorting"))
-    throw UserError(fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
-                                "RTL has none, threshold and lsorting)",
-                                s));
+    throw UserError(
+        fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
+                    "RTL has none, threshold and lsorting)",
+                    s));
   if (kBackend.get(cfg) == "rtl") {
     const auto& builds = rtl_builds();
     auto it = std::find_if(builds.begin(), builds.end(), [&](const RtlBuild& b) { return same(b.params, p); });
@@ -225,7 +234,8 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
       std::string have;
       for (const RtlBuild& b : builds) have += fmt::format("{}{}", have.empty() ? "" : ", ", b.name);
       throw UserError(fmt::format(
-          "worklist.backend: rtl: this fgsim has no Verilated worklist for {} (gpu.cus and worklist.*); {}", describe(p),
+          "worklist.backend: rtl: this fgsim has no Verilated worklist for {} (gpu.cus and worklist.*); {}",
+          describe(p),
           builds.empty() ? "it was built with -DFG_RTL_BACKEND=OFF"
                          : fmt::format("it has {} (`fgsim list` shows their settings; add one to the CMake cache "
                                        "variable FG_HWWL_RTL_CONFIGS)",
@@ -238,8 +248,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     w.cycle_ps = clock.period() / (sc_core::sc_time(1, sc_core::SC_PS).value());
     backend_ = it->make(p, w);
   } else {
-    if (!g_wave_file.empty())
-      throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
+    if (!g_wave_file.empty()) throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
     if (ideal)
       backend_ = std::make_unique<IdealBackend>(cores * lanes_, s == "ideal_sorted");
     else if (magic)
@@ -359,7 +368,8 @@ std::string Worklist::where() const {
   const std::string v = hvu_.where();
   if (!v.empty()) w += (w.empty() ? "" : "; ") + v;
   const std::string act =
-      double_buf_ ? "" : fmt::format("; single-buffer mode, {} lanes active since their last pull", active_lanes_.size());
+      double_buf_ ? ""
+                  : fmt::format("; single-buffer mode, {} lanes active since their last pull", active_lanes_.size());
   if (inside_ == 0) return "nothing inside" + act;
   return fmt::format("{} work IDs{}{}{}", inside_, w.empty() ? "" : ": ", w, act);
 }
@@ -439,8 +449,8 @@ void Worklist::step_cycle(bool idle) {
         throw SimFault(fmt::format(
             "worklist overflow: a push of work ID {} to the full bank {} of core {} ({} entries per side in {}-buffer "
             "mode; no overflow buffer: the paper's hardware exception, Sec. III-A); inside: {}",
-            r.ids[p.i], p.bank % lanes_, r.core, double_buf_ ? depth_ / 2 : depth_,
-            double_buf_ ? "double" : "single", where()));
+            r.ids[p.i], p.bank % lanes_, r.core, double_buf_ ? depth_ / 2 : depth_, double_buf_ ? "double" : "single",
+            where()));
       }
       ++pushes;
       ++inside_;
@@ -584,8 +594,8 @@ void Worklist::run() {
       // it (every wavefront that could pull it is blocked): a fault, which
       // then ends as the deadlock diagnosis too, with the buffer in it. Its
       // requests in flight keep the unit awake.
-      const bool settled = pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ &&
-                           !hvu_.active();
+      const bool settled =
+          pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ && !hvu_.active();
       // Fast-forward (docs/worklists.md): no request, and the banks' counts
       // have not moved for the backend's window of idle cycles: a fixpoint,
       // in which nothing moves until the next request. The unit sleeps and

@@ -49,7 +49,7 @@
 namespace fg {
 class ComputeUnit;
 class MemPort;
-}
+}  // namespace fg
 
 namespace fg::wl {
 
@@ -95,7 +95,7 @@ class Worklist : public sc_core::sc_module {
   void step_cycle(bool idle);
   void skip_cycles(std::uint64_t n);  // n idle cycles in a fixpoint
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  std::uint64_t next_event() const;  // first cycle from cycle_ that may move something (kNever: none)
+  std::uint64_t next_event() const;            // first cycle from cycle_ that may move something (kNever: none)
   std::uint64_t first_cycle_at(Tick t) const;  // first cycle whose sample time is at or after t
   void deliver(Request& r, Tick at);
   Tick sample_time(std::uint64_t cycle) const { return cycle * clock_.period() + clock_.period() / 2; }
@@ -110,13 +110,13 @@ class Worklist : public sc_core::sc_module {
   std::unique_ptr<Backend> backend_;
   bool double_buf_ = false, swap_ = false;
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
-  std::uint64_t cycle_ = 0;  // next cycle to step
+  std::uint64_t cycle_ = 0;   // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
-  bool refills_stuck_ = false;  // the last stepped cycle was quiet and refused every refill it offered
+  bool refills_stuck_ = false;         // the last stepped cycle was quiet and refused every refill it offered
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
   std::vector<unsigned> counts_;       // step_cycle() scratch
   std::vector<bool> core_has_work_;    // per core: a bank's count in last_counts_ is not zero
-  struct Presented {  // a lane request that took its bank's port this cycle
+  struct Presented {                   // a lane request that took its bank's port this cycle
     Request* r;
     std::size_t i;
     std::size_t bank;

@@ -42,14 +42,13 @@ inline std::uint64_t env_cycles(const char* name, std::uint64_t dflt) {
 }
 
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void put(T& sig, unsigned lsb, unsigned width, std::uint64_t v) {
   const std::uint64_t mask = (width >= 64 ? ~0ull : ((1ull << width) - 1)) << lsb;
   sig = static_cast<T>((static_cast<std::uint64_t>(sig) & ~mask) | ((v << lsb) & mask));
 }
 template <class T>
-  requires std::is_integral_v<T>
-std::uint64_t get(const T& sig, unsigned lsb, unsigned width) {
+requires std::is_integral_v<T> std::uint64_t get(const T& sig, unsigned lsb, unsigned width) {
   const std::uint64_t m = width >= 64 ? ~0ull : ((1ull << width) - 1);
   return (static_cast<std::uint64_t>(sig) >> lsb) & m;
 }
@@ -155,7 +154,7 @@ class Dut {
     ctx_->randSeed(seed);
     ctx_->debug(0);
     top_ = std::make_unique<V>(ctx_.get(), "top");
-    if constexpr (requires(V& v, WaveFile* t) { v.trace(t, 99); }) {
+    if constexpr (requires(V & v, WaveFile * t) { v.trace(t, 99); }) {
       wave_.open(*ctx_, wave, [&](WaveFile* f) { top_->trace(f, 99); });
     } else if (!wave.path.empty()) {
       throw std::runtime_error("this model was Verilated without tracing: no waveform " + wave.path);

@@ -82,8 +82,10 @@ void BM_ContendedCasMoesi(benchmark::State& state) {
     const int c = static_cast<int>(i % kCus);
     std::uint64_t old = 0;
     local[c] = g.port(c).atomic(word, fg::AtomicOp::Cas, 4, expect + 1, expect, old, local[c]);
-    if (old == expect) ++expect, ++ok;
-    else expect = old;
+    if (old == expect)
+      ++expect, ++ok;
+    else
+      expect = old;
     if (++i % 1024 == 0) {
       sc_core::sc_time lo = local[0];
       for (auto& t : local) lo = std::min(lo, t);

@@ -82,7 +82,8 @@ TEST_P(CilkQueens, CountsSolutionsAndRestartsEveryYield) {
   expect_yields_restarted(s, cap != 16384, 9072);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens, ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(16384, 256)),
+INSTANTIATE_TEST_SUITE_P(Cus, CilkQueens,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(16384, 256)),
                          cus_capacity_name);
 
 TEST(CilkQueens, OutputFileHoldsTheCount) {

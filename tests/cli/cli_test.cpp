@@ -20,7 +20,7 @@ using test::run_fgsim;
 struct BadInput {
   const char* name;
   std::string args;
-  std::string expect;  // must appear in the one stderr line
+  std::string expect;       // must appear in the one stderr line
   std::string config = {};  // if set: written to a file at test time; "{file}" in args and expect names it
 };
 
@@ -36,7 +36,8 @@ std::vector<BadInput> bad_inputs() {
       {"InconsistentCacheGeometry", "run memstream --set gpu.l1.size=1000", "gpu.l1.size"},
       {"BadEnum", "run memstream --set memstream.pattern=zigzag", "expected one of"},
       {"BadSeed", "run memstream --seed abc", "--seed"},
-      {"ConfigMissing", "run memstream --config /nonexistent/x.yaml", "/nonexistent/x.yaml: config file does not exist"},
+      {"ConfigMissing", "run memstream --config /nonexistent/x.yaml",
+       "/nonexistent/x.yaml: config file does not exist"},
       {"ConfigIsDirectory", "run memstream --config " + dir, "is not a regular file"},
       {"ConfigUnknownKeyLine", "run memstream --config {file}", "{file}:4: unknown parameter",
        "gpu:\n  cus: 2\n  l1:\n    wayz: 4\n"},
@@ -120,7 +121,8 @@ TEST(Cli, WatchdogDiagnosisIsSummarisedAndPrintedOnce) {
   EXPECT_NE(r.err.find("54 of 64 workgroups not dispatched"), std::string::npos) << r.err;
   const std::string both = r.out + r.err;
   std::size_t n = 0;
-  for (std::size_t p = both.find("slot0 (divergent"); p != std::string::npos; p = both.find("slot0 (divergent", p + 1)) ++n;
+  for (std::size_t p = both.find("slot0 (divergent"); p != std::string::npos; p = both.find("slot0 (divergent", p + 1))
+    ++n;
   EXPECT_EQ(n, 1u) << both;
   EXPECT_NE(r.out.find("(details on standard error)"), std::string::npos) << r.out;
 }
@@ -157,7 +159,8 @@ TEST(Cli, WorkgroupPlacementDoesNotDependOnTheQuantum) {
   for (const char* q : {"1.4285714", "5", "20"}) {
     const auto path = (test::scratch_dir() / (std::string("quantum_") + q + ".json")).string();
     auto r = run_fgsim(std::string("run vecadd --preset kim2014 --set gpu.cus=4 --set vecadd.n=16384 --quiet "
-                                   "--set sim.quantum=") + q + " --stats " + path);
+                                   "--set sim.quantum=") +
+                       q + " --stats " + path);
     ASSERT_EQ(r.code, 0) << r.err;
     runs.push_back(nlohmann::json::parse(test::slurp(path)));
   }
@@ -215,8 +218,9 @@ TEST(Cli, TotalsSumEveryCuAndBank) {
 // categories add up to the run's cycles; a CU that got no work is idle
 // throughout; a DRAM-bound kernel's CU mostly waits for memory.
 TEST(Cli, StallBreakdownAddsUpToTheRunsCycles) {
-  auto r = run_fgsim("run vecadd --preset orr2014 --set gpu.cus=4 --set vecadd.n=16384 --set kernel.group_size=256 "
-                     "--set gpu.cu.max_workgroups=4 --quiet --stats -");
+  auto r = run_fgsim(
+      "run vecadd --preset orr2014 --set gpu.cus=4 --set vecadd.n=16384 --set kernel.group_size=256 "
+      "--set gpu.cu.max_workgroups=4 --quiet --stats -");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const double cycles = j["sim"]["time_ns"].get<double>() * j["config"]["gpu.clock"].get<double>() / 1000.0;
@@ -328,8 +332,9 @@ std::string stats_bytes_without_host(const std::string& args, const std::string&
 }
 
 TEST(Cli, SameConfigAndSeedGiveByteIdenticalStats) {
-  const std::string args = "run memstream --preset orr2014 --set gpu.cus=4 --set memstream.pattern=random "
-                           "--set memstream.passes=2";
+  const std::string args =
+      "run memstream --preset orr2014 --set gpu.cus=4 --set memstream.pattern=random "
+      "--set memstream.passes=2";
   const std::string a = stats_bytes_without_host(args + " --seed 7", "a");
   const std::string b = stats_bytes_without_host(args + " --seed 7", "b");
   auto c = stats_without_host(args + " --seed 8", "c");
@@ -381,8 +386,10 @@ TEST(Cli, StatsCarryResolvedConfigTimeAndDescriptions) {
 
 TEST(Cli, TraceIsChromeJsonWithinTheWindow) {
   auto path = (test::scratch_dir() / "t.json").string();
-  auto r = run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --quiet --set trace.start=1000 "
-                     "--set trace.end=2000 --trace " + path);
+  auto r = run_fgsim(
+      "run memstream --preset orr2014 --set gpu.cus=2 --quiet --set trace.start=1000 "
+      "--set trace.end=2000 --trace " +
+      path);
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(test::slurp(path));
   int spans = 0;
@@ -391,7 +398,7 @@ TEST(Cli, TraceIsChromeJsonWithinTheWindow) {
     if (e["ph"] == "X") {
       ++spans;
       double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
-      EXPECT_LT(ts, 2.0);   // us
+      EXPECT_LT(ts, 2.0);  // us
       EXPECT_GE(ts + dur, 1.0);
     }
     if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "gpu.cu1.l1") l1_track = true;
@@ -402,8 +409,8 @@ TEST(Cli, TraceIsChromeJsonWithinTheWindow) {
 
 TEST(Cli, OutputFileHoldsWorkloadResults) {
   auto path = (test::scratch_dir() / "o.txt").string();
-  auto r = run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --set memstream.pattern=cas --quiet --output " +
-                     path);
+  auto r =
+      run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --set memstream.pattern=cas --quiet --output " + path);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(test::slurp(path).find("counter 200"), std::string::npos);
 }

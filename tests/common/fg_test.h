@@ -20,23 +20,25 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
+
+// After <tlm>: the quantum keeper's header does not include SystemC itself.
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "gpu/host.h"
 #include "mem/mem_port.h"
 #include "sim/config.h"
 #include "sim/guard.h"
 #include "sim/setup.h"
-#include "sim/workload.h"
-#include "gpu/host.h"
 #include "sim/stats.h"
+#include "sim/workload.h"
 #include "top/gpu_top.h"
 
 namespace fg::test {
 
-#define FG_REQUIRE_FRESH_KERNEL()                                                              \
-  do {                                                                                         \
-    if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)                                   \
-      GTEST_SKIP() << "SystemC already elaborated in this process; run through ctest";         \
+#define FG_REQUIRE_FRESH_KERNEL()                                                      \
+  do {                                                                                 \
+    if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)                           \
+      GTEST_SKIP() << "SystemC already elaborated in this process; run through ctest"; \
   } while (0)
 
 // SystemC warnings and errors fail the test (as VCML's tests do): a model that

@@ -55,10 +55,10 @@ TEST_P(DeadlockSweep, NoRunDeadlocks) {
     for (int cus : {1, 2, 5, 8})
       for (int g : {64, 128, 192, 256})
         for (const char* w : {"reduce", "vecadd", "histogram", "divergent"}) {
-          const auto r = test::run_fgsim(fmt::format(
-              "run {} --preset {} --quiet --set gpu.cus={} --set kernel.group_size={} --set sim.quantum={} "
-              "--set {}.n=3000",
-              w, GetParam(), cus, g, q, w));
+          const auto r = test::run_fgsim(
+              fmt::format("run {} --preset {} --quiet --set gpu.cus={} --set kernel.group_size={} --set sim.quantum={} "
+                          "--set {}.n=3000",
+                          w, GetParam(), cus, g, q, w));
           ++runs;
           if (r.code != 0) {
             ++bad;
@@ -114,8 +114,10 @@ TEST(Alu, DifferentNPerLaneIsADivergentLoop) {
 // The last wavefront of the workgroup stores to 64 lines, the others compute
 // briefly; all (optionally) meet at a final barrier.
 Task<> slow_store(Lane& l, std::uint64_t out, bool barrier) {
-  if (l.local_id() >= l.group_size() - 64) co_await l.store<std::uint32_t>(out + 4096ull * (l.local_id() % 64), 1u);
-  else co_await l.alu(4);
+  if (l.local_id() >= l.group_size() - 64)
+    co_await l.store<std::uint32_t>(out + 4096ull * (l.local_id() % 64), 1u);
+  else
+    co_await l.alu(4);
   if (barrier) co_await l.barrier();
 }
 
@@ -150,8 +152,10 @@ TEST(FinishTime, AWorkgroupEndsWithTheMemberThatCompletedLast) {
 TEST(FinishTime, SlotTraceSlicesNeverOverlap) {
   const auto d = test::scratch_dir();
   const std::string trace = (d / "t.json").string();
-  const auto r = test::run_fgsim("run vecadd --preset orr2014 --quiet --set gpu.cus=1 --set vecadd.n=20000 "
-                                 "--set kernel.group_size=64 --trace " + trace);
+  const auto r = test::run_fgsim(
+      "run vecadd --preset orr2014 --quiet --set gpu.cus=1 --set vecadd.n=20000 "
+      "--set kernel.group_size=64 --trace " +
+      trace);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(test::slurp(trace));
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
@@ -211,7 +215,12 @@ TEST_P(IssueBandwidth, NoMoreThanIssueWidthInstructionsInAnyCycle) {
   const Config cfg = test::make_config(
       "kim2014", {"gpu.cus=2", fmt::format("gpu.cu.issue_width={}", width), "gpu.frontend.launch_latency=0"});
   const Tick period = Clock(std::get<double>(cfg.value("gpu.clock"))).period();
-  HostHarness h(cfg, [](Host& host) { host.run_kernel({"stamp", 2048, 256, 8, 0, stamp_kernel}); }, quantum);
+  HostHarness h(
+      cfg,
+      [](Host& host) {
+        host.run_kernel({"stamp", 2048, 256, 8, 0, stamp_kernel});
+      },
+      quantum);
   h.run();
   ASSERT_EQ(g_issues.size(), 2048u / 32 * 100);
   int violations = 0;
@@ -239,8 +248,10 @@ INSTANTIATE_TEST_SUITE_P(Quanta, IssueBandwidth,
 TEST(Divergent, DivergesOn32WideWarps) {
   const auto d = test::scratch_dir();
   const std::string stats = (d / "s.json").string();
-  const auto r = test::run_fgsim("run divergent --preset kim2014 --quiet --set gpu.cus=1 --set divergent.n=1024 "
-                                 "--set divergent.fraction=0.5 --stats " + stats);
+  const auto r = test::run_fgsim(
+      "run divergent --preset kim2014 --quiet --set gpu.cus=1 --set divergent.n=1024 "
+      "--set divergent.fraction=0.5 --stats " +
+      stats);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(test::slurp(stats));
   EXPECT_GT(j["stats"]["gpu.cu0.divergent_issues"].get<double>(), 0.0);

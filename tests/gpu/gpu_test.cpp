@@ -140,11 +140,13 @@ TEST(Faults, AnAccessCrossingACacheLineIsASimulatedFault) {
 double compute_time(int cus) {
   double ns = 0;
   // No launch latency: the test is about the CUs' issue rate.
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=" + std::to_string(cus), "gpu.frontend.launch_latency=0"}),
-                [&](Host& host) {
-    // 8 CUs x 10 workgroups of 4 wavefronts, twice over.
-    ns = host.run_kernel({"compute", 256 * 160, 256, 8, 0, [](Lane& l) { return spin(l, 200); }}).to_seconds() * 1e9;
-  });
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=" + std::to_string(cus), "gpu.frontend.launch_latency=0"}),
+      [&](Host& host) {
+        // 8 CUs x 10 workgroups of 4 wavefronts, twice over.
+        ns =
+            host.run_kernel({"compute", 256 * 160, 256, 8, 0, [](Lane& l) { return spin(l, 200); }}).to_seconds() * 1e9;
+      });
   h.run();
   return ns;
 }

@@ -23,7 +23,7 @@ using test::HostHarness;
 
 struct Gate {
   bool open = false;
-  bool retry = false;        // wake blocked wavefronts to issue the wait again (not resume past it)
+  bool retry = false;         // wake blocked wavefronts to issue the wait again (not resume past it)
   std::uint32_t delay = 200;  // cycles group 1 sleeps before it opens
   std::uint32_t waits = 0;    // gate-wait instructions issued
   std::uint64_t spill = 0;
@@ -39,8 +39,10 @@ class GateWaitUnit final : public OpUnit {
   void issue(IssueContext& c) const override {
     ++g_gate.waits;
     if (g_gate.open) return;
-    if (park_) g_gate.parked.push_back(c.park(g_gate.spill, "gate"));
-    else g_gate.blocked.push_back(c.block("gate"));
+    if (park_)
+      g_gate.parked.push_back(c.park(g_gate.spill, "gate"));
+    else
+      g_gate.blocked.push_back(c.block("gate"));
   }
 
  private:
@@ -324,11 +326,11 @@ TEST(Ops, AsyncLoadsOverlapAndReturnTheirValues) {
     std::iota(v.begin(), v.end(), 1u);
     const std::uint64_t d = host.upload(v), out = host.alloc(64 * 4 * 2), t = host.alloc(16);
     // Four distinct cold regions: no load hits another's line.
-    host.run_kernel({"blocking", 32, 32, 8, 0, [=](Lane& l) {
-                       return timed(l, t, [=](Lane& m) { return two_loads(m, d, d + 4096, out); });
-                     }});
+    host.run_kernel({"blocking", 32, 32, 8, 0,
+                     [=](Lane& l) { return timed(l, t, [=](Lane& m) { return two_loads(m, d, d + 4096, out); }); }});
     host.run_kernel({"async", 32, 32, 8, 0, [=](Lane& l) {
-                       return timed(l, t + 8, [=](Lane& m) { return two_async_loads(m, d + 8192, d + 12288, out + 256); });
+                       return timed(l, t + 8,
+                                    [=](Lane& m) { return two_async_loads(m, d + 8192, d + 12288, out + 256); });
                      }});
     t_block = host.download<std::uint64_t>(t, 1)[0];
     t_async = host.download<std::uint64_t>(t + 8, 1)[0];
@@ -375,10 +377,12 @@ TEST(Ops, NonReturningAtomicsDoNotHoldTheWavefrontButCount) {
   HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [&](Host& host) {
     const std::uint64_t c = host.upload(std::vector<std::uint64_t>{0, 0}), t = host.alloc(16);
     host.run_kernel({"nr", 64, 64, 8, 0, [=](Lane& l) {
-                       return timed(l, t, [=](Lane& m) -> Task<> { co_await m.atomic_nr<std::uint64_t>(AtomicOp::Add, c, 1); });
+                       return timed(
+                           l, t, [=](Lane& m) -> Task<> { co_await m.atomic_nr<std::uint64_t>(AtomicOp::Add, c, 1); });
                      }});
     host.run_kernel({"ret", 64, 64, 8, 0, [=](Lane& l) {
-                       return timed(l, t + 8, [=](Lane& m) -> Task<> { co_await m.atomic_add<std::uint64_t>(c + 8, 1); });
+                       return timed(l, t + 8,
+                                    [=](Lane& m) -> Task<> { co_await m.atomic_add<std::uint64_t>(c + 8, 1); });
                      }});
     t_nr = host.download<std::uint64_t>(t, 1)[0];
     t_ret = host.download<std::uint64_t>(t + 8, 1)[0];
@@ -386,8 +390,8 @@ TEST(Ops, NonReturningAtomicsDoNotHoldTheWavefrontButCount) {
   });
   h.run();
   EXPECT_EQ(sum, 64u);
-  EXPECT_LT(t_nr, 10u);      // the issue only
-  EXPECT_GT(t_ret, 30u);     // the atomics' round trip to the L2
+  EXPECT_LT(t_nr, 10u);   // the issue only
+  EXPECT_GT(t_ret, 30u);  // the atomics' round trip to the L2
   EXPECT_EQ(stat("gpu.cu0.atomics_nr"), 1.0);
 }
 
@@ -471,9 +475,8 @@ TEST(Ops, SleepHoldsTheWavefrontForItsCycles) {
   std::uint64_t t = 0;
   HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [&](Host& host) {
     const std::uint64_t d = host.alloc(16);
-    host.run_kernel({"sleep", 64, 64, 8, 0, [=](Lane& l) {
-                       return timed(l, d, [](Lane& m) -> Task<> { co_await m.sleep(500); });
-                     }});
+    host.run_kernel({"sleep", 64, 64, 8, 0,
+                     [=](Lane& l) { return timed(l, d, [](Lane& m) -> Task<> { co_await m.sleep(500); }); }});
     t = host.download<std::uint64_t>(d, 1)[0];
   });
   h.run();
@@ -502,21 +505,20 @@ TEST(FrontEnd, LaunchLatencyIsPartOfAKernelsTime) {
 // when does the second start?
 double second_start_ns(const std::string& policy) {
   double start = 0;
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.frontend.launch_latency=0",
-                                              "gpu.frontend.policy=" + policy}),
-                [&](Host& host) {
-                  auto& d = host.dispatcher();
-                  // Workgroup g of a runs 20 + 10 g instructions: they complete one by one.
-                  KernelState& a =
-                      d.submit({"a", 64 * 80, 64, 8, 0, [](Lane& l) { return spin(l, 20 + 10 * l.group_id()); }});
-                  host.wait(sc_core::sc_time(100, sc_core::SC_NS));  // a has filled the CU
-                  SubmitOptions o;
-                  o.priority = 1;
-                  KernelState& b = d.submit({"b", 64, 64, 8, 0, [](Lane& l) { return spin(l, 1); }}, o);
-                  while (!a.finished) sc_core::wait(a.done);
-                  while (!b.finished) sc_core::wait(b.done);
-                  start = tick_to_ns(b.first_dispatch);
-                });
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=1", "gpu.frontend.launch_latency=0", "gpu.frontend.policy=" + policy}),
+      [&](Host& host) {
+        auto& d = host.dispatcher();
+        // Workgroup g of a runs 20 + 10 g instructions: they complete one by one.
+        KernelState& a = d.submit({"a", 64 * 80, 64, 8, 0, [](Lane& l) { return spin(l, 20 + 10 * l.group_id()); }});
+        host.wait(sc_core::sc_time(100, sc_core::SC_NS));  // a has filled the CU
+        SubmitOptions o;
+        o.priority = 1;
+        KernelState& b = d.submit({"b", 64, 64, 8, 0, [](Lane& l) { return spin(l, 1); }}, o);
+        while (!a.finished) sc_core::wait(a.done);
+        while (!b.finished) sc_core::wait(b.done);
+        start = tick_to_ns(b.first_dispatch);
+      });
   h.run();
   return start;
 }
@@ -541,12 +543,12 @@ TEST(FrontEnd, PriorityPolicyPlacesAnyKernelThatFits) {
 TEST(FrontEnd, ACuAcceptsOneWorkgroupPerDispatchInterval) {
   FG_REQUIRE_FRESH_KERNEL();
   double ns = 0;
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.frontend.launch_latency=0",
-                                              "gpu.frontend.dispatch_interval=100"}),
-                [&](Host& host) {
-                  ns = host.run_kernel({"paced", 64 * 4, 64, 8, 0, [](Lane& l) { return spin(l, 1); }})
-                           .to_seconds() * 1e9;
-                });
+  HostHarness h(
+      test::make_config("orr2014",
+                        {"gpu.cus=1", "gpu.frontend.launch_latency=0", "gpu.frontend.dispatch_interval=100"}),
+      [&](Host& host) {
+        ns = host.run_kernel({"paced", 64 * 4, 64, 8, 0, [](Lane& l) { return spin(l, 1); }}).to_seconds() * 1e9;
+      });
   h.run();
   EXPECT_GE(ns, 300.0);  // the 4th workgroup is placed 300 cycles after the 1st
   EXPECT_LT(ns, 330.0);
@@ -587,8 +589,10 @@ TEST(FrontEnd, ResidentCapacityAndSubmitAtAnAgentsTimeWithCompletionTime) {
 TEST(FrontEnd, PerKernelStatsInTheStatsJson) {
   const auto d = test::scratch_dir();
   const std::string stats = (d / "s.json").string();
-  const auto r = test::run_fgsim("run reduce --preset kim2014 --quiet --set gpu.cus=2 --set reduce.n=5000 "
-                                 "--set kernel.group_size=128 --stats " + stats);
+  const auto r = test::run_fgsim(
+      "run reduce --preset kim2014 --quiet --set gpu.cus=2 --set reduce.n=5000 "
+      "--set kernel.group_size=128 --stats " +
+      stats);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(test::slurp(stats));
   ASSERT_EQ(j["kernels"].size(), 1u);

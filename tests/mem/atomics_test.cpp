@@ -30,15 +30,15 @@ struct Result {
 // One 32-lane wavefront on kim2014 (128 B lines).
 Result run(bool coalesce, unsigned stride_words, unsigned words) {
   Result r;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", std::string("gpu.cu.coalesce_atomics=") +
-                                                                  (coalesce ? "true" : "false")}),
+  HostHarness h(test::make_config(
+                    "kim2014", {"gpu.cus=1", std::string("gpu.cu.coalesce_atomics=") + (coalesce ? "true" : "false")}),
                 [&](Host& host) {
                   const std::uint64_t out = host.alloc(4 * words), olds = host.alloc(4 * 32);
                   host.copy_in(out, std::vector<std::uint32_t>(words, 0).data(), 4 * words);
-                  r.kernel_ns = host
-                                    .run_kernel({"add_one", 32, 32, 8, 0,
+                  r.kernel_ns = host.run_kernel({"add_one", 32, 32, 8, 0,
                                                  [=](Lane& l) { return add_one(l, out, olds, stride_words, words); }})
-                                    .to_seconds() * 1e9;
+                                    .to_seconds() *
+                                1e9;
                   r.words = host.download<std::uint32_t>(out, words);
                   r.olds = host.download<std::uint32_t>(olds, 32);
                 });
@@ -98,18 +98,20 @@ TEST(CoalescedAtomics, OffEveryLaneIsARequest) {
 // one word; returns (one word - 32 words) kernel time in ns.
 double same_word_penalty(bool coalesce) {
   double distinct = 0, same = 0;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", std::string("gpu.cu.coalesce_atomics=") +
-                                                                  (coalesce ? "true" : "false")}),
-                [&](Host& host) {
-                  const std::uint64_t out = host.alloc(4 * 32), olds = host.alloc(4 * 32);
-                  // Warm-up: the line and the code paths in place for both timed kernels.
-                  host.run_kernel({"warm", 32, 32, 8, 0, [=](Lane& l) { return add_one(l, out, olds, 1, 32); }});
-                  distinct = host.run_kernel({"distinct", 32, 32, 8, 0,
-                                              [=](Lane& l) { return add_one(l, out, olds, 1, 32); }})
-                                 .to_seconds() * 1e9;
-                  same = host.run_kernel({"same", 32, 32, 8, 0, [=](Lane& l) { return add_one(l, out, olds, 0, 1); }})
-                             .to_seconds() * 1e9;
-                });
+  HostHarness h(
+      test::make_config("kim2014",
+                        {"gpu.cus=1", std::string("gpu.cu.coalesce_atomics=") + (coalesce ? "true" : "false")}),
+      [&](Host& host) {
+        const std::uint64_t out = host.alloc(4 * 32), olds = host.alloc(4 * 32);
+        // Warm-up: the line and the code paths in place for both timed kernels.
+        host.run_kernel({"warm", 32, 32, 8, 0, [=](Lane& l) { return add_one(l, out, olds, 1, 32); }});
+        distinct = host.run_kernel({"distinct", 32, 32, 8, 0, [=](Lane& l) { return add_one(l, out, olds, 1, 32); }})
+                       .to_seconds() *
+                   1e9;
+        same =
+            host.run_kernel({"same", 32, 32, 8, 0, [=](Lane& l) { return add_one(l, out, olds, 0, 1); }}).to_seconds() *
+            1e9;
+      });
   h.run();
   return same - distinct;
 }

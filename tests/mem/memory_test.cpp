@@ -26,7 +26,8 @@ struct Expected {
   double l1_hit, l2_hit, dram_miss;
   explicit Expected(const Config& c) {
     // Clock periods are whole picoseconds (700 MHz: 1429 ps), as in fg::Clock.
-    double cu_ns = std::round(1e6 / cfg_d(c, "gpu.clock")) / 1000.0, l2_ns = std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0;
+    double cu_ns = std::round(1e6 / cfg_d(c, "gpu.clock")) / 1000.0,
+           l2_ns = std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0;
     l1_hit = cfg_u(c, "gpu.l1.hit_latency") * cu_ns;
     l2_hit = l1_hit + cfg_u(c, "gpu.l2.hit_latency") * l2_ns;
     double transfer = cfg_u(c, "gpu.line") * cfg_u(c, "gpu.dram.channels") / cfg_d(c, "gpu.dram.bandwidth");
@@ -82,8 +83,8 @@ TEST(Magic, EveryAccessTakesTheL1HitLatencyWithoutMissesOrContention) {
            cold = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());
            for (unsigned k = 0; k < 16; ++k) {
              std::uint64_t old = 0;
-             atomics.push_back(ns(p.atomic(a + 64, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time()) -
-                                  qk.get_local_time()));
+             atomics.push_back(
+                 ns(p.atomic(a + 64, AtomicOp::Add, 4, 1, 0, old, qk.get_local_time()) - qk.get_local_time()));
              olds.push_back(old);
            }
          },
@@ -147,10 +148,10 @@ TEST(Port, AnInitiatorWhoseTimeGoesBackwardsIsAnInternalError) {
   MemHarness h(test::make_config("orr2014", {"gpu.cus=1"}));
   const std::uint64_t a = h.mem().allocate(256);
   EXPECT_THROW(h.run({[&](MemPort& p, Qk& qk) {
-                 std::uint32_t v;
-                 p.read(a, &v, 4, qk.get_local_time() + sc_core::sc_time(10, sc_core::SC_NS));
-                 p.read(a, &v, 4, qk.get_local_time());  // 10 ns earlier than the previous request
-               }}),
+    std::uint32_t v;
+    p.read(a, &v, 4, qk.get_local_time() + sc_core::sc_time(10, sc_core::SC_NS));
+    p.read(a, &v, 4, qk.get_local_time());  // 10 ns earlier than the previous request
+  }}),
                std::logic_error);
 }
 
@@ -240,7 +241,7 @@ TEST(Backpressure, AHitBehindAMissWaitingForAnMshrWaits) {
     p.read(a + 128, &v, 4, qk.get_local_time());  // warm line 2
     qk.inc(sc_core::sc_time(1, sc_core::SC_US));
     first = ns(p.read(a, &v, 4, qk.get_local_time()) - qk.get_local_time());  // miss: takes the MSHR
-    p.read(a + 64, &v, 4, qk.get_local_time());  // miss: waits for the MSHR, blocks the L1
+    p.read(a + 64, &v, 4, qk.get_local_time());                               // miss: waits for the MSHR, blocks the L1
     hit = ns(p.read(a + 128, &v, 4, qk.get_local_time()) - qk.get_local_time());
   }});
   EXPECT_GT(hit, first) << "the hit must wait until the blocked miss got its MSHR";
@@ -256,7 +257,8 @@ struct Flood {
   std::uint64_t l1_stalls, queue_full;
 };
 Flood atomic_flood(unsigned queue, unsigned cus, unsigned n) {
-  MemHarness h(test::make_config("kim2014", {"gpu.cus=" + std::to_string(cus), "gpu.l2.queue=" + std::to_string(queue)}));
+  MemHarness h(
+      test::make_config("kim2014", {"gpu.cus=" + std::to_string(cus), "gpu.l2.queue=" + std::to_string(queue)}));
   const std::uint64_t a = h.mem().allocate(128);
   std::vector<MemHarness::Agent> agents;
   double last = 0;
@@ -320,8 +322,7 @@ DramFlood dram_flood(unsigned queue) {
     for (unsigned k = 0; k < 64; ++k) p.read(base + 64 * k, &v, 4, qk.get_local_time());
   }});
   return {double(h.mem().dram().queue_full.value()),
-          StatRegistry::global().sum_matching("gpu.l2.bank", ".dram_stall_cycles"),
-          h.mem().dram().queue_delay.mean()};
+          StatRegistry::global().sum_matching("gpu.l2.bank", ".dram_stall_cycles"), h.mem().dram().queue_delay.mean()};
 }
 
 // A full DRAM queue holds the L2's requests (their bank entries stay taken),
@@ -348,7 +349,7 @@ TEST(Mshrs, AReadOfALineInFlightIsAMergeNotAHit) {
   const std::uint64_t a = h.mem().allocate(64);
   h.run({[&](MemPort& p, Qk& qk) {
     std::uint32_t v;
-    p.read(a, &v, 4, qk.get_local_time());  // miss
+    p.read(a, &v, 4, qk.get_local_time());      // miss
     p.read(a + 4, &v, 4, qk.get_local_time());  // same line, fill in flight
     qk.inc(sc_core::sc_time(1, sc_core::SC_US));
     p.read(a + 8, &v, 4, qk.get_local_time());  // hit
@@ -451,8 +452,10 @@ double cas_makespan(int k, int iters, std::uint32_t& final_value, const std::str
       for (int done = 0; done < iters;) {
         std::uint64_t old;
         qk.set(p.atomic(a, AtomicOp::Cas, 4, expected + 1, expected, old, qk.get_local_time()));
-        if (old == expected) ++done, ++expected;
-        else expected = old;
+        if (old == expected)
+          ++done, ++expected;
+        else
+          expected = old;
         if (qk.need_sync()) qk.sync();
       }
     });
@@ -461,7 +464,8 @@ double cas_makespan(int k, int iters, std::uint32_t& final_value, const std::str
   if (transfers) {
     *transfers = 0;
     for (int b = 0; b < 16; ++b)
-      *transfers += static_cast<std::uint64_t>(StatRegistry::global().find(fmt::format("gpu.l2.bank{}.ownership_transfers", b))->scalar());
+      *transfers += static_cast<std::uint64_t>(
+          StatRegistry::global().find(fmt::format("gpu.l2.bank{}.ownership_transfers", b))->scalar());
   }
   if (local_atomics) *local_atomics = h.mem().l1(0).local_atomics.value();
   return h.makespan_ns();
@@ -578,8 +582,10 @@ TEST(Moesi, AReadOfALineAnotherL1OwnsIsACacheToCacheTransfer) {
 
 TEST(Moesi, ProducerConsumerOnTwoCusCostsOneCacheToCacheTransferPerHandOff) {
   const auto path = (test::scratch_dir() / "pp.json").string();
-  const auto r = test::run_fgsim("run pingpong --preset orr2014 --quiet --set gpu.cus=2 --set pingpong.rounds=50 "
-                                 "--stats " + path);
+  const auto r = test::run_fgsim(
+      "run pingpong --preset orr2014 --quiet --set gpu.cus=2 --set pingpong.rounds=50 "
+      "--stats " +
+      path);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(test::slurp(path));
   double c2c = 0, own = 0;
@@ -612,7 +618,7 @@ TEST(Moesi, AnEvictedModifiedLineIsReportedToTheDirectory) {
   const std::uint64_t a = h.mem().allocate(64 * 1024);
   h.run({[&](MemPort& p, Qk& qk) {
            std::uint32_t v = 1;
-           p.write(a, &v, 4, qk.get_local_time());  // M
+           p.write(a, &v, 4, qk.get_local_time());                                               // M
            for (unsigned k = 1; k <= 16; ++k) p.read(a + 1024 * k, &v, 4, qk.get_local_time());  // evicts it
          },
          [&](MemPort& p, Qk& qk) {
@@ -622,7 +628,7 @@ TEST(Moesi, AnEvictedModifiedLineIsReportedToTheDirectory) {
            p.read(a, &v, 4, qk.get_local_time());
            EXPECT_EQ(v, 1u);
          }});
-  EXPECT_EQ(stat_sum("gpu.l2.bank", ".puts"), 1.0);         // the write-back of the M line
+  EXPECT_EQ(stat_sum("gpu.l2.bank", ".puts"), 1.0);           // the write-back of the M line
   EXPECT_EQ(stat_sum("gpu.l2.bank", ".c2c_transfers"), 0.0);  // CU 1 gets it from the L2
 }
 

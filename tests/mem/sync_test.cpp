@@ -16,9 +16,10 @@ namespace {
 
 double handoff(const std::string& preset, const std::string& via, double quantum, bool order = true) {
   const auto path = (test::scratch_dir() / "pp.json").string();
-  const auto r = test::run_fgsim(fmt::format("run pingpong --preset {} --quiet --set gpu.cus=2 --set pingpong.via={} "
-                                             "--set sim.quantum={} --set sim.sync_order={} --stats {}",
-                                             preset, via, quantum, order ? "true" : "false", path));
+  const auto r =
+      test::run_fgsim(fmt::format("run pingpong --preset {} --quiet --set gpu.cus=2 --set pingpong.via={} "
+                                  "--set sim.quantum={} --set sim.sync_order={} --stats {}",
+                                  preset, via, quantum, order ? "true" : "false", path));
   EXPECT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(test::slurp(path));
   return j["workload"]["results"]["handoff_ns"].get<double>();
@@ -53,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(Routes, HandOff,
 TEST(HandOff, WithoutOrderingTheQuantumMovesIt) {  // shows the test above can fail
   const double ref = handoff("orr2014", "store", 1.0, false);
   double worst = 0;
-  for (double q : {5.0, 10.0, 20.0}) worst = std::max(worst, std::abs(handoff("orr2014", "store", q, false) - ref) / ref);
+  for (double q : {5.0, 10.0, 20.0})
+    worst = std::max(worst, std::abs(handoff("orr2014", "store", q, false) - ref) / ref);
   EXPECT_GT(worst, 0.05);
 }
 
@@ -63,9 +65,10 @@ TEST(HandOff, WithoutOrderingTheQuantumMovesIt) {  // shows the test above can f
 // one-cycle-quantum time up to the default quantum; without it, it moved by 23%.
 double kernel_ns(const std::string& w, double quantum, bool order_memory) {
   const auto path = (test::scratch_dir() / "k.json").string();
-  const auto r = test::run_fgsim(fmt::format("run {} --preset orr2014 --quiet --set gpu.cus=4 --set {}.n=16384 "
-                                             "--set sim.quantum={} --set sim.order_memory={} --stats {}",
-                                             w, w, quantum, order_memory ? "true" : "false", path));
+  const auto r =
+      test::run_fgsim(fmt::format("run {} --preset orr2014 --quiet --set gpu.cus=4 --set {}.n=16384 "
+                                  "--set sim.quantum={} --set sim.order_memory={} --stats {}",
+                                  w, w, quantum, order_memory ? "true" : "false", path));
   EXPECT_EQ(r.code, 0) << r.err;
   return nlohmann::json::parse(test::slurp(path))["workload"]["results"]["kernel_ns"].get<double>();
 }

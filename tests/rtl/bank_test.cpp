@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "hwwl/hwwl_model.h"
-#include "tb_util.h"
 #include "Vbank_d32.h"
 #include "Vbank_d8.h"
+#include "hwwl/hwwl_model.h"
+#include "tb_util.h"
 
 namespace fg {
 namespace {

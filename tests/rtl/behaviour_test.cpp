@@ -30,11 +30,11 @@
 
 #include <gtest/gtest.h>
 
-#include "hwwl/hwwl_model.h"
-#include "tb_util.h"
 #include "Vbeh_lsort.h"
 #include "Vbeh_none.h"
 #include "Vbeh_thr.h"
+#include "hwwl/hwwl_model.h"
+#include "tb_util.h"
 
 namespace fg {
 namespace {
@@ -128,10 +128,14 @@ std::unique_ptr<Worklist> make(Backend be, Scheme s) {
   const hwwl::Params p = suite_params(s);
   if (be == Backend::Model) return std::make_unique<ModelWorklist>(p);
   switch (s) {
-    case Scheme::Threshold: return std::make_unique<RtlWorklist<Vbeh_thr>>(p);
-    case Scheme::Lsorting: return std::make_unique<RtlWorklist<Vbeh_lsort>>(p);
-    case Scheme::None: return std::make_unique<RtlWorklist<Vbeh_none>>(p);
-    case Scheme::Gsorting: break;  // the model's alone
+    case Scheme::Threshold:
+      return std::make_unique<RtlWorklist<Vbeh_thr>>(p);
+    case Scheme::Lsorting:
+      return std::make_unique<RtlWorklist<Vbeh_lsort>>(p);
+    case Scheme::None:
+      return std::make_unique<RtlWorklist<Vbeh_none>>(p);
+    case Scheme::Gsorting:
+      break;  // the model's alone
   }
   return nullptr;
 }
@@ -177,8 +181,9 @@ class Run {
         const auto st = o.pull_status[l];
         if (st == hwwl::kPullId) {
           ++pulled;
-          if (!outstanding.erase(o.pull_id[l])) note("lane " + std::to_string(l) + " pulled ID " +
-                                                     std::to_string(o.pull_id[l]) + ", which is not outstanding");
+          if (!outstanding.erase(o.pull_id[l]))
+            note("lane " + std::to_string(l) + " pulled ID " + std::to_string(o.pull_id[l]) +
+                 ", which is not outstanding");
         } else if (st == hwwl::kPullDone && before != 0) {
           note("lane " + std::to_string(l) + " got DONE with " + std::to_string(before) + " IDs outstanding");
         } else if (st == hwwl::kPullWait && before == 0) {
@@ -277,12 +282,11 @@ class Run {
   bool dbl = false;
   std::uint64_t cycle = 0, pulled = 0;
   std::uint32_t next_id_ = 1;
-  std::unordered_set<std::uint32_t> outstanding;             // pullable, not yet pulled
-  std::vector<std::unordered_set<std::uint32_t>> pending;    // per bank: in its push partition
+  std::unordered_set<std::uint32_t> outstanding;           // pullable, not yet pulled
+  std::vector<std::unordered_set<std::uint32_t>> pending;  // per bank: in its push partition
   hwwl::SysOut last;
   std::string fail;
 };
-
 
 // ---------------------------------------------------------------- scenarios
 
@@ -311,8 +315,9 @@ std::string scenario_levelling(Worklist& w, unsigned* intervals_taken = nullptr)
   while (!levelled(r, 0) && r.cycle - start < bound) r.wait(1);
   if (!levelled(r, 0)) r.note("core 0 not levelled within " + std::to_string(deficit + 1) + " intervals: " + r.where());
   if (intervals_taken) *intervals_taken = static_cast<unsigned>((r.cycle - start + p.interval - 1) / p.interval);
-  if (r.fail.empty() && r.core_total(0) != K) r.note("core 0 holds " + std::to_string(r.core_total(0)) + " of " +
-                                                     std::to_string(K) + " IDs after levelling: " + r.where());
+  if (r.fail.empty() && r.core_total(0) != K)
+    r.note("core 0 holds " + std::to_string(r.core_total(0)) + " of " + std::to_string(K) +
+           " IDs after levelling: " + r.where());
   r.wait(3 * p.interval);  // stays levelled
   if (!levelled(r, 0)) r.note("core 0 no longer levelled: " + r.where());
   r.drain(p.drain_bound());
@@ -376,8 +381,8 @@ std::string scenario_global(Worklist& w) {
   // registers hold IDs that no core may take, so the banks hold less.)
   const unsigned share = total / p.cores;
   if (r.core_total(0) > share + L)
-    r.note("core 0 still holds " + std::to_string(r.core_total(0)) + " IDs (an even share is " +
-           std::to_string(share) + "): " + r.where());
+    r.note("core 0 still holds " + std::to_string(r.core_total(0)) + " IDs (an even share is " + std::to_string(share) +
+           "): " + r.where());
   // Core 0's 3 is in the global lower half: it receives inside the core, so
   // every bank ends within 2 of every other (7 or 8 against 6 here).
   unsigned lo = ~0u, hi = 0;
@@ -518,7 +523,8 @@ std::string scenario_double_buffer(Worklist& w) {
   }
   if (got != first) r.note("the pull side gave " + std::to_string(got.size()) + " IDs, not the 3 pushed first");
   for (unsigned l = 0; l < L; ++l)
-    if (o.pull_status[l] != hwwl::kPullDone) r.note("lane " + std::to_string(l) + " did not get DONE after the pull side");
+    if (o.pull_status[l] != hwwl::kPullDone)
+      r.note("lane " + std::to_string(l) + " did not get DONE after the pull side");
   // 4. A swap now exposes d and e; then everything drains to DONE.
   r.drain(p.drain_bound(), /*swap=*/true);
   return r.fail;
@@ -555,15 +561,14 @@ TEST_P(HwwlBehaviour, ImbalancedCoreIsLevelledWithinBoundedIntervals) {
   RecordProperty("intervals", static_cast<int>(taken));
 }
 TEST_P(HwwlBehaviour, GreedyCoreFeedsAnEmptyCoreThroughTheTree) { EXPECT_EQ(scenario_tree(*w), ""); }
-TEST_P(HwwlBehaviour, DoneOnlyAfterTheLastIdAndWithinTheDrainBound) {
-  EXPECT_EQ(scenario_done_after_last(*w, 3), "");
-}
+TEST_P(HwwlBehaviour, DoneOnlyAfterTheLastIdAndWithinTheDrainBound) { EXPECT_EQ(scenario_done_after_last(*w, 3), ""); }
 TEST_P(HwwlBehaviour, PollingLanesDoNotStrandANetworkId) { EXPECT_EQ(scenario_poll_livelock(*w), ""); }
 TEST_P(HwwlBehaviour, DoubleBufferSwapsOnlyWhenThePullSideIsEmpty) { EXPECT_EQ(scenario_double_buffer(*w), ""); }
 TEST_P(HwwlBehaviour, WaitWhileTheOnlyIdIsInTheNetwork) { EXPECT_EQ(scenario_wait_for_the_network(*w), ""); }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, HwwlBehaviour,
-                         ::testing::Values(Case{Backend::Model, Scheme::Threshold}, Case{Backend::Rtl, Scheme::Threshold},
+                         ::testing::Values(Case{Backend::Model, Scheme::Threshold},
+                                           Case{Backend::Rtl, Scheme::Threshold},
                                            Case{Backend::Model, Scheme::Lsorting}, Case{Backend::Rtl, Scheme::Lsorting},
                                            Case{Backend::Model, Scheme::Gsorting}),
                          case_name);
@@ -602,7 +607,8 @@ TEST_P(HwwlBehaviourNone, LevellingFailsWithoutRedistribution) {
 }
 TEST_P(HwwlBehaviourNone, TreeFailsWithoutRedistribution) {
   const std::string f = scenario_tree(*w);
-  EXPECT_NE(f.find("no work reached another core"), std::string::npos) << "tree scenario passed with scheme none: " << f;
+  EXPECT_NE(f.find("no work reached another core"), std::string::npos)
+      << "tree scenario passed with scheme none: " << f;
 }
 TEST_P(HwwlBehaviourNone, DoneAndDoubleBufferingHoldWithoutRedistribution) {
   EXPECT_EQ(scenario_done_after_last(*w, 3), "");
@@ -612,7 +618,6 @@ TEST_P(HwwlBehaviourNone, DoneAndDoubleBufferingHoldWithoutRedistribution) {
 INSTANTIATE_TEST_SUITE_P(Control, HwwlBehaviourNone,
                          ::testing::Values(Case{Backend::Model, Scheme::None}, Case{Backend::Rtl, Scheme::None}),
                          case_name);
-
 
 // The fast-forward of the GPU model's worklist unit (hwwl::System::skip):
 // skipping n idle cycles must leave the system exactly as stepping them does,
@@ -661,8 +666,10 @@ TEST_P(HwwlSkip, SkippingEqualsSteppingIdleCycles) {
       in.swap = dbl && rng() % 16 == 0;
       for (unsigned l = 0; l < nl; ++l) {
         const unsigned r = rng() % 100;
-        if (l % 5 == round % 5 && r < 40) in.push[l] = true, in.push_id[l] = next_id++ & 0xfff;
-        else if (r < 8) in.pull[l] = true;
+        if (l % 5 == round % 5 && r < 40)
+          in.push[l] = true, in.push_id[l] = next_id++ & 0xfff;
+        else if (r < 8)
+          in.pull[l] = true;
       }
       compare(a.step(in), b.step(in));
       if (::testing::Test::HasFatalFailure()) return;
@@ -705,16 +712,18 @@ TEST_P(HwwlSkip, SkippingEqualsSteppingIdleCycles) {
   EXPECT_EQ(a.where(dbl), b.where(dbl));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Schemes, HwwlSkip,
-    ::testing::Combine(::testing::Values(Scheme::None, Scheme::Threshold, Scheme::Lsorting, Scheme::Gsorting),
-                       ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<Scheme, bool>>& i) {
-      const Scheme s = std::get<0>(i.param);
-      return std::string(s == Scheme::None ? "None" : s == Scheme::Threshold ? "Threshold"
-                         : s == Scheme::Lsorting ? "Lsorting" : "Gsorting") +
-             (std::get<1>(i.param) ? "Double" : "Single");
-    });
+INSTANTIATE_TEST_SUITE_P(Schemes, HwwlSkip,
+                         ::testing::Combine(::testing::Values(Scheme::None, Scheme::Threshold, Scheme::Lsorting,
+                                                              Scheme::Gsorting),
+                                            ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<Scheme, bool>>& i) {
+                           const Scheme s = std::get<0>(i.param);
+                           return std::string(s == Scheme::None        ? "None"
+                                              : s == Scheme::Threshold ? "Threshold"
+                                              : s == Scheme::Lsorting  ? "Lsorting"
+                                                                       : "Gsorting") +
+                                  (std::get<1>(i.param) ? "Double" : "Single");
+                         });
 
 }  // namespace
 }  // namespace fg

@@ -9,10 +9,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <verilated.h>
+#include "Vbench_sys.h"
 #include "hwwl/hwwl_model.h"
 #include "tb_util.h"
-#include "Vbench_sys.h"
-#include <verilated.h>
 
 namespace {
 

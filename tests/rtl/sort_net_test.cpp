@@ -12,11 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "Vsort_n16_s0.h"
+#include "Vsort_n32_s3.h"
+#include "Vsort_n8_s2.h"
 #include "hwwl/hwwl_model.h"
 #include "tb_util.h"
-#include "Vsort_n16_s0.h"
-#include "Vsort_n8_s2.h"
-#include "Vsort_n32_s3.h"
 
 namespace fg {
 namespace {
@@ -28,7 +28,10 @@ struct SortHarness {
   hwwl::SortNet model;
   std::uint64_t cycle = 0;
   SortHarness(unsigned n_, unsigned kw_, unsigned st)
-      : n(n_), kw(kw_), stages(st), dut(::testing::UnitTest::GetInstance()->current_test_info()->name()),
+      : n(n_),
+        kw(kw_),
+        stages(st),
+        dut(::testing::UnitTest::GetInstance()->current_test_info()->name()),
         model(n_, kw_, st) {}
   // Applies keys (and the enable) for one cycle; checks RTL == model; returns
   // the RTL output.
@@ -125,7 +128,8 @@ unsigned rtl_comparators(unsigned n, unsigned stages) {
   const std::string rtl = FG_SOURCE_DIR "/rtl/hwwl/";
   const std::string cmd = "yosys -p 'read_verilog -sv -DSYNTHESIS " + rtl + "hwwl_pkg.sv " + rtl +
                           "hwwl_sort_net.sv; chparam -set N " + std::to_string(n) + " -set KeyWidth 6 -set Stages " +
-                          std::to_string(stages) + " hwwl_sort_net; prep -top hwwl_sort_net; select -count t:$gt t:$lt' 2>&1";
+                          std::to_string(stages) +
+                          " hwwl_sort_net; prep -top hwwl_sort_net; select -count t:$gt t:$lt' 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   if (!f) return 0;
   std::string out;

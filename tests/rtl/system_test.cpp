@@ -15,8 +15,6 @@
 
 #include <gtest/gtest.h>
 
-#include "hwwl/hwwl_model.h"
-#include "tb_util.h"
 #include "Vcore_l8_thr.h"
 #include "Vicrn_c4.h"
 #include "Vsys_c2_l8_thr.h"
@@ -25,6 +23,8 @@
 #include "Vsys_c4_l16_lsort.h"
 #include "Vsys_c4_l8_lsort0.h"
 #include "Vsys_c8_l2_thr.h"
+#include "hwwl/hwwl_model.h"
+#include "tb_util.h"
 
 namespace fg {
 namespace {
@@ -244,7 +244,6 @@ TEST(HwwlCore, EightLanesThresholdMatchModel) {
 
 // ---------------------------------------------------------------- system
 
-
 template <class V>
 void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
   const unsigned NL = p.cores * p.lanes, W = p.id_width;
@@ -291,7 +290,8 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
       for (unsigned b = 0; b < p.lanes; ++b) {
         const unsigned l = k * p.lanes + b;
         const bool mine = model.core(k).bank(b).reserved() != 0;
-        if (offered < overflow[k].size() && (mine || ((!interval || draining) && overflow[k].size() > promised + offered)) &&
+        if (offered < overflow[k].size() &&
+            (mine || ((!interval || draining) && overflow[k].size() > promised + offered)) &&
             (draining || (!tr.idle(k) && tr.u(tr.rng) < 0.4))) {
           in.rf_put[l] = true;
           in.rf_id[l] = overflow[k][offered++];
@@ -322,8 +322,10 @@ void run_system(const hwwl::Params& p, std::uint64_t n, int seed) {
         if (!in.rf_put[l]) continue;
         ++offered;
         ASSERT_EQ(get(dut->rf_gnt_o, l, 1), m.rf_gnt[l]) << "cycle " << c << " bank " << l;
-        if (m.rf_gnt[l]) ++refills;
-        else left[k].push_back(in.rf_id[l]);
+        if (m.rf_gnt[l])
+          ++refills;
+        else
+          left[k].push_back(in.rf_id[l]);
       }
       overflow[k].erase(overflow[k].begin(), overflow[k].begin() + static_cast<std::ptrdiff_t>(offered));
       overflow[k].insert(overflow[k].begin(), left[k].begin(), left[k].end());
@@ -391,7 +393,8 @@ TEST(HwwlSystem, FourCoresEightLanesUnpipelinedLsortingMatchModel) {
 
 TEST(HwwlSystem, ThreeCoresFourLanesNoRedistributionMatchModel) {
   hwwl::Params p;  // none: only the network moves work between cores
-  p.cores = 3, p.lanes = 4, p.depth = 8, p.id_width = 16, p.threshold = 2, p.interval = 5, p.scheme = hwwl::Scheme::None;
+  p.cores = 3, p.lanes = 4, p.depth = 8, p.id_width = 16, p.threshold = 2, p.interval = 5,
+  p.scheme = hwwl::Scheme::None;
   run_system<Vsys_c3_l4_none>(p, tb::cycles(100000), 12);
 }
 

@@ -60,12 +60,10 @@ TEST(Config, BoolAndEnumAndReal) {
   Config cfg;
   cfg.set("memstream.pattern", "copy", "t");
   EXPECT_EQ(std::get<std::string>(cfg.value("memstream.pattern")), "copy");
-  EXPECT_NE(error_of([&] { cfg.set("memstream.pattern", "zigzag", "t"); }).find("expected one of"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { cfg.set("memstream.pattern", "zigzag", "t"); }).find("expected one of"), std::string::npos);
   cfg.set("gpu.dram.latency", "12.5", "t");
   EXPECT_DOUBLE_EQ(std::get<double>(cfg.value("gpu.dram.latency")), 12.5);
-  EXPECT_NE(error_of([&] { cfg.set("gpu.dram.latency", "12.5ns", "t"); }).find("expected a number"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { cfg.set("gpu.dram.latency", "12.5ns", "t"); }).find("expected a number"), std::string::npos);
   EXPECT_NE(error_of([&] { cfg.set("gpu.dram.latency", "nan", "t"); }).find("expected a number"), std::string::npos);
 }
 
@@ -74,11 +72,11 @@ TEST(Config, YamlNestedMapsFlattenAndErrorsCarryLine) {
   cfg.apply_yaml("gpu:\n  l1:\n    ways: 8\n  cus: 2\n", "a.yaml");
   EXPECT_EQ(std::get<std::uint64_t>(cfg.value("gpu.l1.ways")), 8u);
   EXPECT_EQ(cfg.origin("gpu.cus"), "a.yaml:4");
-  EXPECT_NE(error_of([&] { cfg.apply_yaml("gpu:\n  cus: 2\n  l1:\n    wayz: 8\n", "b.yaml"); })
-                .find("b.yaml:4: unknown parameter 'gpu.l1.wayz'"),
+  EXPECT_NE(error_of([&] {
+              cfg.apply_yaml("gpu:\n  cus: 2\n  l1:\n    wayz: 8\n", "b.yaml");
+            }).find("b.yaml:4: unknown parameter 'gpu.l1.wayz'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { cfg.apply_yaml("gpu:\n  cus: [1, 2]\n", "c.yaml"); }).find("c.yaml:2:"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { cfg.apply_yaml("gpu:\n  cus: [1, 2]\n", "c.yaml"); }).find("c.yaml:2:"), std::string::npos);
   EXPECT_NE(error_of([&] { cfg.apply_yaml("gpu:\n  cus: 2\n bad: : :\n", "d.yaml"); }).find("d.yaml:"),
             std::string::npos);
 }

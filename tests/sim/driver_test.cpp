@@ -19,7 +19,8 @@ void wait_forever(Host&) {
   sc_core::sc_event never;
   sc_core::wait(never);
 }
-const RegisterWorkload reg{{"test_wait_forever", "test only: waits for an event nobody notifies", "", wait_forever, {}}};
+const RegisterWorkload reg{
+    {"test_wait_forever", "test only: waits for an event nobody notifies", "", wait_forever, {}}};
 
 TEST(Driver, NoEventsLeftIsADeadlockFaultAndStatsAreStillWritten) {
   FG_REQUIRE_FRESH_KERNEL();

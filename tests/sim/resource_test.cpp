@@ -63,7 +63,7 @@ TEST(Slots, TheKthLatestLeaveTimeFreesTheNextEntry) {
   q.hold(10, 20);
   EXPECT_EQ(q.earliest(12), 20u);  // held until 30 and 20
   EXPECT_EQ(q.earliest(25), 25u);  // only the one until 30 is still held
-  q.hold(40, 40);                     // zero length: never held
+  q.hold(40, 40);                  // zero length: never held
   EXPECT_EQ(q.earliest(25), 25u);
 }
 

@@ -34,7 +34,7 @@ TEST(Stats, HierarchicalNamesDescriptionsAndValues) {
 // after every change before it; a change at tick 10 shows from sample 2 on.
 TEST(Stats, SeriesSamplesTheValueAtTheStartOfEachInterval) {
   Series s(StatGroup("w"), "active", "threads", "threads", 10);
-  s.set(0, 3);   // sample 0 (tick 0) sees 0, the value before this change
+  s.set(0, 3);  // sample 0 (tick 0) sees 0, the value before this change
   s.set(4, 5);
   s.set(10, 7);  // sample 1 (tick 10) sees 5
   s.set(35, 1);  // samples 2 and 3 (ticks 20, 30) see 7

@@ -33,25 +33,32 @@ struct Case {
 // virtualization unit spills and refills through the RTL's refill port (both
 // refill schemes; "Spill" in the name: spills are required).
 const Case kCases[] = {
-    {"BfsGridLsorting", "bfs", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
-                               "--set bfs.generator=grid --set bfs.scale=8"},
-    {"SsspGridLsorting", "sssp", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
-                                 "--set sssp.generator=grid --set sssp.scale=8"},
-    {"BfsUniformThreshold", "bfs", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
-                                   "--set worklist.scheme=threshold --set worklist.threshold=3 --set worklist.interval=4 "
-                                   "--set bfs.generator=uniform --set bfs.scale=7 --set bfs.edge_factor=2"},
-    {"SsspUniformThreshold", "sssp", "--set gpu.cus=2 --set worklist.depth=64 --set worklist.scheme=threshold "
-                                     "--set worklist.threshold=3 --set worklist.interval=4 "
-                                     "--set sssp.generator=uniform --set sssp.scale=8 --set sssp.edge_factor=4"},
-    {"BfsGridNoneSharedBanks", "bfs", "--preset orr2014 --set gpu.cus=2 --set gpu.cu.simd_width=16 "
-                                      "--set worklist.lanes=8 --set worklist.depth=64 --set worklist.scheme=none "
-                                      "--set bfs.generator=grid --set bfs.scale=8"},
+    {"BfsGridLsorting", "bfs",
+     "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
+     "--set bfs.generator=grid --set bfs.scale=8"},
+    {"SsspGridLsorting", "sssp",
+     "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
+     "--set sssp.generator=grid --set sssp.scale=8"},
+    {"BfsUniformThreshold", "bfs",
+     "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
+     "--set worklist.scheme=threshold --set worklist.threshold=3 --set worklist.interval=4 "
+     "--set bfs.generator=uniform --set bfs.scale=7 --set bfs.edge_factor=2"},
+    {"SsspUniformThreshold", "sssp",
+     "--set gpu.cus=2 --set worklist.depth=64 --set worklist.scheme=threshold "
+     "--set worklist.threshold=3 --set worklist.interval=4 "
+     "--set sssp.generator=uniform --set sssp.scale=8 --set sssp.edge_factor=4"},
+    {"BfsGridNoneSharedBanks", "bfs",
+     "--preset orr2014 --set gpu.cus=2 --set gpu.cu.simd_width=16 "
+     "--set worklist.lanes=8 --set worklist.depth=64 --set worklist.scheme=none "
+     "--set bfs.generator=grid --set bfs.scale=8"},
     {"BfsRmatSpillInterval", "bfs", "--preset kim2014 --set gpu.cus=4 --set bfs.scale=9"},
-    {"SsspRmatSpillOnDemand", "sssp", "--preset kim2014 --set gpu.cus=4 --set worklist.refill=on_demand "
-                                      "--set sssp.scale=9"},
+    {"SsspRmatSpillOnDemand", "sssp",
+     "--preset kim2014 --set gpu.cus=4 --set worklist.refill=on_demand "
+     "--set sssp.scale=9"},
     // Single-buffer mode (one persistent kernel; the unit's DONE rule).
-    {"BfsGridSingleBuffer", "bfs", "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
-                                   "--set bfs.generator=grid --set bfs.scale=8 --set bfs.hwwl.buffer=single"},
+    {"BfsGridSingleBuffer", "bfs",
+     "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
+     "--set bfs.generator=grid --set bfs.scale=8 --set bfs.hwwl.buffer=single"},
 };
 
 // ctest lists the case by name (not its bytes).
@@ -68,8 +75,9 @@ TEST_P(Backends, ModelAndRtlGiveIdenticalResultsAndStatistics) {
   const char* backends[2] = {"model", "rtl"};
   for (int b = 0; b < 2; ++b) {
     const std::string out = (dir / (std::string(backends[b]) + ".dist")).string();
-    const auto r = run_fgsim("run " + W + " " + c.args + " --set " + W + ".variant=hwwl --set worklist.backend=" +
-                             backends[b] + " --quiet --stats - --output " + out);
+    const auto r =
+        run_fgsim("run " + W + " " + c.args + " --set " + W + ".variant=hwwl --set worklist.backend=" + backends[b] +
+                  " --quiet --stats - --output " + out);
     ASSERT_EQ(r.code, 0) << backends[b] << ": " << r.err;
     j[b] = nlohmann::json::parse(r.out);
     dist[b] = test::slurp(out);
@@ -131,7 +139,8 @@ Stamps stamps_of(const std::string& text) {
 TEST(BackendWave, VcdWithinTheCycleWindow) {
   const auto dir = test::scratch_dir();
   const std::string vcd = (dir / "wl.vcd").string();
-  const auto r = run_fgsim(std::string(kWaveRun) + "--set worklist.vcd_from=100 --set worklist.vcd_to=199 --vcd " + vcd);
+  const auto r =
+      run_fgsim(std::string(kWaveRun) + "--set worklist.vcd_from=100 --set worklist.vcd_to=199 --vcd " + vcd);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto period_ps = std::llround(1e6 / 700.0);
   const std::string text = test::slurp(vcd);

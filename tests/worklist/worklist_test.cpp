@@ -102,7 +102,8 @@ TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, Conservation,
-                         ::testing::Values("none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo", "ideal_sorted"),
+                         ::testing::Values("none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo",
+                                           "ideal_sorted"),
                          [](const auto& i) { return std::string(i.param); });
 
 TEST(Banks, LaneIUsesBankIOfItsCore) {
@@ -112,8 +113,9 @@ TEST(Banks, LaneIUsesBankIOfItsCore) {
   // lane i (one wavefront again, on the same CU) returns its bank's head.
   const Result r = push_then_pull({"worklist.scheme=none", "gpu.cus=1"}, 32, 32, 32);
   for (std::uint32_t i = 0; i < 16; ++i) {
-    EXPECT_NE((r.where + ";").find("core 0 lane " + std::to_string(i) + " push side: " + std::to_string(1000 + 3 * i) + ", " +
-                           std::to_string(1000 + 3 * (i + 16)) + ";"),
+    EXPECT_NE((r.where + ";")
+                  .find("core 0 lane " + std::to_string(i) + " push side: " + std::to_string(1000 + 3 * i) + ", " +
+                        std::to_string(1000 + 3 * (i + 16)) + ";"),
               std::string::npos)
         << "bank " << i << ": " << r.where;
     EXPECT_EQ(r.first[i], 1000 + 3 * i) << "lane " << i;
@@ -258,8 +260,8 @@ TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
 TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
   FG_REQUIRE_FRESH_KERNEL();
   const Config cfg = test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"});
-  const auto threads = std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
-                       std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+  const auto threads =
+      std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) * std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
   std::vector<std::uint32_t> counts, seen;
   HostHarness h(cfg, [&](Host& host) { run_seed_kernels(host, counts, seen); });
   h.run();
@@ -394,8 +396,10 @@ TEST_P(Virtualization, SpilledIdsArePulledOnceThenDone) {
   EXPECT_GT(r.loads, 0);
   EXPECT_LT(r.loads, r.spills / 4);  // loads bring a wavefront's or a core's banks' worth
   // Interval refills reserve an entry per bank in single-buffer mode only.
-  if (std::string(refill) == "interval" && !dbl) EXPECT_GT(r.reservations, 0);
-  else EXPECT_EQ(r.reservations, 0);
+  if (std::string(refill) == "interval" && !dbl)
+    EXPECT_GT(r.reservations, 0);
+  else
+    EXPECT_EQ(r.reservations, 0);
   EXPECT_NE(r.where.find("overflow buffer"), std::string::npos) << r.where;
 }
 

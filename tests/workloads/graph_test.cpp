@@ -76,14 +76,17 @@ TEST(Dimacs, MalformedFilesNameTheLine) {
   EXPECT_EQ(read_error("p sp 2 0\nx 1\n"), "in.txt:2: unknown line type 'x' (expected c, p or a)");
   EXPECT_EQ(read_error("c nothing\n"), "in.txt:1: no problem line 'p sp NODES ARCS'");
   EXPECT_EQ(read_error("p sp 2 1\na 1 2 99999999999\n"), "in.txt:2: weight 99999999999 does not fit in 32 bits");
-  EXPECT_EQ(read_error("p sp 99999999999 0\n"), "in.txt:1: 99999999999 nodes is more than the reader's limit of 67108864");
-  EXPECT_EQ(read_error("p sp 2 1\na 1 2 99999999999999999999999\n"), "in.txt:2: weight '99999999999999999999999' is too large");
+  EXPECT_EQ(read_error("p sp 99999999999 0\n"),
+            "in.txt:1: 99999999999 nodes is more than the reader's limit of 67108864");
+  EXPECT_EQ(read_error("p sp 2 1\na 1 2 99999999999999999999999\n"),
+            "in.txt:2: weight '99999999999999999999999' is too large");
 }
 
 TEST(Options, ParallelArcsKeepTheLightestAtTheFirstPlace) {
   const std::string t = "p sp 3 5\na 1 3 7\na 1 2 9\na 1 3 2\na 1 2 11\na 2 2 1\n";
   const Graph keep = read_text(t, "p.gr", Format::Dimacs, {});
-  EXPECT_EQ(adjacency(keep)[0], (std::vector<std::pair<std::uint32_t, std::uint32_t>>{{2, 7}, {1, 9}, {2, 2}, {1, 11}}));
+  EXPECT_EQ(adjacency(keep)[0],
+            (std::vector<std::pair<std::uint32_t, std::uint32_t>>{{2, 7}, {1, 9}, {2, 2}, {1, 11}}));
   Options o;
   o.keep_parallel = false;
   const Graph drop = read_text(t, "p.gr", Format::Dimacs, o);
@@ -114,10 +117,12 @@ TEST(Mtx, SymmetricRealPatternAndGeneral) {
   const Adj want{{{1, 2}}, {{0, 2}}, {{2, 9}}};  // the diagonal entry once
   EXPECT_EQ(adjacency(g), want);
   EXPECT_TRUE(g.weighted);
-  const Graph p = read_text("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n", "p.mtx", Format::Auto, {});
+  const Graph p =
+      read_text("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n", "p.mtx", Format::Auto, {});
   EXPECT_FALSE(p.weighted);
   EXPECT_EQ(adjacency(p), (Adj{{{1, 1}}, {}}));
-  const Graph i = read_text("%%MatrixMarket Matrix Coordinate Integer General\n2 2 1\n2 1 7\n", "i.mtx", Format::Auto, {});
+  const Graph i =
+      read_text("%%MatrixMarket Matrix Coordinate Integer General\n2 2 1\n2 1 7\n", "i.mtx", Format::Auto, {});
   EXPECT_EQ(adjacency(i), (Adj{{}, {{0, 7}}}));
 }
 
@@ -140,7 +145,8 @@ TEST(Mtx, MalformedFilesNameTheLine) {
 }
 
 TEST(Snap, SparseIdsAreNumberedInIncreasingOrder) {
-  const Graph g = read_text("# Directed graph\n# FromNodeId\tToNodeId\n30\t10\n10\t7000000000\n", "e.txt", Format::Auto, {});
+  const Graph g =
+      read_text("# Directed graph\n# FromNodeId\tToNodeId\n30\t10\n10\t7000000000\n", "e.txt", Format::Auto, {});
   EXPECT_EQ(g.nodes, 3u);
   EXPECT_EQ(g.ids, (std::vector<std::uint64_t>{10, 30, 7000000000}));
   EXPECT_EQ(g.node_of(30), 1u);

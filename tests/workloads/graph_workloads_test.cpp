@@ -121,7 +121,8 @@ class SoftwareOptions : public ::testing::TestWithParam<SwCase> {};
 
 TEST_P(SoftwareOptions, DistancesEqualTheHostReference) {
   const auto [w, opts] = GetParam();
-  const std::string W = w, base = "run " + W + " --preset kim2014 --set " + W + ".variant=swwl --set " + W + ".scale=10";
+  const std::string W = w,
+                    base = "run " + W + " --preset kim2014 --set " + W + ".variant=swwl --set " + W + ".scale=10";
   std::string sets;
   for (std::string o = opts; !o.empty();) {
     const auto comma = o.find(',');
@@ -197,20 +198,21 @@ TEST_P(CheckFirst, FewerAtomicsSameDistances) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kernels, CheckFirst,
-    ::testing::Values(CheckCase{"bfs", "--set bfs.variant=swwl"}, CheckCase{"bfs", "--set bfs.variant=hwwl"},
-                      CheckCase{"bfs", "--set bfs.variant=hwwl --set bfs.hwwl.buffer=single"},
-                      CheckCase{"sssp", "--set sssp.variant=topo"}, CheckCase{"sssp", "--set sssp.variant=swwl"},
-                      CheckCase{"sssp", "--set sssp.variant=hwwl"},
-                      CheckCase{"sssp", "--set sssp.variant=hwwl --set sssp.hwwl.buffer=single"}),
-    [](const ::testing::TestParamInfo<CheckCase>& i) {
-      std::string n = std::string(std::get<0>(i.param)) + std::get<1>(i.param);
-      std::string out;
-      for (char c : n)
-        if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-      return out;
-    });
+INSTANTIATE_TEST_SUITE_P(Kernels, CheckFirst,
+                         ::testing::Values(CheckCase{"bfs", "--set bfs.variant=swwl"},
+                                           CheckCase{"bfs", "--set bfs.variant=hwwl"},
+                                           CheckCase{"bfs", "--set bfs.variant=hwwl --set bfs.hwwl.buffer=single"},
+                                           CheckCase{"sssp", "--set sssp.variant=topo"},
+                                           CheckCase{"sssp", "--set sssp.variant=swwl"},
+                                           CheckCase{"sssp", "--set sssp.variant=hwwl"},
+                                           CheckCase{"sssp", "--set sssp.variant=hwwl --set sssp.hwwl.buffer=single"}),
+                         [](const ::testing::TestParamInfo<CheckCase>& i) {
+                           std::string n = std::string(std::get<0>(i.param)) + std::get<1>(i.param);
+                           std::string out;
+                           for (char c : n)
+                             if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+                           return out;
+                         });
 
 // The limit-study worklists (model only): correct distances, every pushed
 // ID pulled; the ideal worklists (unlimited bandwidth, one list) never WAIT
@@ -271,8 +273,8 @@ TEST(HardwareWorklist, FastForwardGivesTheSameStatistics) {
     const std::string a = args, w = a.substr(0, a.find(' '));
     nlohmann::json j[2];
     for (int ff = 0; ff < 2; ++ff) {
-      j[ff] = run_json("run " + a + " --preset kim2014 --set " + w + ".variant=hwwl --set worklist.fast_forward=" +
-                       (ff ? "true" : "false"));
+      j[ff] = run_json("run " + a + " --preset kim2014 --set " + w +
+                       ".variant=hwwl --set worklist.fast_forward=" + (ff ? "true" : "false"));
       ASSERT_FALSE(j[ff].is_null());
       j[ff].erase("host");
       j[ff]["config"].erase("worklist.fast_forward");
@@ -382,7 +384,8 @@ TEST(HardwareWorklist, MagicMemoryServesEveryAccessAtTheL1) {
     const std::string k = it.key();
     if (k.rfind("gpu.l2.bank", 0) == 0 && (k.ends_with(".reads") || k.ends_with(".writes") || k.ends_with(".atomics")))
       l2 += it.value().get<double>();
-    if (k.rfind("gpu.dram", 0) == 0 && (k.ends_with(".reads") || k.ends_with(".writes"))) dram += it.value().get<double>();
+    if (k.rfind("gpu.dram", 0) == 0 && (k.ends_with(".reads") || k.ends_with(".writes")))
+      dram += it.value().get<double>();
   }
   EXPECT_EQ(l2, 0.0);
   EXPECT_EQ(dram, 0.0);
@@ -410,7 +413,8 @@ TEST(GraphInputs, UnreachableNodesAreAWordAndTheSourceIsAnInputId) {
   const auto dir = test::scratch_dir();
   const auto in = (dir / "g.txt").string(), out = (dir / "out.txt").string();
   std::ofstream(in) << "# SNAP-like, sparse ids\n100 200\n200 300\n300 100\n400 100\n";
-  auto r = run_fgsim("run bfs --input " + in + " --set bfs.source=200 --set bfs.variant=swwl --output " + out + " --quiet");
+  auto r =
+      run_fgsim("run bfs --input " + in + " --set bfs.source=200 --set bfs.variant=swwl --output " + out + " --quiet");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(test::slurp(out), "100 2\n200 0\n300 1\n400 unreachable\n");
 }

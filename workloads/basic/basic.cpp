@@ -16,8 +16,8 @@
 namespace fg {
 namespace {
 
-const Param<std::uint64_t> kGroup{"kernel.group_size", 256, "work-items", "workgroup size of the basic kernels",
-                                  {{1}, {1024}}};
+const Param<std::uint64_t> kGroup{
+    "kernel.group_size", 256, "work-items", "workgroup size of the basic kernels", {{1}, {1024}}};
 
 // ---- vecadd: c[i] = a[i] + b[i] ----
 const Param<std::uint64_t> kVecN{"vecadd.n", 65536, "", "vector length", {{1}, {1ull << 28}}};
@@ -80,8 +80,8 @@ void reduce(Host& h) {
 
 // ---- histogram: contended atomics ----
 const Param<std::uint64_t> kHistN{"histogram.n", 65536, "", "input elements", {{1}, {1ull << 28}}};
-const Param<std::uint64_t> kBins{"histogram.bins", 64, "", "histogram bins (fewer = more contention)",
-                                 {{1}, {1 << 20}}};
+const Param<std::uint64_t> kBins{
+    "histogram.bins", 64, "", "histogram bins (fewer = more contention)", {{1}, {1 << 20}}};
 
 Task<> histogram_kernel(Lane& l, std::uint64_t in, std::uint64_t bins, std::uint32_t n, std::uint32_t nbins) {
   const std::uint32_t i = l.global_id();
@@ -110,8 +110,8 @@ void histogram(Host& h) {
 // ---- divergent: a fraction of lanes takes a long branch ----
 const Param<std::uint64_t> kDivN{"divergent.n", 16384, "", "work-items", {{1}, {1ull << 28}}};
 const Param<double> kFraction{"divergent.fraction", 0.5, "", "fraction of lanes on the long branch", {{0}, {1}}};
-const Param<std::uint64_t> kWork{"divergent.work", 64, "instructions", "loop iterations of the long branch",
-                                 {{0}, {1 << 20}}};
+const Param<std::uint64_t> kWork{
+    "divergent.work", 64, "instructions", "loop iterations of the long branch", {{0}, {1 << 20}}};
 
 // Lane i takes the long branch when its index falls in the first `fraction`
 // of each wavefront-sized group of consecutive lanes, so utilization on the
@@ -166,8 +166,7 @@ const RegisterWorkload r2{{"reduce", "sum with a wavefront reduction and one ato
 const RegisterWorkload r3{{"histogram", "atomic increments into histogram.bins bins (contention)", "", histogram,
                            [](const Config& c) { return 4 * kHistN.get(c) + 4 * kBins.get(c); }}};
 const RegisterWorkload r4{{"divergent", "divergent.fraction of lanes run a long loop (branch divergence)", "",
-                           divergent,
-                           [](const Config& c) { return 4 * kDivN.get(c); }}};
+                           divergent, [](const Config& c) { return 4 * kDivN.get(c); }}};
 
 }  // namespace
 }  // namespace fg

@@ -79,38 +79,44 @@ struct Workload {
 
 Workload make(const char* name, bool weighted) {
   const std::string n = name;
-  return Workload{name, weighted, graph::GraphParams{name},
-                  Param<std::string>{n + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
-                                     "topo: topology-driven; swwl: shared software worklist; hwwl: the hardware "
-                                     "worklist, double-buffered (docs/worklists.md)"},
-                  Param<std::int64_t>{n + ".source", -1, "",
-                                      "source node, in the input's numbering (-1: the first node)",
-                                      {{-1}, {9.2e18}}},
-                  Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
-                                     "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per "
-                                     "node's pushes; aru: one per workgroup, offsets from LDS atomics"},
-                  Param<std::uint64_t>{n + ".swwl.threads", 0, "",
-                                       "swwl work-items per step: 0: one per item (VKC, variable kernel "
-                                       "configuration); N: N work-items, each with an even contiguous share",
-                                       {{0}, {1u << 24}}},
-                  Param<bool>{n + ".swwl.donate", false, "",
-                              "swwl work donating (WDO): work-items above their workgroup's average estimated work "
-                              "(sum of degrees) donate items to an LDS list the others pull from (needs "
-                              "swwl.threads > 0)"},
-                  Param<std::int64_t>{n + ".hwwl.overflow", -1, "entries",
-                                      "hwwl overflow buffer per core, given to wlinit (Sec. III-D): -1: two per "
-                                      "node (a node is pushed at most once per step, so a round's half never "
-                                      "fills); 0: none (a push to a full bank is the hardware exception)",
-                                      {{-1}, {1ll << 32}}},
-                  Param<std::string>{n + ".hwwl.buffer", "double", std::vector<std::string>{"double", "single"},
-                                     "hwwl worklist mode (wlcfg): double: one kernel per step, pulls and pushes on "
-                                     "separate partitions swapped between kernels (the paper's evaluation); single: "
-                                     "one persistent kernel whose pushes go to the list it pulls, steps overlapping "
-                                     "(label-correcting; Sec. V-C, Fig. 8)"},
-                  Param<bool>{n + ".check_first", true, "",
-                              "read a neighbour's distance before the atomic on it and skip the atomic when it "
-                              "cannot change it, as LonestarGPU's kernels do; false: an atomic on every arc (not "
-                              "bfs topo, which reads and stores without atomics)"}};
+  return Workload{
+      name,
+      weighted,
+      graph::GraphParams{name},
+      Param<std::string>{n + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
+                         "topo: topology-driven; swwl: shared software worklist; hwwl: the hardware "
+                         "worklist, double-buffered (docs/worklists.md)"},
+      Param<std::int64_t>{
+          n + ".source", -1, "", "source node, in the input's numbering (-1: the first node)", {{-1}, {9.2e18}}},
+      Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
+                         "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per "
+                         "node's pushes; aru: one per workgroup, offsets from LDS atomics"},
+      Param<std::uint64_t>{n + ".swwl.threads",
+                           0,
+                           "",
+                           "swwl work-items per step: 0: one per item (VKC, variable kernel "
+                           "configuration); N: N work-items, each with an even contiguous share",
+                           {{0}, {1u << 24}}},
+      Param<bool>{n + ".swwl.donate", false, "",
+                  "swwl work donating (WDO): work-items above their workgroup's average estimated work "
+                  "(sum of degrees) donate items to an LDS list the others pull from (needs "
+                  "swwl.threads > 0)"},
+      Param<std::int64_t>{n + ".hwwl.overflow",
+                          -1,
+                          "entries",
+                          "hwwl overflow buffer per core, given to wlinit (Sec. III-D): -1: two per "
+                          "node (a node is pushed at most once per step, so a round's half never "
+                          "fills); 0: none (a push to a full bank is the hardware exception)",
+                          {{-1}, {1ll << 32}}},
+      Param<std::string>{n + ".hwwl.buffer", "double", std::vector<std::string>{"double", "single"},
+                         "hwwl worklist mode (wlcfg): double: one kernel per step, pulls and pushes on "
+                         "separate partitions swapped between kernels (the paper's evaluation); single: "
+                         "one persistent kernel whose pushes go to the list it pulls, steps overlapping "
+                         "(label-correcting; Sec. V-C, Fig. 8)"},
+      Param<bool>{n + ".check_first", true, "",
+                  "read a neighbour's distance before the atomic on it and skip the atomic when it "
+                  "cannot change it, as LonestarGPU's kernels do; false: an atomic on every arc (not "
+                  "bfs topo, which reads and stores without atomics)"}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -209,7 +215,8 @@ constexpr std::uint32_t kSwwlLds = kLdsDonations + 4 * kDonationsPerGroup;
 // capacity only the count grew: the host reports the overflow).
 Task<> store_pushes(Lane& l, const Lists& w, std::uint32_t slot, const std::vector<std::uint32_t>& pend) {
   for (std::size_t k = 0; k < pend.size(); ++k)
-    if (slot + k < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot + static_cast<std::uint32_t>(k)), pend[k]);
+    if (slot + k < w.capacity)
+      co_await l.store<std::uint32_t>(at(w.out, slot + static_cast<std::uint32_t>(k)), pend[k]);
 }
 
 // Relaxes u's out-arcs; the nodes to push go to the out-list at once (atomic)
@@ -443,8 +450,7 @@ Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check) {
   return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u, check); });
 }
 
-Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step,
-                 bool check) {
+Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, bool check) {
   return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u, check); });
 }
 
@@ -479,9 +485,10 @@ void run(const Workload& wl, Host& h) {
   sw.donate = wl.sw_donate.get(cfg);
   const bool check = sw.check = wl.check_first.get(cfg);
   if (variant == "topo" && !wl.weighted && !cfg.is_default(wl.check_first.name()))
-    throw UserError(fmt::format("{} (set by {}) does not apply: bfs topo has no atomic (it reads a neighbour's level "
-                                "and stores it)",
-                                wl.check_first.name(), cfg.origin(wl.check_first.name())));
+    throw UserError(
+        fmt::format("{} (set by {}) does not apply: bfs topo has no atomic (it reads a neighbour's level "
+                    "and stores it)",
+                    wl.check_first.name(), cfg.origin(wl.check_first.name())));
   for (const std::string& k : {wl.sw_push.name(), wl.sw_threads.name(), wl.sw_donate.name()})
     if (variant != "swwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
@@ -491,9 +498,10 @@ void run(const Workload& wl, Host& h) {
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
                                   wl.variant.name(), variant));
   if (sw.donate && sw.threads == 0)
-    throw UserError(fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
-                                "nothing to donate)",
-                                wl.sw_donate.name(), cfg.origin(wl.sw_donate.name()), wl.sw_threads.name()));
+    throw UserError(
+        fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
+                    "nothing to donate)",
+                    wl.sw_donate.name(), cfg.origin(wl.sw_donate.name()), wl.sw_threads.name()));
 
   const DevGraph dg{h.upload(g.row), h.upload(g.col), h.upload(g.weight), g.nodes};
   std::vector<std::uint32_t> init(g.nodes, kUnreached);
@@ -507,8 +515,8 @@ void run(const Workload& wl, Host& h) {
 
   auto launch = [&](const char* kname, std::uint64_t n, KernelBody body, std::uint32_t lds = 0) {
     if (++steps > step_limit)
-      throw SimFault(fmt::format("{}: {} steps without converging (at most {} are needed)", wl.name, steps - 1,
-                                 step_limit));
+      throw SimFault(
+          fmt::format("{}: {} steps without converging (at most {} are needed)", wl.name, steps - 1, step_limit));
     items += n;
     kernel_time += h.run_kernel({kname, n, kGroup, 16, lds, std::move(body)});
   };
@@ -570,9 +578,10 @@ void run(const Workload& wl, Host& h) {
       const std::uint32_t zero = 0;
       h.copy_in(w.out_count, &zero, 4);
       const bool weighted = wl.weighted;
-      launch(weighted ? "sssp_swwl" : "bfs_swwl", sw.threads ? sw.threads : w.in_count,
-             [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw); },
-             sw.push == SwPush::kAru || sw.donate ? kSwwlLds : 0);
+      launch(
+          weighted ? "sssp_swwl" : "bfs_swwl", sw.threads ? sw.threads : w.in_count,
+          [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw); },
+          sw.push == SwPush::kAru || sw.donate ? kSwwlLds : 0);
       std::uint32_t count = 0;
       h.copy_out(&count, w.out_count, 4);
       if (count > w.capacity)
@@ -594,8 +603,8 @@ void run(const Workload& wl, Host& h) {
   h.check(bad == 0, bad == 0 ? fmt::format("{}: {} distances equal the host {}", wl.name, g.nodes,
                                            wl.weighted ? "Dijkstra" : "BFS")
                              : fmt::format("{}: {} of {} distances differ from the host {} (first: node {}: {} != {})",
-                                           wl.name, bad, g.nodes, wl.weighted ? "Dijkstra" : "BFS",
-                                           g.id_of(first_bad), got[first_bad], want[first_bad]));
+                                           wl.name, bad, g.nodes, wl.weighted ? "Dijkstra" : "BFS", g.id_of(first_bad),
+                                           got[first_bad], want[first_bad]));
   h.result("graph", g.origin);
   h.result("nodes", g.nodes);
   h.result("arcs", g.arcs());
@@ -611,8 +620,10 @@ void run(const Workload& wl, Host& h) {
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
   for (std::uint32_t i = 0; i < g.nodes; ++i) {
     h.output() << g.id_of(i) << ' ';
-    if (got[i] == kUnreached) h.output() << "unreachable\n";
-    else h.output() << got[i] << '\n';
+    if (got[i] == kUnreached)
+      h.output() << "unreachable\n";
+    else
+      h.output() << got[i] << '\n';
   }
 }
 

@@ -20,11 +20,16 @@ namespace fg::graph {
 
 const char* to_string(Format f) {
   switch (f) {
-    case Format::Auto: return "auto";
-    case Format::Dimacs: return "dimacs";
-    case Format::Galois: return "galois";
-    case Format::Mtx: return "mtx";
-    case Format::Snap: return "snap";
+    case Format::Auto:
+      return "auto";
+    case Format::Dimacs:
+      return "dimacs";
+    case Format::Galois:
+      return "galois";
+    case Format::Mtx:
+      return "mtx";
+    case Format::Snap:
+      return "snap";
   }
   return "?";
 }
@@ -178,7 +183,8 @@ std::uint32_t to_weight(const Lines& in, std::string_view f, bool real, const Op
     in.fail(fmt::format("weight '{}' is not a number", shown(f, 40)));
   if (d < 0) in.fail(fmt::format("negative weight '{}'", shown(f, 40)));
   const double s = std::round(d * opt.weight_scale);
-  if (s > 4294967295.0) in.fail(fmt::format("weight {} x scale {} does not fit in 32 bits", shown(f, 40), opt.weight_scale));
+  if (s > 4294967295.0)
+    in.fail(fmt::format("weight {} x scale {} does not fit in 32 bits", shown(f, 40), opt.weight_scale));
   return static_cast<std::uint32_t>(s);
 }
 
@@ -216,8 +222,8 @@ Graph read_dimacs(const std::string& data, const std::string& name, const Option
       if (u < 1 || u > *nodes) in.fail(fmt::format("node {} is not in 1..{}", u, *nodes));
       if (v < 1 || v > *nodes) in.fail(fmt::format("node {} is not in 1..{}", v, *nodes));
       if (arcs.size() == *declared) in.fail(fmt::format("more arcs than the {} the problem line declares", *declared));
-      arcs.push_back({static_cast<std::uint32_t>(u - 1), static_cast<std::uint32_t>(v - 1),
-                      to_weight(in, f[3], false, opt)});
+      arcs.push_back(
+          {static_cast<std::uint32_t>(u - 1), static_cast<std::uint32_t>(v - 1), to_weight(in, f[3], false, opt)});
       continue;
     }
     in.fail(fmt::format("unknown line type '{}' (expected c, p or a)", shown(f[0], 20)));
@@ -305,7 +311,8 @@ Graph read_snap(const std::string& data, const std::string& name, const Options&
   while (in.next(line)) {
     if (blank(line) || line[0] == '#' || line[0] == '%') continue;
     const auto f = fields(line);
-    if (f.size() != 2 && f.size() != 3) in.fail(fmt::format("expected 'FROM TO' or 'FROM TO WEIGHT', found {} fields", f.size()));
+    if (f.size() != 2 && f.size() != 3)
+      in.fail(fmt::format("expected 'FROM TO' or 'FROM TO WEIGHT', found {} fields", f.size()));
     if (!weighted) {
       weighted = f.size() == 3;
       first_line = in.number();
@@ -313,7 +320,8 @@ Graph read_snap(const std::string& data, const std::string& name, const Options&
       in.fail(fmt::format("{} fields where line {} has {}", f.size(), first_line, *weighted ? 3 : 2));
     }
     if (raw.size() >= opt.max_arcs) in.fail(fmt::format("more than the reader's limit of {} arcs", opt.max_arcs));
-    raw.push_back({to_uint(in, f[0], "node"), to_uint(in, f[1], "node"), f.size() == 3 ? to_weight(in, f[2], false, opt) : 1u});
+    raw.push_back(
+        {to_uint(in, f[0], "node"), to_uint(in, f[1], "node"), f.size() == 3 ? to_weight(in, f[2], false, opt) : 1u});
   }
   std::vector<std::uint64_t> ids;
   ids.reserve(raw.size() * 2);
@@ -324,16 +332,22 @@ Graph read_snap(const std::string& data, const std::string& name, const Options&
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.size() > opt.max_nodes)
-    throw UserError(fmt::format("{}: {} nodes is more than the reader's limit of {}", shown(name, 200), ids.size(), opt.max_nodes));
-  auto index = [&](std::uint64_t id) { return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()); };
+    throw UserError(
+        fmt::format("{}: {} nodes is more than the reader's limit of {}", shown(name, 200), ids.size(), opt.max_nodes));
+  auto index = [&](std::uint64_t id) {
+    return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
   std::vector<Arc> arcs;
   arcs.reserve(raw.size());
   for (const Raw& r : raw) arcs.push_back({index(r.u), index(r.v), r.w});
   raw = {};
-  Graph g = build(static_cast<std::uint32_t>(ids.size()), std::move(arcs), opt, weighted.value_or(false), name + " (snap)");
+  Graph g =
+      build(static_cast<std::uint32_t>(ids.size()), std::move(arcs), opt, weighted.value_or(false), name + " (snap)");
   // Dense ids 0..N-1 need no table.
-  if (!ids.empty() && ids.front() == 0 && ids.back() == ids.size() - 1) g.id_base = 0;
-  else g.ids = std::move(ids);
+  if (!ids.empty() && ids.front() == 0 && ids.back() == ids.size() - 1)
+    g.id_base = 0;
+  else
+    g.ids = std::move(ids);
   return g;
 }
 
@@ -342,7 +356,8 @@ Graph read_galois(const std::string& data, const std::string& name, const Option
     throw UserError(fmt::format("{}: at byte {}: {}", shown(name, 200), at, what));
   };
   auto u64 = [&](std::size_t at) {
-    if (at + 8 > data.size()) fail(at, fmt::format("file ends ({} bytes) inside the {}", data.size(), "header or offsets"));
+    if (at + 8 > data.size())
+      fail(at, fmt::format("file ends ({} bytes) inside the {}", data.size(), "header or offsets"));
     std::uint64_t v;
     std::memcpy(&v, data.data() + at, 8);
     return v;
@@ -373,19 +388,22 @@ Graph read_galois(const std::string& data, const std::string& name, const Option
     for (auto k = begin; k < end; ++k) {
       std::uint64_t v = 0;
       std::memcpy(&v, data.data() + dests + dest_size * k, dest_size);
-      if (v >= nodes) fail(dests + dest_size * k, fmt::format("destination {} of arc {} is not a node (0..{})", v, k, nodes - 1));
+      if (v >= nodes)
+        fail(dests + dest_size * k, fmt::format("destination {} of arc {} is not a node (0..{})", v, k, nodes - 1));
       std::uint32_t w = 1;
       if (edge_size == 4) std::memcpy(&w, data.data() + values + 4 * k, 4);
       list.push_back({static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(v), w});
     }
     begin = end;
   }
-  if (begin != arcs) fail(offsets + 8 * (nodes ? nodes - 1 : 0), fmt::format("the offsets end at {}, not at the {} arcs", begin, arcs));
+  if (begin != arcs)
+    fail(offsets + 8 * (nodes ? nodes - 1 : 0), fmt::format("the offsets end at {}, not at the {} arcs", begin, arcs));
   return build(static_cast<std::uint32_t>(nodes), std::move(list), opt, edge_size == 4, name + " (galois)");
 }
 
 Format detect(const std::string& data) {
-  if (data.size() >= 8 && (data[0] == 1 || data[0] == 2) && std::all_of(data.begin() + 1, data.begin() + 8, [](char c) { return c == 0; }))
+  if (data.size() >= 8 && (data[0] == 1 || data[0] == 2) &&
+      std::all_of(data.begin() + 1, data.begin() + 8, [](char c) { return c == 0; }))
     return Format::Galois;
   if (data.rfind("%%MatrixMarket", 0) == 0 || data.rfind("%%matrixmarket", 0) == 0) return Format::Mtx;
   // DIMACS: the first non-blank line is a comment `c ...` or the problem line.
@@ -404,11 +422,15 @@ Graph read_text(const std::string& data, const std::string& name, Format format,
     throw UserError(fmt::format("{}: weight scale {} is not a positive number", shown(name, 200), opt.weight_scale));
   if (format == Format::Auto) format = detect(data);
   switch (format) {
-    case Format::Dimacs: return read_dimacs(data, name, opt);
-    case Format::Galois: return read_galois(data, name, opt);
-    case Format::Mtx: return read_mtx(data, name, opt);
+    case Format::Dimacs:
+      return read_dimacs(data, name, opt);
+    case Format::Galois:
+      return read_galois(data, name, opt);
+    case Format::Mtx:
+      return read_mtx(data, name, opt);
     case Format::Snap:
-    case Format::Auto: break;
+    case Format::Auto:
+      break;
   }
   return read_snap(data, name, opt);
 }

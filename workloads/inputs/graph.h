@@ -48,10 +48,10 @@ struct Graph {
 };
 
 struct Options {
-  bool keep_parallel = true;    // false: of parallel arcs keep the lightest
-  bool keep_self_loops = true;  // false: drop arcs u -> u
-  bool symmetrize = false;      // true: add v -> u for every arc u -> v
-  double weight_scale = 1.0;    // real weights become round(w * scale)
+  bool keep_parallel = true;             // false: of parallel arcs keep the lightest
+  bool keep_self_loops = true;           // false: drop arcs u -> u
+  bool symmetrize = false;               // true: add v -> u for every arc u -> v
+  double weight_scale = 1.0;             // real weights become round(w * scale)
   std::uint64_t max_nodes = 1ull << 26;  // reader bound (memory), exit 2 above
   std::uint64_t max_arcs = 1ull << 30;
 };
@@ -66,14 +66,13 @@ Graph read_text(const std::string& data, const std::string& name, Format format,
 
 // Seeded generators; weights uniform in [1, max_weight].
 struct RmatParams {
-  unsigned scale = 10;  // 2^scale nodes
+  unsigned scale = 10;       // 2^scale nodes
   unsigned edge_factor = 8;  // arcs = edge_factor * nodes
   double a = 0.57, b = 0.19, c = 0.19, d = 0.05;
 };
 Graph rmat(const RmatParams& p, std::uint32_t max_weight, std::uint64_t seed, const Options& opt);
 // width x height 4-neighbour grid, both directions with the same weight.
-Graph grid(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed,
-           const Options& opt);
+Graph grid(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed, const Options& opt);
 // `arcs` arcs between uniformly random endpoints.
 Graph uniform(std::uint32_t nodes, std::uint64_t arcs, std::uint32_t max_weight, std::uint64_t seed,
               const Options& opt);

@@ -17,7 +17,9 @@ namespace fg::graph {
 GraphParams::GraphParams(const std::string& w)
     : prefix_(w),
       input_{w + ".input", "", "", "graph file (--input FILE); empty: use the generator"},
-      format_{w + ".format", "auto", {"auto", "dimacs", "galois", "mtx", "snap"},
+      format_{w + ".format",
+              "auto",
+              {"auto", "dimacs", "galois", "mtx", "snap"},
               "input format (auto: from the content; see docs/worklists.md)"},
       generator_{w + ".generator", "rmat", {"rmat", "grid", "uniform"}, "graph generator when no input file is given"},
       scale_{w + ".scale", 12, "", "generators: 2^scale nodes", {{1}, {26}}},
@@ -27,11 +29,12 @@ GraphParams::GraphParams(const std::string& w)
       b_{w + ".rmat.b", 0.19, "", "R-MAT probability b (Graph 500: 0.19)", {{0}, {1}}},
       c_{w + ".rmat.c", 0.19, "", "R-MAT probability c (Graph 500: 0.19)", {{0}, {1}}},
       d_{w + ".rmat.d", 0.05, "", "R-MAT probability d (Graph 500: 0.05)", {{0}, {1}}},
-      parallel_{w + ".parallel_arcs", "keep", std::vector<std::string>{"keep", "drop"}, "parallel arcs: keep all, or keep the lightest"},
-      self_loops_{w + ".self_loops", "keep", std::vector<std::string>{"keep", "drop"}, "arcs from a node to itself: keep or drop"},
+      parallel_{w + ".parallel_arcs", "keep", std::vector<std::string>{"keep", "drop"},
+                "parallel arcs: keep all, or keep the lightest"},
+      self_loops_{w + ".self_loops", "keep", std::vector<std::string>{"keep", "drop"},
+                  "arcs from a node to itself: keep or drop"},
       symmetrize_{w + ".symmetrize", false, "", "add the reverse of every arc"},
-      weight_scale_{w + ".weight_scale", 1.0, "", "real weights (mtx real) become round(w * scale)",
-                    {{1e-9}, {1e9}}} {}
+      weight_scale_{w + ".weight_scale", 1.0, "", "real weights (mtx real) become round(w * scale)", {{1e-9}, {1e9}}} {}
 
 Options GraphParams::options(const Config& cfg) const {
   Options o;
@@ -47,8 +50,7 @@ namespace {
 // A parameter the user set that the chosen graph source does not use.
 void refuse(const Config& cfg, const std::vector<std::string>& keys, const std::string& why) {
   for (const auto& k : keys)
-    if (!cfg.is_default(k))
-      throw UserError(fmt::format("{} (set by {}) does not apply: {}", k, cfg.origin(k), why));
+    if (!cfg.is_default(k)) throw UserError(fmt::format("{} (set by {}) does not apply: {}", k, cfg.origin(k), why));
 }
 
 }  // namespace
@@ -56,12 +58,15 @@ void refuse(const Config& cfg, const std::vector<std::string>& keys, const std::
 Graph GraphParams::load(const Config& cfg, std::uint64_t seed) const {
   const std::string path = input_.get(cfg);
   const std::vector<std::string> gen_keys{generator_.name(), scale_.name(), edge_factor_.name(), max_weight_.name(),
-                                          a_.name(), b_.name(), c_.name(), d_.name()};
+                                          a_.name(),         b_.name(),     c_.name(),           d_.name()};
   if (!path.empty()) {
     refuse(cfg, gen_keys, fmt::format("the graph is read from {}", input_.name()));
     const std::string f = format_.get(cfg);
-    const Format fmt = f == "dimacs" ? Format::Dimacs : f == "galois" ? Format::Galois : f == "mtx" ? Format::Mtx
-                       : f == "snap" ? Format::Snap : Format::Auto;
+    const Format fmt = f == "dimacs"   ? Format::Dimacs
+                       : f == "galois" ? Format::Galois
+                       : f == "mtx"    ? Format::Mtx
+                       : f == "snap"   ? Format::Snap
+                                       : Format::Auto;
     return read_file(path, fmt, options(cfg));
   }
   refuse(cfg, {format_.name(), weight_scale_.name()}, fmt::format("no input file ({} is empty)", input_.name()));

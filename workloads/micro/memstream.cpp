@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 #include <tlm>
+
+// After <tlm>: the quantum keeper's header does not include SystemC itself.
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "gpu/host.h"
@@ -26,16 +28,16 @@
 namespace fg {
 namespace {
 
-const Param<std::string> kPattern{"memstream.pattern", "read", {"read", "reuse", "random", "copy", "cas"},
-                                  "access pattern"};
+const Param<std::string> kPattern{
+    "memstream.pattern", "read", {"read", "reuse", "random", "copy", "cas"}, "access pattern"};
 const Param<std::uint64_t> kBytes{"memstream.bytes", 64 * 1024, "B", "region size per CU", {{64}, {1ull << 30}}};
-const Param<std::uint64_t> kPasses{"memstream.passes", 1, "", "passes over the region (read, reuse, random)",
-                                   {{1}, {1000000}}};
-const Param<std::uint64_t> kOutstanding{"memstream.outstanding", 8, "", "line requests in flight per CU",
-                                        {{1}, {1024}}};
+const Param<std::uint64_t> kPasses{
+    "memstream.passes", 1, "", "passes over the region (read, reuse, random)", {{1}, {1000000}}};
+const Param<std::uint64_t> kOutstanding{
+    "memstream.outstanding", 8, "", "line requests in flight per CU", {{1}, {1024}}};
 const Param<std::uint64_t> kActive{"memstream.cus", 0, "", "active CUs (0 = all)", {{0}, {63}}};
-const Param<std::uint64_t> kIterations{"memstream.iterations", 100, "", "successful CAS increments per CU (cas)",
-                                       {{1}, {10000000}}};
+const Param<std::uint64_t> kIterations{
+    "memstream.iterations", 100, "", "successful CAS increments per CU (cas)", {{1}, {10000000}}};
 
 std::uint32_t pattern_word(std::uint64_t addr) { return static_cast<std::uint32_t>((addr * 2654435761u) >> 7); }
 
@@ -45,7 +47,8 @@ void run(Host& h) {
   const unsigned line = h.memory().line_size();
   const std::uint64_t bytes = std::max<std::uint64_t>(line, kBytes.get(cfg) / line * line);
   const std::uint64_t lines = bytes / line;
-  const int active = kActive.get(cfg) == 0 ? h.cus() : static_cast<int>(std::min<std::uint64_t>(kActive.get(cfg), h.cus()));
+  const int active =
+      kActive.get(cfg) == 0 ? h.cus() : static_cast<int>(std::min<std::uint64_t>(kActive.get(cfg), h.cus()));
   const unsigned outstanding = static_cast<unsigned>(kOutstanding.get(cfg));
   const std::uint64_t passes = kPasses.get(cfg);
 
@@ -153,8 +156,8 @@ std::uint64_t device_bytes(const Config& cfg) {
 }
 
 const RegisterWorkload reg{{"memstream",
-                            "memory microbenchmark: per-CU agents stream, reuse, copy or CAS through the caches",
-                            "", run, device_bytes}};
+                            "memory microbenchmark: per-CU agents stream, reuse, copy or CAS through the caches", "",
+                            run, device_bytes}};
 
 }  // namespace
 }  // namespace fg

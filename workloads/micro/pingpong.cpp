@@ -32,8 +32,10 @@ Task<std::uint32_t> read_token(Lane& l, std::uint64_t flag, bool atomic) {
 }
 
 Task<> write_token(Lane& l, std::uint64_t flag, std::uint32_t v, bool atomic) {
-  if (atomic) co_await l.atomic_exch<std::uint32_t>(flag, v);
-  else co_await l.store_release<std::uint32_t>(flag, v);
+  if (atomic)
+    co_await l.atomic_exch<std::uint32_t>(flag, v);
+  else
+    co_await l.store_release<std::uint32_t>(flag, v);
 }
 
 // log: rounds words per player; times: start and end cycle of player 0.
@@ -67,8 +69,7 @@ void pingpong(Host& h) {
   const double mhz = std::get<double>(h.config().value("gpu.clock"));
   const std::uint64_t flag = h.upload(std::vector<std::uint32_t>(16, 0));  // its own line
   const std::uint64_t log = h.alloc(8ull * rounds), times = h.upload(std::vector<std::uint64_t>{0, 0});
-  h.run_kernel({"pingpong", 2, 1, 8, 0,
-                [=](Lane& l) { return pingpong_kernel(l, flag, log, times, rounds, atomic); }});
+  h.run_kernel({"pingpong", 2, 1, 8, 0, [=](Lane& l) { return pingpong_kernel(l, flag, log, times, rounds, atomic); }});
   const auto seen = h.download<std::uint32_t>(log, 2ull * rounds);
   std::size_t bad = 0;
   for (std::uint32_t r = 0; r < rounds; ++r) bad += (seen[r] != 2 * r + 2) + (seen[rounds + r] != 2 * r + 1);
@@ -81,8 +82,11 @@ void pingpong(Host& h) {
   h.output() << ns << "\n";
 }
 
-const RegisterWorkload r{{"pingpong", "two wavefronts on two CUs pass a token (pingpong.via): mean hand-off time", "",
-                          pingpong, {}}};  // a few bytes of device memory
+const RegisterWorkload r{{"pingpong",
+                          "two wavefronts on two CUs pass a token (pingpong.via): mean hand-off time",
+                          "",
+                          pingpong,
+                          {}}};  // a few bytes of device memory
 
 }  // namespace
 }  // namespace fg
