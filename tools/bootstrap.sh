@@ -25,6 +25,7 @@ packages=(
   yosys                    # synthesis and the formal proofs (sat -tempinduct, tools/formal.py)
   opensta                  # static timing (binary: sta)
   clang-14 libfuzzer-14-dev  # libFuzzer harness of the config layer (tools/fuzz.sh)
+  clang-format-14          # formatting, checked by ctest `clang_format` (tools/format.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
   python3 python3-matplotlib python3-yaml
