@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "gpu/compute_unit.h"
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
 #include "sim/error.h"
@@ -59,7 +61,6 @@ const Param<std::uint64_t> kRestartInstr{"aggregator.restart_instructions",
                                          {{0}, {1u << 20}}};
 constexpr unsigned kPacketBytes = 64;  // an HSA AQL dispatch packet is 64 bytes
 constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
-Aggregator* g_active = nullptr;
 enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck };
 }  // namespace
 
@@ -109,6 +110,7 @@ Aggregator::Params Aggregator::Params::from(const Config& cfg) {
 Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port,
                        Dispatcher& dispatcher, std::uint32_t wave_width, yld::Engine* yield)
     : sc_module(name),
+      Mechanism(kName),
       passes(StatGroup("aggregator"), "passes", "firmware passes (poll, dispatch, free)", ""),
       dispatches(StatGroup("aggregator"), "dispatches", "consumer kernels launched", ""),
       wavefronts(StatGroup("aggregator"), "wavefronts", "consumer wavefronts launched", ""),
@@ -152,14 +154,47 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
       yield_(yield && yield->enabled() ? yield : nullptr) {
   SC_HAS_PROCESS(Aggregator);
   SC_THREAD(run);
-  g_active = this;
 }
 
-Aggregator::~Aggregator() {
-  if (g_active == this) g_active = nullptr;
+Aggregator::~Aggregator() = default;
+
+std::string Aggregator::diagnose() const { return channels().empty() ? std::string() : where(); }
+
+std::vector<std::string> Aggregator::summary_lines() const {
+  std::vector<std::string> lines;
+  if (channels().empty()) return lines;
+  lines.push_back(fmt::format("{:<22}{} ({}): {} dispatches, {} wavefronts, {} passes; GPU blocked on it {:.1f}%",
+                              "aggregator", core_.name, fmt::format("{:.0f} MHz", clock_.mhz()), dispatches.value(),
+                              wavefronts.value(), passes.value(), 100.0 * blocked_fraction.scalar()));
+  if (yield_)
+    lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average", "yield",
+                                yield_->yields.value(), yield_->restarts.value(),
+                                static_cast<double>(yield_->save_bytes.value()) / 1024.0, yield_->yielded_ns.mean()));
+  for (const auto* c : channels())
+    lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
+                                "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),
+                                c->cas_attempts.value(), c->cas_failures.value(), c->occupancy.max(),
+                                c->spec().capacity));
+  return lines;
 }
 
-Aggregator* Aggregator::active() { return g_active; }
+namespace {
+// The aggregator (the control processor, docs/channels.md) has its own L1 on
+// the same coherent L2, in its own clock domain. Orr et al.'s Table 2 gives it
+// the CU L1's geometry (16 kB, 64 B, 16-way, 4 cycles), so it takes the CU
+// L1's parameters.
+const RegisterMechanism kMechanism{
+    {Aggregator::kName,
+     "channels and the aggregator (Orr et al.): the control processor dispatching channel consumers",
+     {yld::Engine::kName},
+     [](Gpu& g) {
+       const Aggregator::Params p = Aggregator::Params::from(g.config());
+       MemPort& port = g.agent_port("aggregator", "aggregator.l1", Clock(p.mhz));
+       return std::make_unique<Aggregator>("aggregator", p, g.memory(), port, g.dispatcher(),
+                                           g.cu(0).params().wavefront_width, g.find<yld::Engine>());
+     },
+     {"aggregator.", "channel."}}};
+}  // namespace
 
 chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consumer, const std::string& key) {
   chan::validate(spec, key);
@@ -174,6 +209,7 @@ chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consum
   channels_.push_back(std::make_unique<chan::Channel>(static_cast<std::uint32_t>(channels_.size()), std::move(spec),
                                                       layout, std::move(consumer)));
   channel_ptrs_.push_back(channels_.back().get());
+  channels_.back()->yields = yield_ != nullptr;
   if (!packets_) packets_ = mem_.allocate(std::uint64_t{kPacketBytes} * kPacketRing);
   return *channels_.back();
 }

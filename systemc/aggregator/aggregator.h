@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "channel/channel.h"
+#include "gpu/mechanism.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
@@ -95,8 +96,11 @@ class Scheduler {
   }
 };
 
-class Aggregator : public sc_core::sc_module {
+// The mechanism "aggregator" (gpu/mechanism.h): the control processor with its
+// channels; it needs the yield engine.
+class Aggregator : public sc_core::sc_module, public Mechanism {
  public:
+  static constexpr const char* kName = "aggregator";
   struct Params {
     std::string core = "ooo-2";
     double mhz = 2000;
@@ -108,8 +112,8 @@ class Aggregator : public sc_core::sc_module {
   Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port, Dispatcher& dispatcher,
              std::uint32_t wave_width, yld::Engine* yield = nullptr);
   ~Aggregator() override;
-  // The GPU's aggregator (one per elaboration); null when none is built.
-  static Aggregator* active();
+  std::string diagnose() const override;
+  std::vector<std::string> summary_lines() const override;
 
   const CoreClass& core() const { return core_; }
   const Clock& clock() const { return clock_; }

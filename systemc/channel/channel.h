@@ -112,6 +112,9 @@ class Channel {
   // ones included (as the aggregator knows at its time).
   std::uint64_t running = 0;
   std::uint64_t yielded = 0;  // of those, yielded and not restarted
+  // The GPU has wavefront yield (set by the aggregator): a producer that finds
+  // the channel full yields instead of faulting.
+  bool yields = false;
 
  private:
   std::uint32_t id_;

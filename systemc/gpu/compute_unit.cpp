@@ -302,6 +302,11 @@ void ComputeUnit::finish(Wavefront* w, Tick t) {
   release_barrier_if_complete(wg, t);  // the others may have been waiting only for this one
 }
 
+Gpu& ComputeUnit::gpu() const {
+  if (!gpu_) throw std::logic_error(fmt::format("{}: not part of a GPU", name()));
+  return *gpu_;
+}
+
 void ComputeUnit::reap(Tick t) {
   for (auto& s : slots_) {
     if (!s || s->ready > t) continue;

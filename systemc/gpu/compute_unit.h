@@ -44,6 +44,7 @@
 namespace fg {
 
 class MemPort;
+class Gpu;
 
 class ComputeUnit : public sc_core::sc_module {
  public:
@@ -63,6 +64,9 @@ class ComputeUnit : public sc_core::sc_module {
 
   int index() const { return index_; }
   void set_dispatcher(Dispatcher* d) { dispatcher_ = d; }
+  // The GPU this CU belongs to: its mechanisms, for the units (IssueContext::gpu).
+  void set_gpu(Gpu* g) { gpu_ = g; }
+  Gpu& gpu() const;
   // Whether a workgroup of `k` fits now / on an empty CU; how many fit on an
   // empty CU.
   bool fits(const KernelState& k);
@@ -148,6 +152,7 @@ class ComputeUnit : public sc_core::sc_module {
   CuTiming timing_;
   MemPort& port_;
   Dispatcher* dispatcher_ = nullptr;
+  Gpu* gpu_ = nullptr;
   std::vector<std::unique_ptr<Workgroup>> workgroups_owned_;  // resident workgroups (declared before their wavefronts)
   std::vector<std::unique_ptr<Wavefront>> slots_;             // by slot; empty = free
   std::vector<Tick> slot_free_at_;                            // when the slot's last wavefront left it

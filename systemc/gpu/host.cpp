@@ -4,23 +4,26 @@
 #include <fmt/format.h>
 
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "mem/memory_system.h"
 #include "sim/error.h"
 #include "sim/guard.h"
 
 namespace fg {
 
-Host::Host(const Config& cfg, MemorySystem& mem, std::vector<MemPort*> ports, std::ostream& out, std::uint64_t seed)
-    : cfg_(cfg), mem_(mem), ports_(std::move(ports)), out_(out), rng_(seed) {}
+Host::Host(Gpu& gpu, std::ostream& out, std::uint64_t seed)
+    : gpu_(gpu), cfg_(gpu.config()), mem_(gpu.memory()), out_(out), rng_(seed) {}
 
 std::uint64_t Host::alloc(std::uint64_t bytes) { return mem_.allocate(bytes); }
 void Host::free(std::uint64_t addr) { mem_.free(addr); }
 void Host::copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes) { mem_.copy_in(dst, src, bytes); }
 void Host::copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) { mem_.copy_out(dst, src, bytes); }
 
-Dispatcher& Host::dispatcher() {
-  if (!dispatcher_) throw std::logic_error("no dispatcher attached to the host");
-  return *dispatcher_;
+Dispatcher& Host::dispatcher() { return gpu_.dispatcher(); }
+int Host::cus() const { return gpu_.cus(); }
+MemPort& Host::port(int cu) {
+  if (cu < 0 || cu >= gpu_.cus()) throw std::out_of_range(fmt::format("no CU {}", cu));
+  return gpu_.port(cu);
 }
 
 void Host::spawn(const std::string& name, std::function<void()> body) {

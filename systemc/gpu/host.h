@@ -21,14 +21,17 @@ namespace fg {
 class MemorySystem;
 class MemPort;
 class Dispatcher;
+class Gpu;
 struct KernelLaunch;
 
 class Host {
  public:
-  Host(const Config& cfg, MemorySystem& mem, std::vector<MemPort*> ports, std::ostream& out, std::uint64_t seed);
+  Host(Gpu& gpu, std::ostream& out, std::uint64_t seed);
 
   const Config& config() const { return cfg_; }
   MemorySystem& memory() { return mem_; }
+  // The GPU: its mechanisms (h.gpu().find<M>()), CUs and front end.
+  Gpu& gpu() { return gpu_; }
 
   // Device memory.
   std::uint64_t alloc(std::uint64_t bytes);
@@ -49,14 +52,13 @@ class Host {
   }
 
   // Kernels (compute units).
-  void attach_dispatcher(Dispatcher* d) { dispatcher_ = d; }
   Dispatcher& dispatcher();
   // Launch and wait for completion; returns the kernel's simulated duration.
   sc_core::sc_time run_kernel(const KernelLaunch& k);
 
   // Per-CU memory ports, for memory microbenchmarks that drive memory directly.
-  int cus() const { return static_cast<int>(ports_.size()); }
-  MemPort& port(int cu) { return *ports_.at(cu); }
+  int cus() const;
+  MemPort& port(int cu);
   // Start a device-side agent thread; join() waits for all of them.
   void spawn(const std::string& name, std::function<void()> body);
   void join();
@@ -73,12 +75,11 @@ class Host {
   std::mt19937_64& rng() { return rng_; }
 
  private:
+  Gpu& gpu_;
   const Config& cfg_;
   MemorySystem& mem_;
-  std::vector<MemPort*> ports_;
   std::ostream& out_;
   std::mt19937_64 rng_;
-  Dispatcher* dispatcher_ = nullptr;
   int running_ = 0;
   sc_core::sc_event agent_done_;
   nlohmann::ordered_json results_ = nlohmann::ordered_json::object();

@@ -45,6 +45,7 @@
 namespace fg {
 
 class ComputeUnit;
+class Gpu;
 class MemPort;
 class Wavefront;
 class IssueContext;
@@ -150,6 +151,8 @@ class IssueContext {
   const CuTiming& timing() const { return timing_; }
   MemPort& port() { return port_; }
   ComputeUnit& cu() { return cu_; }
+  // The GPU the CU belongs to: its mechanisms (c.gpu().get<M>("op")).
+  Gpu& gpu();
   Wavefront& wave() { return wave_; }
   template <class S>
   S& state() {

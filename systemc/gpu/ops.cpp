@@ -59,6 +59,8 @@ WaveHandle IssueContext::block(std::string what, bool tight) {
   return WaveHandle{&cu_, &wave_};
 }
 
+Gpu& IssueContext::gpu() { return cu_.gpu(); }
+
 WaveHandle IssueContext::park(std::uint64_t spill, std::string what) {
   after_ = After::Park;
   what_ = std::move(what);

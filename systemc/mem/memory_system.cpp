@@ -19,18 +19,21 @@ const Param<std::uint64_t> kMemSize{
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, const std::vector<L1Spec>& l1s)
     : sc_module(name), line_(static_cast<unsigned>(kLineSize.get(cfg))), store_(kMemSize.get(cfg)), host_("host") {
   if (line_ & (line_ - 1)) throw UserError(fmt::format("gpu.line: {} is not a power of two", line_));
-  if (l1s.size() > 64) throw UserError("gpu.cus: at most 63 CUs plus agents share the L2 directory");
   l2_ = std::make_unique<L2Cache>("l2", L2Cache::Params::from(cfg), store_, "gpu.l2");
   dram_ = std::make_unique<Dram>("dram", Dram::Params::from(cfg), "gpu.dram");
   l2_->to_dram.bind(dram_->target);
-  for (std::size_t i = 0; i < l1s.size(); ++i) {
-    const auto& s = l1s[i];
-    l1s_.push_back(std::make_unique<L1Cache>(s.module_name.c_str(), s.params, s.clock, store_, s.stats_path));
-    l1s_.back()->to_l2.bind(l2_->target);
-    l1s_.back()->set_requester(static_cast<int>(i));
-    l2_->attach_l1(static_cast<int>(i), l1s_.back().get());
-  }
+  for (const auto& s : l1s) add_l1(s);
   host_.bind(l2_->target);
+}
+
+int MemorySystem::add_l1(const L1Spec& s) {
+  if (l1s_.size() >= 64) throw UserError("gpu.cus: at most 63 CUs plus agents share the L2 directory");
+  const int i = static_cast<int>(l1s_.size());
+  l1s_.push_back(std::make_unique<L1Cache>(s.module_name.c_str(), s.params, s.clock, store_, s.stats_path));
+  l1s_.back()->to_l2.bind(l2_->target);
+  l1s_.back()->set_requester(i);
+  l2_->attach_l1(i, l1s_.back().get());
+  return i;
 }
 
 std::uint64_t MemorySystem::allocate(std::uint64_t bytes, std::uint64_t align) {

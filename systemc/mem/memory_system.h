@@ -35,6 +35,8 @@ class MemorySystem : public sc_core::sc_module {
   // One L1 per spec; requester id = index in `l1s`.
   MemorySystem(sc_core::sc_module_name name, const Config& cfg, const std::vector<L1Spec>& l1s);
 
+  // One more L1 (an agent's, while the GPU is being built); returns its requester id.
+  int add_l1(const L1Spec& spec);
   L1Cache& l1(int requester) { return *l1s_[requester]; }
   int requesters() const { return static_cast<int>(l1s_.size()); }
   L2Cache& l2() { return *l2_; }

@@ -291,14 +291,14 @@ Config::Config() {
   for (const auto& [name, info] : ParamRegistry::global().all()) entries_[name] = Entry{info.default_value, "default"};
 }
 
-void Config::set(const std::string& key, const std::string& text, const std::string& origin) {
+void Config::set(const std::string& key, const std::string& text, const std::string& origin, bool preset) {
   const ParamInfo* info = ParamRegistry::global().find(key);
   if (!info) {
     std::string hint = ParamRegistry::global().suggest(key);
     throw UserError(fmt::format("{}: unknown parameter '{}'{} (see `fgsim params`)", origin, shown(key),
                                 hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
   }
-  entries_[key] = Entry{parse_value(*info, text, origin), origin};
+  entries_[key] = Entry{parse_value(*info, text, origin), origin, preset};
 }
 
 void Config::apply_assignment(const std::string& a) {
@@ -403,7 +403,7 @@ void check_quotes(const YAML::Node& node, const std::string& text, const std::st
 
 }  // namespace
 
-void Config::apply_yaml(const std::string& yaml_text, const std::string& source) {
+void Config::apply_yaml(const std::string& yaml_text, const std::string& source, bool preset) {
   YAML::Node root;
   try {
     // One document: a second one (after `---`, or text after `...`) would be
@@ -430,7 +430,7 @@ void Config::apply_yaml(const std::string& yaml_text, const std::string& source)
   for (const auto& [key, text, line] : items)
     if (auto [it, fresh] = first.emplace(key, line); !fresh)
       throw UserError(fmt::format("{}:{}: '{}' given twice (first at line {})", source, line, shown(key), it->second));
-  for (const auto& [key, text, line] : items) set(key, text, fmt::format("{}:{}", source, line));
+  for (const auto& [key, text, line] : items) set(key, text, fmt::format("{}:{}", source, line), preset);
 }
 
 void Config::apply_yaml_file(const std::string& path) {
@@ -446,6 +446,12 @@ const ParamValue& Config::value(const std::string& key) const {
   auto it = entries_.find(key);
   if (it == entries_.end()) throw std::logic_error("undeclared parameter read: " + key);
   return it->second.value;
+}
+
+bool Config::set_by_user(const std::string& key) const {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) throw std::logic_error("undeclared parameter read: " + key);
+  return it->second.origin != "default" && !it->second.preset;
 }
 
 const std::string& Config::origin(const std::string& key) const {

@@ -79,10 +79,12 @@ class Config {
 
   // Parse `text` for parameter `key` and store it; `origin` names the place
   // for error messages ("--set", "file.yaml:12"). Throws UserError.
-  void set(const std::string& key, const std::string& text, const std::string& origin);
+  void set(const std::string& key, const std::string& text, const std::string& origin, bool preset = false);
   // Apply a YAML document (nested maps flatten to dotted keys). `source` is the
-  // file name used in messages. Throws UserError with file:line.
-  void apply_yaml(const std::string& yaml_text, const std::string& source);
+  // file name used in messages. Throws UserError with file:line. `preset`: a
+  // machine preset of models/presets (its values describe the machine, not
+  // the run: set_by_user() is false for them).
+  void apply_yaml(const std::string& yaml_text, const std::string& source, bool preset = false);
   void apply_yaml_file(const std::string& path);
   // `--set key=value`.
   void apply_assignment(const std::string& assignment);
@@ -90,6 +92,9 @@ class Config {
   const ParamValue& value(const std::string& key) const;
   const std::string& origin(const std::string& key) const;
   bool is_default(const std::string& key) const { return origin(key) == "default"; }
+  // Set by the user (--set, --seed, --input, a config file), not a default or
+  // a preset's value.
+  bool set_by_user(const std::string& key) const;
 
   // Flat {name: value} of every parameter, sorted by name.
   nlohmann::ordered_json to_json() const;
@@ -98,6 +103,7 @@ class Config {
   struct Entry {
     ParamValue value;
     std::string origin;
+    bool preset = false;
   };
   std::map<std::string, Entry> entries_;
 };

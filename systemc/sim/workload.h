@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fg {
 
@@ -24,6 +25,9 @@ struct WorkloadInfo {
   // checked before the run against gpu.mem.size and, with the host copies,
   // against sim.max_memory. Empty: a few kilobytes.
   std::function<std::uint64_t(const Config&)> device_bytes;
+  // The mechanisms (gpu/mechanism.h) this configuration of the workload uses:
+  // the GPU builds those and no others. Empty: none.
+  std::function<std::vector<std::string>(const Config&)> mechanisms;
 };
 
 class WorkloadRegistry {

@@ -2,6 +2,7 @@
 #include "top/gpu_top.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,20 +15,29 @@ namespace {
 const Param<std::uint64_t> kCus{"gpu.cus", 8, "", "compute units", {{1}, {63}}};
 const Param<double> kClock{
     "gpu.clock", 1000.0, "MHz", "compute-unit clock frequency (the L1s run on it)", {{1}, {100000}}};
+const Param<std::string> kMechanisms{"gpu.mechanisms", "", "",
+                                     "mechanisms to build besides those the workload uses, comma-separated (`fgsim "
+                                     "list` names them); a run builds only what it uses"};
+
+std::vector<std::string> split_names(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) v.push_back(item);
+  }
+  return v;
+}
 }  // namespace
 
-GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name), clock_(kClock.get(cfg)) {
+GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
+    : sc_module(name), cfg_(cfg), opts_(std::move(opts)), clock_(kClock.get(cfg)) {
   const int n = static_cast<int>(kCus.get(cfg));
   std::vector<L1Spec> l1s;
   L1Cache::Params l1p = L1Cache::Params::from(cfg);
   for (int i = 0; i < n; ++i)
     l1s.push_back(L1Spec{fmt::format("cu{}_l1", i), fmt::format("gpu.cu{}.l1", i), clock_, l1p});
-  // The aggregator (the control processor, docs/channels.md) has its own L1
-  // on the same coherent L2, in its own clock domain: requester n. Orr et
-  // al.'s Table 2 gives it the CU L1's geometry (16 kB, 64 B, 16-way, 4
-  // cycles), so it takes the CU L1's parameters.
-  const agg::Aggregator::Params aggp = agg::Aggregator::Params::from(cfg);
-  l1s.push_back(L1Spec{"aggregator_l1", "aggregator.l1", Clock(aggp.mhz), l1p});
   mem_ = std::make_unique<MemorySystem>("mem", cfg, l1s);
   for (int i = 0; i < n; ++i) {
     ports_.push_back(std::make_unique<MemPort>(fmt::format("cu{}_port", i).c_str(), i));
@@ -38,26 +48,54 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg) : sc_module(name
   for (int i = 0; i < n; ++i) {
     cus_.push_back(std::make_unique<ComputeUnit>(fmt::format("cu{}", i).c_str(), i, cup, clock_, *ports_[i],
                                                  fmt::format("gpu.cu{}", i)));
+    cus_.back()->set_gpu(this);
     cus.push_back(cus_.back().get());
   }
   dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus, Dispatcher::Params::from(cfg), clock_);
-  // The hardware worklist (docs/worklists.md): idle, and stepping nothing,
-  // until a kernel uses it.
-  worklist_ = std::make_unique<wl::Worklist>("worklist", cfg, static_cast<unsigned>(n), clock_);
-  // Its virtualization unit's overflow-buffer traffic goes to the L2 (not
-  // allocated in an L1; no directory entry: requester -1).
-  hvu_port_ = std::make_unique<MemPort>("hvu_port", -1);
-  hvu_port_->socket.bind(mem_->l2().target);
-  worklist_->set_port(hvu_port_.get());
-  // The save/restore engine of wavefront yield (docs/channels.md, "Yield").
-  yield_ = std::make_unique<yld::Engine>(yld::Engine::Params::from(cfg), *mem_, cus);
-  agg_port_ = std::make_unique<MemPort>("aggregator_port", n);
-  agg_port_->socket.bind(mem_->l1(n).target);
-  aggregator_ = std::make_unique<agg::Aggregator>("aggregator", aggp, *mem_, *agg_port_, *dispatcher_,
-                                                  cup.wavefront_width, yield_.get());
+  // The mechanisms this run uses, each after the ones it needs.
+  const auto& registry = MechanismRegistry::global();
+  std::vector<std::string> names = opts_.mechanisms;
+  for (auto& m : split_names(kMechanisms.get(cfg))) {
+    registry.closure({m}, kMechanisms.name());  // an unknown name: exit 2 naming the key
+    names.push_back(m);
+  }
+  const auto build = registry.closure(names, opts_.mechanisms_origin);
+  // One rule for keys that do not apply: a mechanism's parameter set by the
+  // user while the run does not build the mechanism would be ignored: refused.
+  for (const auto& [mech, m] : registry.all()) {
+    if (std::find(build.begin(), build.end(), &m) != build.end()) continue;
+    for (const auto& prefix : m.params)
+      for (const auto& [key, info] : ParamRegistry::global().all())
+        if (key.rfind(prefix, 0) == 0 && cfg.set_by_user(key))
+          throw UserError(
+              fmt::format("{} (set by {}) does not apply: this run builds no {}: {} does not use it "
+                          "(gpu.mechanisms={} adds it)",
+                          key, cfg.origin(key), mech, opts_.mechanisms_origin, mech));
+  }
+  for (const MechanismInfo* m : build) mechanisms_.add(m->build(*this));
+  building_ = false;
+  if (!opts_.wave_file.empty() && !wave_taken_)
+    throw UserError(
+        "--vcd: the waveform is the rtl worklist backend's, and this run builds no worklist (it is built "
+        "for bfs/sssp with bfs.variant=hwwl, or with gpu.mechanisms=worklist)");
 }
 
-void GpuTop::attach_host(Host& host) { host.attach_dispatcher(dispatcher_.get()); }
+GpuTop::~GpuTop() = default;
+
+MemPort& GpuTop::l2_port(const std::string& name) {
+  if (!building_) throw std::logic_error("GpuTop::l2_port after the GPU was built");
+  agent_ports_.push_back(std::make_unique<MemPort>(name.c_str(), -1));
+  agent_ports_.back()->socket.bind(mem_->l2().target);
+  return *agent_ports_.back();
+}
+
+MemPort& GpuTop::agent_port(const std::string& name, const std::string& stats_path, const Clock& clock) {
+  if (!building_) throw std::logic_error("GpuTop::agent_port after the GPU was built");
+  const int r = mem_->add_l1(L1Spec{name + "_l1", stats_path, clock, L1Cache::Params::from(cfg_)});
+  agent_ports_.push_back(std::make_unique<MemPort>((name + "_port").c_str(), r));
+  agent_ports_.back()->socket.bind(mem_->l1(r).target);
+  return *agent_ports_.back();
+}
 
 std::string GpuTop::diagnose() const {
   // One line per kind of state with counts, then the first few wavefronts.
@@ -65,9 +103,11 @@ std::string GpuTop::diagnose() const {
   for (const auto& cu : cus_)
     for (auto& e : cu->wavefront_states()) all.push_back(std::move(e));
   const std::string queued = dispatcher_->describe_queue();
-  const std::string agg =
-      aggregator_ && !aggregator_->channels().empty() ? "\n  " + aggregator_->where() : std::string();
-  if (all.empty()) return "no wavefront is resident, blocked or parked" + (queued.empty() ? "" : "; " + queued) + agg;
+  // What each mechanism holds (work IDs, channels, ...): why its wavefronts wait.
+  std::string mech;
+  for (const auto& m : mechanisms_.all())
+    if (std::string d = m->diagnose(); !d.empty()) mech += "\n  " + d;
+  if (all.empty()) return "no wavefront is resident, blocked or parked" + (queued.empty() ? "" : "; " + queued) + mech;
   std::vector<std::pair<std::string, int>> kinds;
   for (const auto& [kind, d] : all) {
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
@@ -82,11 +122,7 @@ std::string GpuTop::diagnose() const {
   for (std::size_t i = 0; i < all.size() && i < kShown; ++i) s += "\n  " + all[i].second;
   if (all.size() > kShown) s += fmt::format("\n  ... and {} more", all.size() - kShown);
   if (!queued.empty()) s += "\n  " + queued;
-  // What the hardware worklist holds (work IDs, the overflow buffer, active
-  // lanes in single-buffer mode): why its blocked wavefronts wait.
-  if (worklist_ && worklist_->in_use()) s += "\n  worklist: " + worklist_->where();
-  s += agg;
-  return s;
+  return s + mech;
 }
 
 std::vector<std::string> GpuTop::summary_lines() const {
@@ -100,29 +136,13 @@ std::vector<std::string> GpuTop::summary_lines() const {
       fmt::format("{:<22}{:.0f} ({:.0f} lane ops, SIMD utilization {:.1f}%)", "wavefront instrs", wi, lanes,
                   100.0 * lanes / (wi * width)),
       fmt::format("{:<22}{:.0f}", "divergent issues", reg.sum_matching("gpu.cu", ".divergent_issues"))};
-  if (aggregator_ && !aggregator_->channels().empty()) {
-    const auto& a = *aggregator_;
-    lines.push_back(fmt::format("{:<22}{} ({}): {} dispatches, {} wavefronts, {} passes; GPU blocked on it {:.1f}%",
-                                "aggregator", a.core().name, fmt::format("{:.0f} MHz", a.clock().mhz()),
-                                a.dispatches.value(), a.wavefronts.value(), a.passes.value(),
-                                100.0 * a.blocked_fraction.scalar()));
-    if (yield_ && yield_->enabled())
-      lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average",
-                                  "yield", yield_->yields.value(), yield_->restarts.value(),
-                                  static_cast<double>(yield_->save_bytes.value()) / 1024.0, yield_->yielded_ns.mean()));
-    for (const auto* c : a.channels())
-      lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
-                                  "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),
-                                  c->cas_attempts.value(), c->cas_failures.value(), c->occupancy.max(),
-                                  c->spec().capacity));
-  }
+  for (const auto& m : mechanisms_.all())
+    for (auto& l : m->summary_lines()) lines.push_back(std::move(l));
   return lines;
 }
 
-std::vector<MemPort*> GpuTop::ports() {
-  std::vector<MemPort*> v;
-  for (auto& p : ports_) v.push_back(p.get());
-  return v;
+void GpuTop::end_of_run() {
+  for (const auto& m : mechanisms_.all()) m->end_of_run();
 }
 
 }  // namespace fg

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The modelled GPU assembled from configuration: memory system, one memory
-// port per CU, and (once present) the compute units and dispatcher.
+// The modelled GPU assembled from configuration: the memory system, one
+// memory port and compute unit per CU, the front end, and the mechanisms the
+// run uses, built through the mechanism registry (gpu/mechanism.h). This file
+// names no mechanism.
 #pragma once
 
 #include <memory>
@@ -9,52 +11,56 @@
 
 #include <systemc>
 
-#include "aggregator/aggregator.h"
 #include "gpu/compute_unit.h"
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
 #include "sim/config.h"
 #include "sim/time.h"
-#include "worklist/worklist.h"
-#include "yield/yield.h"
 
 namespace fg {
 
-class Host;
-
-class GpuTop : public sc_core::sc_module {
+class GpuTop : public sc_core::sc_module, public Gpu {
  public:
-  GpuTop(sc_core::sc_module_name name, const Config& cfg);
-  int cus() const { return static_cast<int>(ports_.size()); }
-  MemorySystem& memory() { return *mem_; }
-  MemPort& port(int cu) { return *ports_[cu]; }
-  std::vector<MemPort*> ports();
-  const Clock& clock() const { return clock_; }
-  // Give the host the compute side (dispatcher) of this GPU.
-  void attach_host(Host& host);
+  GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts = {});
+  ~GpuTop() override;
+
+  // ---- Gpu ----
+  const Config& config() const override { return cfg_; }
+  const GpuOptions& options() const override { return opts_; }
+  const Clock& clock() const override { return clock_; }
+  MemorySystem& memory() override { return *mem_; }
+  int cus() const override { return static_cast<int>(ports_.size()); }
+  ComputeUnit& cu(int i) override { return *cus_[i]; }
+  Dispatcher& dispatcher() override { return *dispatcher_; }
+  MemPort& port(int cu) override { return *ports_[cu]; }
+  MemPort& l2_port(const std::string& name) override;
+  MemPort& agent_port(const std::string& name, const std::string& stats_path, const Clock& clock) override;
+  const std::string& take_wave_file() override {
+    wave_taken_ = true;
+    return opts_.wave_file;
+  }
+
+  const Dispatcher& dispatcher() const { return *dispatcher_; }
   // What is blocked and where, for deadlock and watchdog messages.
   std::string diagnose() const;
   // Compute-side lines for the end-of-run summary.
   std::vector<std::string> summary_lines() const;
+  // The mechanisms' end-of-run checks (SimFault).
+  void end_of_run();
 
  private:
+  const Config& cfg_;
+  GpuOptions opts_;
   Clock clock_;
   std::unique_ptr<MemorySystem> mem_;
   std::vector<std::unique_ptr<MemPort>> ports_;
   std::vector<std::unique_ptr<ComputeUnit>> cus_;
   std::unique_ptr<Dispatcher> dispatcher_;
-  std::unique_ptr<wl::Worklist> worklist_;
-  std::unique_ptr<MemPort> hvu_port_;  // the worklist's virtualization unit, to the L2
-  std::unique_ptr<yld::Engine> yield_;
-  std::unique_ptr<MemPort> agg_port_;  // the aggregator, to its own L1
-  std::unique_ptr<agg::Aggregator> aggregator_;
-
- public:
-  ComputeUnit& cu(int i) { return *cus_[i]; }
-  Dispatcher& dispatcher() { return *dispatcher_; }
-  wl::Worklist& worklist() { return *worklist_; }
-  agg::Aggregator& aggregator() { return *aggregator_; }
+  std::vector<std::unique_ptr<MemPort>> agent_ports_;  // the mechanisms' ports (declared after the memory system)
+  bool building_ = true;
+  bool wave_taken_ = false;
 };
 
 }  // namespace fg

@@ -13,14 +13,15 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gpu/mechanism.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
 #include "top/simulation.h"
-#include "worklist/worklist.h"
 
 #include "fg_git_version.h"  // generated: FG_GIT_COMMIT
 
@@ -33,17 +34,11 @@ int cmd_list() {
                              w.input_param.empty() ? "" : fmt::format(" [--input sets {}]", w.input_param));
   std::cout << "Presets (--preset NAME):\n";
   for (const auto& [name, p] : fg::presets()) std::cout << fmt::format("  {:<14}{}\n", name, fg::preset_description(p));
-  std::cout << "Verilated worklist RTL (worklist.backend=rtl runs these configurations):\n";
-  if (fg::wl::rtl_builds().empty()) std::cout << "  none: built with -DFG_RTL_BACKEND=OFF\n";
-  for (const auto& b : fg::wl::rtl_builds()) {
-    const auto& p = b.params;
-    const char* scheme = p.scheme == fg::hwwl::Scheme::None        ? "none"
-                         : p.scheme == fg::hwwl::Scheme::Threshold ? "threshold"
-                                                                   : "lsorting";
-    std::cout << fmt::format(
-        "  {:<30}--set gpu.cus={} --set worklist.lanes={} --set worklist.depth={} --set worklist.scheme={} "
-        "--set worklist.threshold={} --set worklist.interval={}\n",
-        b.name, p.cores, p.lanes, p.depth, scheme, p.threshold, p.interval);
+  std::cout << "Mechanisms (built when a workload uses them; gpu.mechanisms adds more):\n";
+  for (const auto& [name, m] : fg::MechanismRegistry::global().all()) {
+    std::cout << fmt::format("  {:<14}{}{}\n", name, m.description,
+                             m.needs.empty() ? "" : fmt::format(" [needs {}]", fmt::join(m.needs, ", ")));
+    if (m.list) m.list(std::cout);
   }
   return 0;
 }
@@ -53,7 +48,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
   if (!preset.empty()) {
     auto it = fg::presets().find(preset);
     if (it == fg::presets().end()) throw fg::UserError(fmt::format("--preset: unknown preset '{}'", fg::shown(preset)));
-    cfg.apply_yaml(it->second.text, it->second.source);
+    cfg.apply_yaml(it->second.text, it->second.source, true);
   }
   bool any = false;
   if (json) {  // one object per parameter, values typed as in the stats JSON's "config"

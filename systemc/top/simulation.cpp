@@ -28,7 +28,6 @@
 #include "sim/workload.h"
 #include "top/gpu_top.h"
 #include "top/report.h"
-#include "worklist/worklist.h"
 
 namespace fg {
 
@@ -127,7 +126,7 @@ Config resolve_config(const RunSpec& spec) {
     auto it = presets().find(spec.preset);
     if (it == presets().end())
       throw UserError(fmt::format("--preset: unknown preset '{}' (see `fgsim list`)", shown(spec.preset)));
-    cfg.apply_yaml(it->second.text, it->second.source);
+    cfg.apply_yaml(it->second.text, it->second.source, true);
   }
   for (const auto& f : spec.config_files) {
     check_readable(f, "config file");
@@ -248,13 +247,12 @@ int simulate(const RunSpec& spec, const Config& cfg) {
     OutputFile probe(spec.vcd_file, "--vcd");
     probe.discard();
   }
-  struct WaveGuard {
-    explicit WaveGuard(const std::string& f) { wl::Worklist::set_wave_file(f); }
-    ~WaveGuard() { wl::Worklist::set_wave_file(""); }
-  } wave_guard(spec.vcd_file);
-  GpuTop top("gpu", cfg);
-  Host host(cfg, top.memory(), top.ports(), *out, kSeed.get(cfg));
-  top.attach_host(host);
+  GpuOptions opts;
+  if (w.mechanisms) opts.mechanisms = w.mechanisms(cfg);
+  opts.mechanisms_origin = fmt::format("workload '{}' with this configuration", w.name);
+  opts.wave_file = spec.vcd_file;
+  GpuTop top("gpu", cfg, std::move(opts));
+  Host host(top, *out, kSeed.get(cfg));
   HostAgent agent("host", host, w);
   Reaper reaper("reaper");  // a run that stops early unwinds its threads (sim/guard.h)
 
@@ -269,6 +267,14 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::exception_ptr failure = first_failure();
+  // The mechanisms' end-of-run checks, after a run that finished.
+  if (!failure && finished && agent.done) {
+    try {
+      top.end_of_run();
+    } catch (const SimFault&) {
+      failure = std::current_exception();
+    }
+  }
   std::string status = "ok", message;
   if (host_limited && !failure) {
     status = "host time limit";

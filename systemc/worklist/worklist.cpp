@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "worklist/worklist.h"
 
+#include <ostream>
+
 #include <algorithm>
 #include <bit>
 
 #include <fmt/format.h>
 
 #include "gpu/compute_unit.h"
+#include "gpu/gpu.h"
 #include "gpu/wavefront.h"
 #include "hwwl/hwwl_model.h"
 #include "sim/error.h"
@@ -101,9 +104,6 @@ class ModelBackend final : public Backend {
   hwwl::System sys_;
 };
 
-Worklist* g_active = nullptr;
-std::string g_wave_file;
-
 std::string scheme_name(hwwl::Scheme s) {
   return s == hwwl::Scheme::None        ? "none"
          : s == hwwl::Scheme::Threshold ? "threshold"
@@ -135,8 +135,10 @@ struct Worklist::Request {
   Tick at = 0;  // submitted (SystemC time)
 };
 
-Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock)
+Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
+                   const std::string& wave_file)
     : sc_module(name),
+      Mechanism(kName),
       cores_(cores),
       lanes_(static_cast<unsigned>(kLanes.get(cfg) ? kLanes.get(cfg)
                                                    : std::get<std::uint64_t>(cfg.value("gpu.cu.simd_width")))),
@@ -217,7 +219,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     hvu_allowed_ = false;
   }
   const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
-  if ((vcd_from != 0 || vcd_to != 0) && g_wave_file.empty())
+  if ((vcd_from != 0 || vcd_to != 0) && wave_file.empty())
     throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",
                                 vcd_from != 0 ? "vcd_from" : "vcd_to"));
   if (vcd_to != 0 && vcd_to < vcd_from)
@@ -242,13 +244,13 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                                        have)));
     }
     WaveSpec w;
-    w.path = g_wave_file;
+    w.path = wave_file;
     w.from = vcd_from;
     w.to = vcd_to ? vcd_to : ~0ull;
     w.cycle_ps = clock.period() / (sc_core::sc_time(1, sc_core::SC_PS).value());
     backend_ = it->make(p, w);
   } else {
-    if (!g_wave_file.empty()) throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
+    if (!wave_file.empty()) throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
     if (ideal)
       backend_ = std::make_unique<IdealBackend>(cores * lanes_, s == "ideal_sorted");
     else if (magic)
@@ -267,16 +269,17 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   core_has_work_.assign(cores, false);
   SC_HAS_PROCESS(Worklist);
   SC_THREAD(run);
-  g_active = this;
 }
 
-Worklist::~Worklist() {
-  if (g_active == this) g_active = nullptr;
+Worklist::~Worklist() = default;
+
+std::string Worklist::diagnose() const { return in_use() ? "worklist: " + where() : std::string(); }
+
+void Worklist::end_of_run() {
+  if (inside_ != 0 || hvu_.held() != 0)
+    throw SimFault(fmt::format("worklist: the run ended with work left: {}{}", where(),
+                               hvu_.held() ? fmt::format(" ({} in the overflow buffer)", hvu_.held()) : ""));
 }
-
-Worklist* Worklist::active() { return g_active; }
-
-void Worklist::set_wave_file(std::string path) { g_wave_file = std::move(path); }
 
 void Worklist::configure(bool double_buf) {
   if (double_buf == double_buf_) return;
@@ -645,38 +648,73 @@ void Worklist::run() {
 
 namespace {
 
-Worklist& unit(const char* op) {
-  Worklist* w = Worklist::active();
-  if (!w) throw SimFault(fmt::format("{}: this GPU has no worklist", op));
-  return *w;
+// Each CU's units find the worklist of their GPU once.
+struct UnitOfCu : UnitState {
+  Worklist* unit = nullptr;
+};
+Worklist& unit(IssueContext& c, const char* op) {
+  auto& s = c.state<UnitOfCu>();
+  if (!s.unit) s.unit = &c.gpu().get<Worklist>(op);
+  return *s.unit;
 }
+class WlUnit : public OpUnit {
+ public:
+  explicit WlUnit(const char* name) : OpUnit(name, Order::Synchronising) {}
+  std::unique_ptr<UnitState> make_state(const std::string&) const override { return std::make_unique<UnitOfCu>(); }
+};
 
-class WlPull final : public OpUnit {
+class WlPull final : public WlUnit {
  public:
-  WlPull() : OpUnit("wlpull", Order::Synchronising) {}
-  void issue(IssueContext& c) const override { unit("wlpull").submit(c, false); }
+  WlPull() : WlUnit("wlpull") {}
+  void issue(IssueContext& c) const override { unit(c, "wlpull").submit(c, false); }
 };
-class WlPush final : public OpUnit {
+class WlPush final : public WlUnit {
  public:
-  WlPush() : OpUnit("wlpush", Order::Synchronising) {}
-  void issue(IssueContext& c) const override { unit("wlpush").submit(c, true); }
+  WlPush() : WlUnit("wlpush") {}
+  void issue(IssueContext& c) const override { unit(c, "wlpush").submit(c, true); }
 };
-class WlCfg final : public OpUnit {
+class WlCfg final : public WlUnit {
  public:
-  WlCfg() : OpUnit("wlcfg", Order::Synchronising) {}
-  void issue(IssueContext& c) const override { unit("wlcfg").configure(c.first().pending.value != 0); }
+  WlCfg() : WlUnit("wlcfg") {}
+  void issue(IssueContext& c) const override { unit(c, "wlcfg").configure(c.first().pending.value != 0); }
 };
-class WlInit final : public OpUnit {
+class WlInit final : public WlUnit {
  public:
-  WlInit() : OpUnit("wlinit", Order::Synchronising) {}
+  WlInit() : WlUnit("wlinit") {}
   void issue(IssueContext& c) const override {
-    unit("wlinit").init_overflow(c.first().pending.addr, c.first().pending.n);
+    unit(c, "wlinit").init_overflow(c.first().pending.addr, c.first().pending.n);
   }
 };
 const WlInit kInit;
 const WlPull kPull;
 const WlPush kPush;
 const WlCfg kCfg;
+
+// The mechanism: the unit, clocked by the CU clock, and its virtualization
+// unit's port straight to the L2 (its overflow-buffer traffic is not
+// allocated in an L1 and has no directory entry).
+const RegisterMechanism kMechanism{
+    {Worklist::kName,
+     "hardware worklist (Kim & Batten): banks, redistribution, inter-core network, virtualization unit",
+     {},
+     [](Gpu& g) {
+       auto w = std::make_unique<Worklist>("worklist", g.config(), static_cast<unsigned>(g.cus()), g.clock(),
+                                           g.take_wave_file());
+       w->set_port(&g.l2_port("hvu_port"));
+       return w;
+     },
+     {"worklist."},
+     [](std::ostream& o) {
+       o << "  Verilated worklist RTL (worklist.backend=rtl runs these configurations):\n";
+       if (rtl_builds().empty()) o << "    none: built with -DFG_RTL_BACKEND=OFF\n";
+       for (const auto& b : rtl_builds()) {
+         const auto& p = b.params;
+         o << fmt::format(
+             "    {:<30}--set gpu.cus={} --set worklist.lanes={} --set worklist.depth={} --set worklist.scheme={} "
+             "--set worklist.threshold={} --set worklist.interval={}\n",
+             b.name, p.cores, p.lanes, p.depth, scheme_name(p.scheme), p.threshold, p.interval);
+       }
+     }}};
 
 }  // namespace
 

@@ -39,6 +39,7 @@
 #include <systemc>
 
 #include "gpu/kernel.h"
+#include "gpu/mechanism.h"
 #include "gpu/op.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -56,15 +57,18 @@ namespace fg::wl {
 inline constexpr std::uint32_t kWait = 0xfffffffeu;
 inline constexpr std::uint32_t kDone = 0xffffffffu;
 
-class Worklist : public sc_core::sc_module {
+// The mechanism "worklist" (gpu/mechanism.h): built when a run uses it.
+class Worklist : public sc_core::sc_module, public Mechanism {
  public:
-  Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock);
+  static constexpr const char* kName = "worklist";
+  // `wave_file`: the rtl backend's waveform (fgsim --vcd; empty: none).
+  Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
+           const std::string& wave_file = "");
   ~Worklist() override;
-  // The GPU's worklist (one per elaboration); null when none is built.
-  static Worklist* active();
-  // The rtl backend's waveform file (fgsim --vcd; empty: none), for the
-  // next Worklist built.
-  static void set_wave_file(std::string path);
+  std::string diagnose() const override;
+  // Work IDs left in the unit or its overflow buffer when the run ended: work
+  // the kernels never did (a fault).
+  void end_of_run() override;
 
   // The virtualization unit's memory port (to the L2).
   void set_port(MemPort* port) { hvu_.set_port(port); }

@@ -8,6 +8,7 @@
 
 #include "gpu/compute_unit.h"
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "gpu/wavefront.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
@@ -31,14 +32,12 @@ const Param<std::uint64_t> kRing{"yield.restart_capacity",
                                  "entries",
                                  "restart-channel entries (32 B each); a yield into a full one is a fault",
                                  {{1}, {1u << 24}}};
-Engine* g_active = nullptr;
-
 class YieldUnit final : public OpUnit {
  public:
   // Memory: it writes the restart context through the CU's port.
   YieldUnit() : OpUnit("yield", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
-    Engine* e = Engine::active();
+    Engine* e = c.gpu().find<Engine>();
     if (!e || !e->enabled()) throw SimFault("yield: this GPU has no yield engine (yield.enabled=false)");
     const std::uint32_t resource = static_cast<std::uint32_t>(c.first().pending.value);
     std::uint64_t need = 0;
@@ -70,7 +69,8 @@ double sum_ns(const std::vector<ComputeUnit*>& cus, Average ComputeUnit::*a) {
 }  // namespace
 
 Engine::Engine(const Params& p, MemorySystem& mem, std::vector<ComputeUnit*> cus)
-    : yields(StatGroup("yield"), "yields", "wavefronts that yielded (parked waiting for channel space)", ""),
+    : Mechanism(kName),
+      yields(StatGroup("yield"), "yields", "wavefronts that yielded (parked waiting for channel space)", ""),
       restarts(StatGroup("yield"), "restarts", "yielded wavefronts the aggregator restarted", ""),
       save_bytes(StatGroup("yield"), "save_bytes", "context bytes written by yields", "B"),
       restore_bytes(StatGroup("yield"), "restore_bytes", "context bytes read back by restores (all CUs)", "B",
@@ -89,9 +89,7 @@ Engine::Engine(const Params& p, MemorySystem& mem, std::vector<ComputeUnit*> cus
       spill_blocks(StatGroup("yield"), "spill_blocks", "spill blocks allocated (the most contexts saved at once)", ""),
       p_(p),
       mem_(mem),
-      cus_(std::move(cus)) {
-  g_active = this;
-}
+      cus_(std::move(cus)) {}
 
 void Engine::prepare() {
   if (ring_ || !p_.enabled) return;
@@ -103,11 +101,20 @@ void Engine::prepare() {
   head_addr_ = mem_.allocate(line, line);
 }
 
-Engine::~Engine() {
-  if (g_active == this) g_active = nullptr;
-}
+Engine::~Engine() = default;
 
-Engine* Engine::active() { return g_active; }
+namespace {
+const RegisterMechanism kMechanism{
+    {Engine::kName,
+     "wavefront yield (Orr et al. Sec. 6): the save/restore engine and the restart channel",
+     {},
+     [](Gpu& g) {
+       std::vector<ComputeUnit*> cus;
+       for (int i = 0; i < g.cus(); ++i) cus.push_back(&g.cu(i));
+       return std::make_unique<Engine>(Engine::Params::from(g.config()), g.memory(), std::move(cus));
+     },
+     {"yield."}}};
+}  // namespace
 
 void Engine::yielded(IssueContext& c, std::uint32_t resource, std::uint32_t need, std::string what) {
   prepare();

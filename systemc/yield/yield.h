@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/mechanism.h"
 #include "gpu/op.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -55,8 +56,10 @@ struct Restart {
   std::uint32_t kernel = 0;    // KernelState::id
 };
 
-class Engine {
+// The mechanism "yield" (gpu/mechanism.h), which the aggregator needs.
+class Engine : public Mechanism {
  public:
+  static constexpr const char* kName = "yield";
   struct Params {
     bool enabled = true;
     std::uint32_t ring = 4096;  // restart-channel entries
@@ -66,11 +69,7 @@ class Engine {
   static constexpr unsigned kEntryWords = 5;  // the words the aggregator reads
 
   Engine(const Params& p, MemorySystem& mem, std::vector<ComputeUnit*> cus);
-  ~Engine();
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-  // The GPU's engine (one per elaboration); null when none is built.
-  static Engine* active();
+  ~Engine() override;
   bool enabled() const { return p_.enabled; }
   // Allocate the restart channel (the aggregator, when a graph starts).
   void prepare();

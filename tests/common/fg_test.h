@@ -57,7 +57,7 @@ inline Config make_config(const std::string& preset, const std::vector<std::stri
   Config cfg;
   if (!preset.empty()) {
     const auto& p = presets().at(preset);
-    cfg.apply_yaml(p.text, p.source);
+    cfg.apply_yaml(p.text, p.source, true);
   }
   for (const auto& s : sets) cfg.apply_assignment(s);
   return cfg;
@@ -112,17 +112,17 @@ class MemHarness {
   std::vector<double> finish_ns_;
 };
 
-// Builds the GPU and runs `body` as the host program.
+// Builds the GPU with the mechanisms named in `cfg`'s gpu.mechanisms and runs
+// `body` as the host program.
 class HostHarness : public sc_core::sc_module {
  public:
   HostHarness(const Config& cfg, std::function<void(Host&)> body, double quantum_ns = 20.0,
               sc_core::sc_module_name name = "harness")
-      : sc_module(name), body_(std::move(body)) {
+      : sc_module(name), cfg_(cfg), body_(std::move(body)) {
     setup_systemc(quantum_ns);
     strict_systemc();
-    top_ = std::make_unique<GpuTop>("gpu", cfg);
-    host_ = std::make_unique<Host>(cfg, top_->memory(), top_->ports(), null_, 1);
-    top_->attach_host(*host_);
+    top_ = std::make_unique<GpuTop>("gpu", cfg_);
+    host_ = std::make_unique<Host>(*top_, null_, 1);
     reaper_ = std::make_unique<Reaper>("reaper");
     SC_HAS_PROCESS(HostHarness);
     SC_THREAD(main);
@@ -142,6 +142,7 @@ class HostHarness : public sc_core::sc_module {
     run_guarded([&] { body_(*host_); });
     stop_simulation();
   }
+  Config cfg_;
   std::function<void(Host&)> body_;
   std::ostream null_{nullptr};
   std::unique_ptr<GpuTop> top_;

@@ -20,6 +20,14 @@ namespace {
 
 using test::HostHarness;
 
+// kim2014 with the hardware worklist built (the harness builds what
+// gpu.mechanisms names) and `sets` after.
+Config wl_config(std::vector<std::string> sets) {
+  sets.insert(sets.begin(), "gpu.mechanisms=worklist");
+  return test::make_config("kim2014", sets);
+}
+wl::Worklist& unit(Host& host) { return host.gpu().get<wl::Worklist>("test"); }
+
 // Work-item i < n pushes base + 3 i (double-buffer mode): a pull that
 // returned another value than a pushed one lands on a slot no push has.
 Task<> push_kernel(Lane& l, std::uint32_t base, std::uint32_t n) {
@@ -60,11 +68,11 @@ Result push_then_pull(std::vector<std::string> sets, std::uint32_t n, std::uint3
                       std::uint32_t pull_items) {
   Result r;
   sets.insert(sets.begin(), "gpu.cus=4");  // the caller's settings win
-  auto* h = new HostHarness(test::make_config("kim2014", sets), [&](Host& host) {
+  auto* h = new HostHarness(wl_config(sets), [&](Host& host) {
     const std::uint32_t base = 1000;
     const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * n, 0));
     const std::uint64_t first = host.upload(std::vector<std::uint32_t>(pull_items, 0));
-    wl::Worklist& w = *wl::Worklist::active();
+    wl::Worklist& w = unit(host);
     host.run_kernel({"push", push_items, 32, 4, 0, [=](Lane& l) { return push_kernel(l, base, n); }});
     EXPECT_EQ(w.work_inside(), n);
     r.where = w.where();
@@ -153,10 +161,10 @@ TEST(Wait, APartlyDivergedWavefrontIsNotBlocked) {
   FG_REQUIRE_FRESH_KERNEL();
   std::uint32_t pulled = 0;
   bool finished = false;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", "worklist.scheme=none"}), [&](Host& host) {
+  HostHarness h(wl_config({"gpu.cus=1", "worklist.scheme=none"}), [&](Host& host) {
     const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(1, 0));
     host.run_kernel({"push9", 32, 32, 4, 0, [](Lane& l) { return push_lane9(l); }});
-    wl::Worklist::active()->kernel_done();
+    unit(host).kernel_done();
     host.run_kernel({"diverged", 32, 32, 8, 0, [=](Lane& l) { return diverged_kernel(l, hits); }});
     pulled = host.download<std::uint32_t>(hits, 1)[0];
     finished = true;
@@ -164,7 +172,15 @@ TEST(Wait, APartlyDivergedWavefrontIsNotBlocked) {
   h.run();
   EXPECT_TRUE(finished) << "the kernel did not finish";
   EXPECT_EQ(pulled, 1u);
-  EXPECT_EQ(wl::Worklist::active()->work_inside(), 16u);  // the 16 pushes wait on the push side
+  EXPECT_EQ(h.top().find<wl::Worklist>()->work_inside(), 16u);  // the 16 pushes wait on the push side
+  // Work left in the unit when a run ends is a fault (the mechanism's end-of-run check).
+  try {
+    h.top().end_of_run();
+    ADD_FAILURE() << "no end-of-run fault with 16 work IDs inside";
+  } catch (const SimFault& e) {
+    EXPECT_NE(std::string(e.what()).find("worklist: the run ended with work left: 16 work IDs"), std::string::npos)
+        << e.what();
+  }
   if (!finished) h.reap();
 }
 
@@ -174,13 +190,13 @@ TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
   // wavefront on the other; its banks never get
   // work (WAIT), nobody pulls the IDs: the unit settles and sleeps, and the
   // run ends without events instead of spinning.
-  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=2", "worklist.scheme=none"}), [&](Host& host) {
+  auto* h = new HostHarness(wl_config({"gpu.cus=2", "worklist.scheme=none"}), [&](Host& host) {
     const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(64, 0));
     const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
     // Workgroup 0 (CU 0) pushes, workgroup 1 (CU 1) does not; then only
     // the workgroup on CU 1 pulls.
     host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
-    wl::Worklist::active()->kernel_done();
+    unit(host).kernel_done();
     host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hits, first, 1000); }});
   });
   sc_core::sc_start();
@@ -188,7 +204,7 @@ TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
   const std::string d = h->top().diagnose();
   EXPECT_NE(d.find("blocked on wlpull"), std::string::npos) << d;
   EXPECT_NE(d.find("worklist: 32 work IDs: core 0 lane"), std::string::npos) << d;  // where the work is
-  EXPECT_GT(wl::Worklist::active()->work_inside(), 0u);
+  EXPECT_GT(h->top().find<wl::Worklist>()->work_inside(), 0u);
   h->reap();
 }
 
@@ -230,9 +246,9 @@ void run_seed_kernels(Host& host, std::vector<std::uint32_t>& counts, std::vecto
   const std::uint64_t flag = host.upload(std::vector<std::uint32_t>(1, 0));
   const std::uint64_t s = host.upload(std::vector<std::uint32_t>(128, 0));
   host.run_kernel({"seed", 32, 32, 4, 0, [](Lane& l) { return push_seed(l); }});
-  wl::Worklist::active()->kernel_done();
+  unit(host).kernel_done();
   host.run_kernel({"work", 128, 32, 8, 0, [=](Lane& l) { return seed_kernel(l, c, flag, s); }});
-  wl::Worklist::active()->kernel_done();
+  unit(host).kernel_done();
   counts = host.download<std::uint32_t>(c, 128);
   seen = host.download<std::uint32_t>(s, 128);
 }
@@ -240,7 +256,7 @@ void run_seed_kernels(Host& host, std::vector<std::uint32_t>& counts, std::vecto
 TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> counts, seen;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1"}), [&](Host& host) { run_seed_kernels(host, counts, seen); });
+  HostHarness h(wl_config({"gpu.cus=1"}), [&](Host& host) { run_seed_kernels(host, counts, seen); });
   h.run();
   ASSERT_EQ(counts.size(), 128u);
   std::uint32_t total = 0, early = 0;
@@ -248,7 +264,7 @@ TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
   for (auto f : seen) early += f == 0;
   EXPECT_EQ(total, 25u);  // every ID once
   EXPECT_EQ(early, 0u) << "threads got DONE while the seed's thread still held work";
-  EXPECT_EQ(wl::Worklist::active()->work_inside(), 0u);
+  EXPECT_EQ(h.top().find<wl::Worklist>()->work_inside(), 0u);
   EXPECT_GT(h.stat("gpu.worklist.done_holds"), 0);
   EXPECT_EQ(h.stat("gpu.worklist.pull_dones"), 128);
 }
@@ -259,7 +275,7 @@ TEST(SingleBuffer, DoneWaitsForTheThreadsThatHoldWork) {
 // threads than the kernel has.
 TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"});
+  const Config cfg = wl_config({"gpu.cus=1", "worklist.activity_interval=20"});
   const auto threads =
       std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) * std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
   std::vector<std::uint32_t> counts, seen;
@@ -292,7 +308,7 @@ TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
 TEST(ActivitySeries, AKernelsEndClearsItsThreads) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> counts, seen;
-  HostHarness h(test::make_config("kim2014", {"gpu.cus=1", "worklist.activity_interval=20"}), [&](Host& host) {
+  HostHarness h(wl_config({"gpu.cus=1", "worklist.activity_interval=20"}), [&](Host& host) {
     run_seed_kernels(host, counts, seen);
     run_seed_kernels(host, counts, seen);
   });
@@ -343,12 +359,12 @@ struct VirtResult : Result {
 VirtResult virt_push_then_pull(std::vector<std::string> sets, std::uint32_t n, std::uint64_t entries, bool dbl) {
   VirtResult r;
   sets.insert(sets.begin(), {"gpu.cus=4", "worklist.depth=4"});
-  auto* h = new HostHarness(test::make_config("kim2014", sets), [&](Host& host) {
+  auto* h = new HostHarness(wl_config(sets), [&](Host& host) {
     const std::uint32_t base = 1000, pull_items = 4 * 8 * 32;
     const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * n, 0));
     const std::uint64_t first = host.upload(std::vector<std::uint32_t>(pull_items, 0));
     const std::uint64_t overflow = host.alloc(4 * entries * 4);
-    wl::Worklist& w = *wl::Worklist::active();
+    wl::Worklist& w = unit(host);
     host.run_kernel({"init", 1, 32, 4, 0, [=](Lane& l) { return virt_init(l, overflow, entries, dbl); }});
     host.run_kernel({"push", 2048, 32, 4, 0, [=](Lane& l) { return virt_push(l, base, n); }});
     EXPECT_EQ(w.work_inside(), n);
@@ -430,11 +446,11 @@ Task<> push_descending(Lane& l, std::uint32_t base) {
 
 Result descending_then_pull(const std::string& scheme) {
   Result r;
-  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=1", "worklist.scheme=" + scheme}), [&](Host& host) {
+  auto* h = new HostHarness(wl_config({"gpu.cus=1", "worklist.scheme=" + scheme}), [&](Host& host) {
     const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(3 * 32, 0));
     const std::uint64_t first = host.upload(std::vector<std::uint32_t>(32, 0));
     host.run_kernel({"push", 32, 32, 4, 0, [=](Lane& l) { return push_descending(l, 1000); }});
-    wl::Worklist::active()->kernel_done();
+    unit(host).kernel_done();
     host.run_kernel({"pull", 32, 32, 8, 0, [=](Lane& l) { return pull_kernel(l, hits, first, 1000); }});
     r.first = host.download<std::uint32_t>(first, 32);
   });
@@ -469,11 +485,11 @@ TEST(Magic, WorkPushedOnOneCoreIsPulledOnTheOther) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> hits;
   bool finished = false;
-  auto* h = new HostHarness(test::make_config("kim2014", {"gpu.cus=2", "worklist.scheme=magic"}), [&](Host& host) {
+  auto* h = new HostHarness(wl_config({"gpu.cus=2", "worklist.scheme=magic"}), [&](Host& host) {
     const std::uint64_t hit = host.upload(std::vector<std::uint32_t>(3 * 32, 0));
     const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
     host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
-    wl::Worklist::active()->kernel_done();
+    unit(host).kernel_done();
     host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hit, first, 1000); }});
     hits = host.download<std::uint32_t>(hit, 3 * 32);
     finished = true;
@@ -481,7 +497,7 @@ TEST(Magic, WorkPushedOnOneCoreIsPulledOnTheOther) {
   h->run();
   ASSERT_TRUE(finished);
   for (std::uint32_t i = 0; i < 3 * 32; ++i) EXPECT_EQ(hits[i], i % 3 == 0 ? 1u : 0u) << "slot " << i;
-  EXPECT_EQ(wl::Worklist::active()->work_inside(), 0u);
+  EXPECT_EQ(h->top().find<wl::Worklist>()->work_inside(), 0u);
 }
 
 }  // namespace

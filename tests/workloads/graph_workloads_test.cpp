@@ -33,7 +33,8 @@ TEST_P(GraphWorkload, DistancesEqualTheHostReference) {
   const auto [w, v, g, p] = GetParam();
   const std::string W = w;
   auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".variant=" + v + " --set " + W +
-                    ".generator=" + g + " --set " + W + ".scale=9 --set worklist.depth=1024");
+                    ".generator=" + g + " --set " + W + ".scale=9" +
+                    (std::string(v) == "hwwl" ? " --set worklist.depth=1024" : ""));
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["run"]["status"], "ok");
   ASSERT_EQ(j["workload"]["checks"].size(), 1u);

@@ -105,7 +105,7 @@ void fib(Host& h) {
 
 const RegisterWorkload kReg{{"fib",
                              "Cilk Fibonacci on channel stacks with levelized scheduling and yield (Orr et al. Sec. 5)",
-                             "", fib, nullptr}};
+                             "", fib, nullptr, flow::mechanisms}};
 
 }  // namespace
 }  // namespace fg

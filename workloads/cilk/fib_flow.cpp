@@ -64,8 +64,8 @@ void fib_flow(Host& h) {
   h.output() << got << "\n";
 }
 
-const RegisterWorkload kReg{
-    {"fib-flow", "naive Fibonacci as a channel-flow graph (Orr et al. Figs. 6, 7)", "", fib_flow, nullptr}};
+const RegisterWorkload kReg{{"fib-flow", "naive Fibonacci as a channel-flow graph (Orr et al. Figs. 6, 7)", "",
+                             fib_flow, nullptr, flow::mechanisms}};
 
 }  // namespace
 }  // namespace fg

@@ -268,7 +268,7 @@ void queens_flat(Host& h) {
 
 const RegisterWorkload kReg{
     {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
-     nullptr}};
+     nullptr, flow::mechanisms}};
 const RegisterWorkload kRegFlat{{"queens-flat",
                                  "conventional N-queens, host-placed prefixes and an LDS stack per work-item "
                                  "(GPGPU-Sim NQU; Orr et al. Table 4)",

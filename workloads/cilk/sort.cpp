@@ -321,7 +321,7 @@ void sort(Host& h) {
 
 const RegisterWorkload kReg{
     {"sort", "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
-     kInput.name(), sort, [](const Config& c) { return 8 * kN.get(c) + (64u << 20); }}};
+     kInput.name(), sort, [](const Config& c) { return 8 * kN.get(c) + (64u << 20); }, flow::mechanisms}};
 
 }  // namespace
 }  // namespace fg

@@ -214,7 +214,7 @@ std::uint64_t bytes(std::uint64_t n) { return 12 * n * n + (16u << 20); }
 const RegisterWorkload kStrassen{{"strassen",
                                   "Cilk block-recursive matrix multiply (16x16 base, atomic adds) on a channel stack "
                                   "(Orr et al. Sec. 7.1)",
-                                  "", strassen, [](const Config& c) { return bytes(kN.get(c)); }}};
+                                  "", strassen, [](const Config& c) { return bytes(kN.get(c)); }, flow::mechanisms}};
 const RegisterWorkload kMatmul{{"matmul",
                                 "conventional matrix multiply, one work-item per 4x4 block (AMD SDK mmmKernel; Orr "
                                 "et al. Table 4)",

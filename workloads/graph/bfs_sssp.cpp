@@ -44,6 +44,7 @@
 #include <fmt/format.h>
 
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/graph_params.h"
@@ -534,8 +535,7 @@ void run(const Workload& wl, Host& h) {
       if (!changed) break;
     }
   } else if (variant == "hwwl") {
-    wl::Worklist* unit = wl::Worklist::active();
-    if (!unit) throw SimFault(fmt::format("{}: this GPU has no hardware worklist", wl.name));
+    wl::Worklist* unit = &h.gpu().get<wl::Worklist>(wl.name);
     if (g.nodes > (1u << 24))
       throw UserError(fmt::format("{}: {} nodes do not fit in the worklist's 24-bit work IDs", g.origin, g.nodes));
     const std::uint64_t stamp = wl.weighted ? h.upload(std::vector<std::uint32_t>(g.nodes, 0xffffffffu)) : 0;
@@ -632,12 +632,20 @@ std::uint64_t device_bytes(const Workload& wl, const Config& c) {
   return wl.graph.estimate_bytes(c) + 16 * (wl.graph.estimate_nodes(c) + 1);
 }
 
+// The hardware worklist only for hwwl; topo and swwl are plain GPU code.
+std::vector<std::string> mechanisms(const Workload& wl, const Config& c) {
+  if (wl.variant.get(c) == "hwwl") return {wl::Worklist::kName};
+  return {};
+}
+
 const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo, swwl or hwwl) on a graph file or generator",
                               kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); },
-                              [](const Config& c) { return device_bytes(kBfs, c); }}};
+                              [](const Config& c) { return device_bytes(kBfs, c); },
+                              [](const Config& c) { return mechanisms(kBfs, c); }}};
 const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo, swwl or hwwl) on a graph file or generator",
                                kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); },
-                               [](const Config& c) { return device_bytes(kSssp, c); }}};
+                               [](const Config& c) { return device_bytes(kSssp, c); },
+                               [](const Config& c) { return mechanisms(kSssp, c); }}};
 
 }  // namespace
 }  // namespace fg

@@ -26,11 +26,6 @@ namespace {
 // to yield: not a 32-bit count.
 constexpr std::uint64_t kFull = std::uint64_t{1} << 32;
 
-bool yields() {
-  const yld::Engine* e = yld::Engine::active();
-  return e && e->enabled();
-}
-
 // One lane's CAS loop: moves the 32-bit count at `ptr` from its current value
 // v to v + n and returns v. With `check`, the move must leave at most the
 // capacity in use against the data head; if it would not, the result is
@@ -42,7 +37,7 @@ Task<std::uint64_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uin
     if (check) {
       const std::uint32_t head = co_await l.load_acquire<std::uint32_t>(c.layout().data_head);
       if (expected + n - head > c.spec().capacity) {
-        if (n <= c.spec().capacity && yields()) co_return kFull;
+        if (n <= c.spec().capacity && c.yields) co_return kFull;
         full(c, expected, head, n);
       }
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "aggregator/aggregator.h"
+#include "gpu/gpu.h"
 #include "gpu/host.h"
 #include "mem/memory_system.h"
 #include "runtime/channel.h"
@@ -13,15 +14,10 @@
 
 namespace fg::flow {
 
-namespace {
-agg::Aggregator& the_aggregator() {
-  agg::Aggregator* a = agg::Aggregator::active();
-  if (!a) throw SimFault("this GPU has no aggregator");
-  return *a;
-}
-}  // namespace
+std::vector<std::string> mechanisms(const Config&) { return {agg::Aggregator::kName}; }
 
-Graph::Graph(Host& h, std::string key) : h_(h), agg_(the_aggregator()), key_(std::move(key)) {}
+Graph::Graph(Host& h, std::string key)
+    : h_(h), agg_(h.gpu().get<agg::Aggregator>("channel-flow graph")), key_(std::move(key)) {}
 
 chan::Channel& Graph::channel(const std::string& name, std::uint32_t ce_size, std::uint32_t capacity) {
   chan::Spec s;

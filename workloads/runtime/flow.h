@@ -30,6 +30,7 @@
 #include "gpu/kernel.h"
 
 namespace fg {
+class Config;
 class Host;
 namespace agg {
 class Aggregator;
@@ -44,6 +45,10 @@ struct KernelNode {
   std::uint32_t registers = 32;
   ContextSize context = {};
 };
+
+// What a workload built on channel-flow graphs uses (WorkloadInfo::mechanisms):
+// the aggregator (and, through it, the yield engine).
+std::vector<std::string> mechanisms(const Config&);
 
 class Graph {
  public:
