@@ -19,14 +19,6 @@
 namespace fg::agg {
 
 namespace {
-// Table 5 (Sec. 8.3): 2-way OoO "was used to generate the results reported".
-const Param<std::string> kCore{"aggregator.core", "ooo-2",
-                               std::vector<std::string>{"simple", "light-ooo-2", "ooo-2", "ooo-4"},
-                               "aggregator core class (Orr et al. Table 5): simple (not pipelined), light-ooo-2, "
-                               "ooo-2 (the paper's default), ooo-4"};
-// Table 2: "Aggregator Clock 2GHz".
-const Param<double> kClock{
-    "aggregator.clock", 2000.0, "MHz", "aggregator clock (Orr et al. Table 2: 2 GHz)", {{1}, {100000}}};
 // Instruction counts of the firmware's steps: assumptions about our
 // scheduler's code, not from the paper (docs/channels.md, "Firmware costs").
 const Param<std::uint64_t> kPassInstr{"aggregator.pass_instructions",
@@ -64,30 +56,6 @@ constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
 enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck };
 }  // namespace
 
-CoreClass CoreClass::named(const std::string& name, unsigned instructions_per_load) {
-  CoreClass c;
-  c.name = name;
-  if (name == "simple") {
-    c.pipelined = false;
-  } else if (name == "light-ooo-2") {
-    c.width = 2, c.iq = 2, c.rob = 8, c.lq = 8, c.sq = 8;
-  } else if (name == "ooo-2") {
-    c.width = 2, c.iq = 32, c.rob = 64, c.lq = 32, c.sq = 32;
-  } else if (name == "ooo-4") {
-    c.width = 4, c.iq = 64, c.rob = 128, c.lq = 64, c.sq = 64;
-  } else {
-    throw UserError(fmt::format("aggregator.core: unknown core class '{}'", name));
-  }
-  if (!c.pipelined) {
-    c.ipc = 1.0 / 5.0;  // five stages executed one after the other
-    c.mlp = 1;
-  } else {
-    c.ipc = std::min<double>(c.width, std::sqrt(static_cast<double>(std::min(c.iq, c.rob))));
-    c.mlp = std::min(c.lq, std::max(1u, c.rob / std::max(1u, instructions_per_load)));
-  }
-  return c;
-}
-
 std::uint32_t Scheduler::predicate(const chan::Channel& c, std::uint32_t ready, const View& v) {
   (void)c;
   if (ready >= v.width) return ready / v.width * v.width;
@@ -97,8 +65,6 @@ std::uint32_t Scheduler::predicate(const chan::Channel& c, std::uint32_t ready, 
 
 Aggregator::Params Aggregator::Params::from(const Config& cfg) {
   Params p;
-  p.core = kCore.get(cfg);
-  p.mhz = kClock.get(cfg);
   p.pass_instructions = static_cast<std::uint32_t>(kPassInstr.get(cfg));
   p.poll_instructions = static_cast<std::uint32_t>(kPollInstr.get(cfg));
   p.dispatch_instructions = static_cast<std::uint32_t>(kDispatchInstr.get(cfg));
@@ -107,7 +73,7 @@ Aggregator::Params Aggregator::Params::from(const Config& cfg) {
   return p;
 }
 
-Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port,
+Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, ctrl::ControlCore& core,
                        Dispatcher& dispatcher, std::uint32_t wave_width, yld::Engine* yield)
     : sc_module(name),
       Mechanism(kName),
@@ -116,8 +82,6 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
       wavefronts(StatGroup("aggregator"), "wavefronts", "consumer wavefronts launched", ""),
       ces_dispatched(StatGroup("aggregator"), "ces_dispatched", "CEs handed to consumer wavefronts", ""),
       blocks_freed(StatGroup("aggregator"), "blocks_freed", "done-count blocks freed", ""),
-      loads(StatGroup("aggregator"), "loads", "firmware loads through the aggregator's L1", ""),
-      stores(StatGroup("aggregator"), "stores", "firmware stores through the aggregator's L1", ""),
       restart_contexts(StatGroup("aggregator"), "restart_contexts", "restart contexts read from the restart channel",
                        ""),
       restarts(StatGroup("aggregator"), "restarts", "yielded wavefronts restarted", ""),
@@ -144,10 +108,9 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
           StatGroup("aggregator"), "gpu_blocked_fraction", "gpu_blocked_ns / run_ns", "",
           [this] { return ended_ > started_ ? static_cast<double>(blocked_) / (ended_ - started_) : 0.0; }),
       p_(p),
-      core_(CoreClass::named(p.core, p.poll_instructions + 1)),
-      clock_(p.mhz),
+      cp_(core),
+      fw_(core.attach("aggregator", p.poll_instructions + 1)),
       mem_(mem),
-      port_(port),
       dispatcher_(dispatcher),
       width_(wave_width),
       sched_(std::make_unique<Scheduler>()),
@@ -164,8 +127,9 @@ std::vector<std::string> Aggregator::summary_lines() const {
   std::vector<std::string> lines;
   if (channels().empty()) return lines;
   lines.push_back(fmt::format("{:<22}{} ({}): {} dispatches, {} wavefronts, {} passes; GPU blocked on it {:.1f}%",
-                              "aggregator", core_.name, fmt::format("{:.0f} MHz", clock_.mhz()), dispatches.value(),
-                              wavefronts.value(), passes.value(), 100.0 * blocked_fraction.scalar()));
+                              "aggregator", cp_.core_name(), fmt::format("{:.0f} MHz", cp_.clock().mhz()),
+                              dispatches.value(), wavefronts.value(), passes.value(),
+                              100.0 * blocked_fraction.scalar()));
   if (yield_)
     lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average", "yield",
                                 yield_->yields.value(), yield_->restarts.value(),
@@ -179,18 +143,13 @@ std::vector<std::string> Aggregator::summary_lines() const {
 }
 
 namespace {
-// The aggregator (the control processor, docs/channels.md) has its own L1 on
-// the same coherent L2, in its own clock domain. Orr et al.'s Table 2 gives it
-// the CU L1's geometry (16 kB, 64 B, 16-way, 4 cycles), so it takes the CU
-// L1's parameters.
 const RegisterMechanism kMechanism{
     {Aggregator::kName,
-     "channels and the aggregator (Orr et al.): the control processor dispatching channel consumers",
-     {yld::Engine::kName},
+     "channels and the aggregator (Orr et al.): channel consumers dispatched by firmware on the control core",
+     {ctrl::ControlCore::kName, yld::Engine::kName},
      [](Gpu& g) {
-       const Aggregator::Params p = Aggregator::Params::from(g.config());
-       MemPort& port = g.agent_port("aggregator", "aggregator.l1", Clock(p.mhz));
-       return std::make_unique<Aggregator>("aggregator", p, g.memory(), port, g.dispatcher(),
+       return std::make_unique<Aggregator>("aggregator", Aggregator::Params::from(g.config()), g.memory(),
+                                           g.get<ctrl::ControlCore>("aggregator"), g.dispatcher(),
                                            g.cu(0).params().wavefront_width, g.find<yld::Engine>());
      },
      {"aggregator.", "channel."}}};
@@ -224,8 +183,8 @@ void Aggregator::start() {
   running_ = true;
   if (yield_) yield_->prepare();
   const Tick now = sc_core::sc_time_stamp().value();
-  t_ = std::max(t_, now);
-  started_ = idle_since_ = t_;
+  cp_.advance_to(now);
+  started_ = idle_since_ = cp_.time();
   blocked_ = 0;
   dispatcher_.hold_cycle_sync(true);
   start_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -236,9 +195,9 @@ void Aggregator::wait_done() {
 }
 
 std::string Aggregator::where() const {
-  std::string s =
-      fmt::format("aggregator ({}, {} MHz) {}, {} consumer wavefronts outstanding ({} yielded); channels:", core_.name,
-                  clock_.mhz(), running_ ? "running" : "idle", outstanding_, yielded_.size());
+  std::string s = fmt::format(
+      "aggregator ({}, {} MHz) {}, {} consumer wavefronts outstanding ({} yielded); channels:", cp_.core_name(),
+      cp_.clock().mhz(), running_ ? "running" : "idle", outstanding_, yielded_.size());
   for (const auto* c : channel_ptrs_) {
     std::uint32_t w[2] = {};
     mem_.copy_out(&w[0], c->layout().data_tail, 4);
@@ -251,64 +210,10 @@ std::string Aggregator::where() const {
 
 // ---- the core's timing ------------------------------------------------------
 
-void Aggregator::sync() {
-  const Tick now = sc_core::sc_time_stamp().value();
-  if (t_ > now)
-    sc_core::wait(sc_core::sc_time::from_value(t_ - now));
-  else
-    t_ = now;
-}
-
-Tick Aggregator::sync_to(Tick t) {
-  const Tick now = sc_core::sc_time_stamp().value();
-  if (t <= now) return now;
-  sc_core::wait(sc_core::sc_time::from_value(t - now));
-  return t;
-}
-
-void Aggregator::instr(std::uint32_t n) {
-  t_ += static_cast<Tick>(std::llround(static_cast<double>(n) * static_cast<double>(clock_.period()) / core_.ipc));
-}
-
-void Aggregator::load_words(const std::vector<std::uint64_t>& addrs, std::vector<std::uint32_t>& out) {
-  out.assign(addrs.size(), 0);
-  const Tick step = static_cast<Tick>(std::llround(static_cast<double>(clock_.period()) / core_.ipc));
-  std::vector<Tick>& done = done_;  // a member: the thread may end suspended in here
-  done.clear();
-  Tick issue = t_, end = t_;
-  for (std::size_t i = 0; i < addrs.size(); ++i) {
-    if (i >= core_.mlp) issue = std::max(issue, done[i - core_.mlp]);  // a load-queue entry frees
-    // Every access takes effect at its simulated time: the firmware polls
-    // what the CUs publish, so it must not read ahead of them (as
-    // sim.order_memory does for the CUs).
-    const Tick now = sync_to(issue);
-    const Tick c = now + port_.read(addrs[i], &out[i], 4, sc_core::sc_time::from_value(issue - now)).value();
-    ++loads;
-    done.push_back(c);
-    end = std::max(end, c);
-    issue += step;
-  }
-  t_ = std::max(end, issue);
-}
-
-std::uint32_t Aggregator::load_word(std::uint64_t addr) {
-  one_addr_.assign(1, addr);
-  load_words(one_addr_, one_val_);
-  return one_val_[0];
-}
-
-void Aggregator::store_word(std::uint64_t addr, std::uint32_t v) {
-  const Tick now = sync_to(t_);
-  const Tick c = now + port_.write(addr, &v, 4, sc_core::sc_time::from_value(t_ - now)).value();
-  ++stores;
-  instr(1);
-  if (!core_.pipelined) t_ = std::max(t_, c);  // one instruction at a time: the store completes first
-}
-
 void Aggregator::span(const char* what, Tick from) {
-  if (!Trace::get().on() || t_ <= from) return;
+  if (!Trace::get().on() || cp_.time() <= from) return;
   if (track_ < 0) track_ = Trace::get().track("aggregator", "firmware");
-  Trace::get().span(track_, what, from, t_ - from);
+  Trace::get().span(track_, what, from, cp_.time() - from);
 }
 
 // ---- the firmware -----------------------------------------------------------
@@ -324,26 +229,22 @@ void Aggregator::complete_until(Tick t) {
 }
 
 void Aggregator::start_running(std::uint64_t waves) {
-  if (consumers_running() == 0) blocked_ += t_ - idle_since_;
+  if (consumers_running() == 0) blocked_ += cp_.time() - idle_since_;
   outstanding_ += waves;
 }
 
 void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
-  const Tick from = t_;
-  instr(p_.dispatch_instructions);
+  const Tick from = cp_.time();
+  cp_.instr(p_.dispatch_instructions);
   // The dispatch packet, one cache line, then the channel's control head.
-  const Tick now = sync_to(t_);
   unsigned char packet[kPacketBytes] = {};
   const std::uint32_t first = c.ctrl_head;
   std::memcpy(packet, &first, 4);
   std::memcpy(packet + 4, &n, 4);
   const std::uint64_t slot = packets_ + (packet_slot_++ % kPacketRing) * kPacketBytes;
-  const Tick pc = now + port_.write(slot, packet, kPacketBytes, sc_core::sc_time::from_value(t_ - now)).value();
-  ++stores;
-  instr(1);
-  if (!core_.pipelined) t_ = std::max(t_, pc);
+  cp_.store(slot, packet, kPacketBytes);
   c.ctrl_head += n;
-  store_word(c.layout().ctrl_head, c.ctrl_head);
+  cp_.store_word(c.layout().ctrl_head, c.ctrl_head);
 
   const std::uint64_t waves = (n + width_ - 1) / width_;
   start_running(waves);
@@ -360,23 +261,23 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
   k.context = cons.context;
   k.body = [body = cons.body, first](Lane& l) { return body(l, first + l.global_id()); };
   SubmitOptions o;
-  o.at = t_;
+  o.at = cp_.time();
   o.launch_cycles = 0;  // the aggregator is the control processor: it has just paid the launch
   o.on_workgroup_done = [this, ch = &c](std::uint32_t, Tick t) { completions_.emplace(t, ch); };
   kernel_channel_[dispatcher_.submit(std::move(k), std::move(o)).id] = &c;
-  activity_[kDispatch] += t_ - from;
+  activity_[kDispatch] += cp_.time() - from;
   span("dispatch", from);
 }
 
 bool Aggregator::read_restart_contexts(std::uint32_t tail) {
   if (tail == restart_head_) return false;
-  const Tick from = t_;
+  const Tick from = cp_.time();
   rc_addrs_.clear();
   for (std::uint32_t i = restart_head_; i != tail; ++i)
     for (unsigned w = 0; w < yld::Engine::kEntryWords; ++w) rc_addrs_.push_back(yield_->entry_addr(i) + 4 * w);
-  load_words(rc_addrs_, rc_vals_);
+  cp_.load_words(rc_addrs_, rc_vals_);
   for (std::size_t k = 0; k < rc_vals_.size(); k += yld::Engine::kEntryWords) {
-    instr(p_.restart_instructions);
+    cp_.instr(p_.restart_instructions);
     const yld::Restart r{rc_vals_[k] | std::uint64_t{rc_vals_[k + 1]} << 32, rc_vals_[k + 2], rc_vals_[k + 3],
                          rc_vals_[k + 4]};
     auto own = kernel_channel_.find(r.kernel);
@@ -388,18 +289,18 @@ bool Aggregator::read_restart_contexts(std::uint32_t tail) {
     ++own->second->yielded;
     yielded_.push_back(r);
     ++restart_contexts;
-    if (consumers_running() == 0) idle_since_ = t_;  // every launched consumer has now yielded
+    if (consumers_running() == 0) idle_since_ = cp_.time();  // every launched consumer has now yielded
   }
   restart_head_ = tail;
-  store_word(yield_->ring_head_addr(), tail);
+  cp_.store_word(yield_->ring_head_addr(), tail);
   recheck_ = true;
-  activity_[kRestart] += t_ - from;
+  activity_[kRestart] += cp_.time() - from;
   span("restart contexts", from);
   return true;
 }
 
 bool Aggregator::restart_ready() {
-  const Tick from = t_;
+  const Tick from = cp_.time();
   recheck_ = false;
   // The data tail of each channel a yielded wavefront waits for: its room.
   rc_chans_.clear();
@@ -410,7 +311,7 @@ bool Aggregator::restart_ready() {
     rc_chans_.push_back(c);
     rc_addrs_.push_back(c->layout().data_tail);
   }
-  load_words(rc_addrs_, rc_vals_);
+  cp_.load_words(rc_addrs_, rc_vals_);
   for (std::size_t i = 0; i < rc_chans_.size(); ++i)
     rc_vals_[i] = rc_chans_[i]->spec().capacity - (rc_vals_[i] - rc_chans_[i]->data_head);  // room
   bool any = false;
@@ -422,19 +323,19 @@ bool Aggregator::restart_ready() {
       continue;
     }
     rc_vals_[i] -= it->need;
-    instr(p_.restart_instructions);
+    cp_.instr(p_.restart_instructions);
     // The restart request to the CU's front end, then the CU restores it.
     const std::uint64_t slot = packets_ + (packet_slot_++ % kPacketRing) * kPacketBytes;
-    store_word(slot, static_cast<std::uint32_t>(it->spill));
+    cp_.store_word(slot, static_cast<std::uint32_t>(it->spill));
     const std::uint64_t spill = it->spill;
-    if (consumers_running() == 0) blocked_ += t_ - idle_since_;
+    if (consumers_running() == 0) blocked_ += cp_.time() - idle_since_;
     --kernel_channel_.at(it->kernel)->yielded;
     it = yielded_.erase(it);
     ++restarts;
-    yield_->restart(spill, t_);
+    yield_->restart(spill, cp_.time());
     any = true;
   }
-  activity_[kRestart] += t_ - from;
+  activity_[kRestart] += cp_.time() - from;
   span("restart", from);
   return any;
 }
@@ -482,29 +383,31 @@ void Aggregator::run() {
     auto& cand = cand_;
     for (;;) {
       while (!running_) sc_core::wait(start_ev_);
-      sync();
+      cp_.sync();
       for (;;) {
-        sync();
+        // One pass holds the control core; another firmware may run between passes.
+        cp_.acquire(fw_);
+        cp_.sync();
         ++passes;
-        Tick from = t_;
-        instr(p_.pass_instructions);
-        complete_until(t_);
+        Tick from = cp_.time();
+        cp_.instr(p_.pass_instructions);
+        complete_until(cp_.time());
         // 1-2. Poll the control tails the policy lists; dispatch.
         order.clear();
         sched_->order(channel_ptrs_, order);
         addrs.clear();
         for (const auto* c : order) addrs.push_back(c->layout().ctrl_tail);
         if (yield_) addrs.push_back(yield_->ring_tail_addr());  // the restart channel (Fig. 13, 3)
-        load_words(addrs, vals);
-        activity_[kPoll] += t_ - from;
+        cp_.load_words(addrs, vals);
+        activity_[kPoll] += cp_.time() - from;
         if (yield_) read_restart_contexts(vals.back());
         bool acted = false;
         View v{width_, consumers_running(), false};
         for (std::size_t i = 0; i < order.size(); ++i) {
           chan::Channel& c = *order[i];
-          const Tick p0 = t_;
-          instr(p_.poll_instructions);
-          activity_[kPoll] += t_ - p0;
+          const Tick p0 = cp_.time();
+          cp_.instr(p_.poll_instructions);
+          activity_[kPoll] += cp_.time() - p0;
           ++c.polls;
           std::uint32_t data_tail = 0;
           mem_.copy_out(&data_tail, c.layout().data_tail, 4);  // statistics only: no time
@@ -531,8 +434,8 @@ void Aggregator::run() {
               addrs.push_back(c->layout().done_addr(c->data_head));
             }
           if (cand.empty()) break;
-          from = t_;
-          load_words(addrs, vals);
+          from = cp_.time();
+          cp_.load_words(addrs, vals);
           bool freed = false;
           for (std::size_t i = 0; i < cand.size(); ++i) {
             chan::Channel& c = *cand[i];
@@ -542,15 +445,15 @@ void Aggregator::run() {
                   fmt::format("channel '{}': done count {} of the block at CE {} is above the block size "
                               "{} (a CE freed twice)",
                               c.spec().name, vals[i], c.data_head, c.spec().done_count));
-            instr(p_.free_instructions);
-            store_word(c.layout().done_addr(c.data_head), 0);
+            cp_.instr(p_.free_instructions);
+            cp_.store_word(c.layout().done_addr(c.data_head), 0);
             c.data_head += c.spec().done_count;
-            store_word(c.layout().data_head, c.data_head);
+            cp_.store_word(c.layout().data_head, c.data_head);
             ++blocks_freed;
             c.freed += c.spec().done_count;
             freed = acted = recheck_ = true;
           }
-          activity_[kFree] += t_ - from;
+          activity_[kFree] += cp_.time() - from;
           span("free", from);
           if (!freed) break;
         }
@@ -563,10 +466,10 @@ void Aggregator::run() {
         // 4. The end: nothing outstanding, nothing dispatched, and every CE
         // ever allocated has been dispatched.
         if (!acted && outstanding_ == 0) {
-          from = t_;
+          from = cp_.time();
           addrs.clear();
           for (const auto* c : channel_ptrs_) addrs.push_back(c->layout().data_tail);
-          load_words(addrs, vals);
+          cp_.load_words(addrs, vals);
           bool empty = true;
           for (std::size_t i = 0; i < channel_ptrs_.size(); ++i) {
             const chan::Channel& c = *channel_ptrs_[i];
@@ -579,19 +482,21 @@ void Aggregator::run() {
                   "running: a talloc without its enq, or an enq of CEs allocated elsewhere",
                   c.spec().name, vals[i], c.last_tail));
           }
-          activity_[kCheck] += t_ - from;
+          activity_[kCheck] += cp_.time() - from;
           // CEs are ready, no consumer runs or waits, and the scheduler
           // took none of them this pass: its predicates see the same state
           // in every later pass, so nothing will ever change.
           if (!empty) scheduler_stall(vals);
-          blocked_ += t_ - idle_since_;
-          ended_ = t_;
+          blocked_ += cp_.time() - idle_since_;
+          ended_ = cp_.time();
           running_ = false;
           dispatcher_.hold_cycle_sync(false);
           const Tick now = sc_core::sc_time_stamp().value();
-          done_ev_.notify(sc_core::sc_time::from_value(t_ - now));
+          done_ev_.notify(sc_core::sc_time::from_value(cp_.time() - now));
+          cp_.release(fw_);
           break;
         }
+        cp_.release(fw_);
       }
     }
   });

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The aggregator (Orr et al., ISCA 2014, Secs. 3.1, 7.2, 8.3): the GPU's
-// control processor as a programmable core with its own clock and its own L1
-// on the coherent L2. Its firmware, the scheduler, is the C++ in run(); every
-// step charges instructions (at the core class's sustained IPC) and memory
-// accesses through that L1 (overlapped up to the core class's memory-level
-// parallelism), so the time the GPU waits for it comes out of the model.
+// The aggregator (Orr et al., ISCA 2014, Secs. 3.1, 7.2, 8.3): firmware on the
+// GPU's control core (ctrl/control_core.h), which has its own clock and its
+// own L1 on the coherent L2. The firmware, the scheduler, is the C++ in run();
+// every step charges the core instructions (at the core class's sustained
+// IPC) and memory accesses through that L1 (overlapped up to the core class's
+// memory-level parallelism), so the time the GPU waits for it comes out of
+// the model. Each pass holds the core; another firmware may run between
+// passes (time-sliced).
 //
 // One firmware pass:
 //   1. poll: read the control tail of each channel the policy lists;
@@ -23,11 +25,9 @@
 // synchronising operations (the producers' CAS publishes) did up to that
 // simulated time and not what a CU running ahead did later.
 //
-// Core classes (aggregator.core, Table 5 descriptions; derivation in
-// docs/channels.md): sustained IPC = min(issue width, sqrt(window)) by the
-// square-root law of instruction-level parallelism, window = min(IQ, ROB);
-// loads in flight = min(load queue, max(1, ROB / instructions per poll)).
-// `simple` is not pipelined: 5 cycles per instruction, one access at a time.
+// Core classes: ctrl.core (ctrl/control_core.h); the aggregator's instruction
+// mix for the core's memory-level parallelism is its poll (poll instructions +
+// the load).
 //
 // GPU time blocked on the aggregator (gpu-blocked time): time between start
 // and done during which no consumer wavefront the aggregator launched was
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "channel/channel.h"
+#include "ctrl/control_core.h"
 #include "gpu/mechanism.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -57,16 +58,7 @@ class MemorySystem;
 
 namespace fg::agg {
 
-struct CoreClass {
-  std::string name;
-  unsigned width = 1, iq = 1, rob = 1, lq = 1, sq = 1;
-  bool pipelined = true;
-  double ipc = 1.0;  // sustained instructions per cycle (derived)
-  unsigned mlp = 1;  // loads in flight (derived)
-  // One of simple, light-ooo-2, ooo-2, ooo-4; `instructions_per_load` is the
-  // firmware's instruction mix (poll instructions + the load).
-  static CoreClass named(const std::string& name, unsigned instructions_per_load);
-};
+using ctrl::CoreClass;
 
 // What a scheduler sees in one pass.
 struct View {
@@ -102,21 +94,23 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
  public:
   static constexpr const char* kName = "aggregator";
   struct Params {
-    std::string core = "ooo-2";
-    double mhz = 2000;
     std::uint32_t pass_instructions = 16, poll_instructions = 8, dispatch_instructions = 40, free_instructions = 8,
                   restart_instructions = 24;
     static Params from(const Config& cfg);
   };
 
-  Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, MemPort& port, Dispatcher& dispatcher,
-             std::uint32_t wave_width, yld::Engine* yield = nullptr);
+  Aggregator(sc_core::sc_module_name name, const Params& p, MemorySystem& mem, ctrl::ControlCore& core,
+             Dispatcher& dispatcher, std::uint32_t wave_width, yld::Engine* yield = nullptr);
   ~Aggregator() override;
   std::string diagnose() const override;
   std::vector<std::string> summary_lines() const override;
 
-  const CoreClass& core() const { return core_; }
-  const Clock& clock() const { return clock_; }
+  // The control core's class as this firmware sees it (its MLP follows the
+  // firmware's instruction mix) and its clock.
+  const CoreClass& core() const { return fw_.core(); }
+  const Clock& clock() const { return cp_.clock(); }
+  ctrl::ControlCore& control_core() { return cp_; }
+  ctrl::Firmware& firmware() { return fw_; }
   // A channel in device memory (allocated and initialised here, outside
   // simulated time, like a host allocation). `key` names the config key or
   // workload parameter the spec came from, for error messages.
@@ -132,27 +126,11 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   // What the aggregator is doing, for deadlock and watchdog messages.
   std::string where() const;
 
-  Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, loads, stores, restart_contexts, restarts;
+  Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, restart_contexts, restarts;
   Formula busy_ns, poll_ns, dispatch_ns, free_ns, restart_ns, check_ns, blocked_ns, run_ns, blocked_fraction;
-
-  // ---- the firmware's cost model (from the aggregator's own thread, or a
-  // scheduler's hooks; each advances the aggregator's local time) ----
-  // n instructions at the core's sustained IPC.
-  void instr(std::uint32_t n);
-  // Independent loads of 32-bit words through the aggregator's L1, issued
-  // one per instruction slot, at most the core's MLP in flight; each takes
-  // effect at its simulated time.
-  void load_words(const std::vector<std::uint64_t>& addrs, std::vector<std::uint32_t>& out);
-  std::uint32_t load_word(std::uint64_t addr);
-  // A store (posted on a pipelined core; waited for on `simple`).
-  void store_word(std::uint64_t addr, std::uint32_t v);
-  Tick local_time() const { return t_; }
 
  private:
   void run();
-  void sync();
-  // Wait until SystemC time reaches t (if it is behind); returns SystemC time.
-  Tick sync_to(Tick t);
   void dispatch(chan::Channel& c, std::uint32_t n);
   void complete_until(Tick t);
   // Consumer wavefronts running: outstanding and not yielded.
@@ -170,10 +148,9 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   void span(const char* what, Tick from);
 
   Params p_;
-  CoreClass core_;
-  Clock clock_;
+  ctrl::ControlCore& cp_;
+  ctrl::Firmware& fw_;
   MemorySystem& mem_;
-  MemPort& port_;
   Dispatcher& dispatcher_;
   std::uint32_t width_;
   std::unique_ptr<Scheduler> sched_;
@@ -181,7 +158,6 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   std::vector<chan::Channel*> channel_ptrs_;
   std::uint64_t packets_ = 0;  // the dispatch-packet ring (device memory)
   std::uint64_t packet_slot_ = 0;
-  Tick t_ = 0;  // the aggregator's local time (ps)
   bool running_ = false;
   Tick started_ = 0, ended_ = 0;
   // Consumer wavefronts: launched, and the simulated completion times not yet
@@ -200,9 +176,7 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   Tick activity_[5] = {};  // poll, dispatch, free, restart, check
   int track_ = -1;
   std::vector<chan::Channel*> order_, cand_;
-  std::vector<std::uint64_t> addrs_, one_addr_;
-  std::vector<Tick> done_;
-  std::vector<std::uint32_t> one_val_;
+  std::vector<std::uint64_t> addrs_;
   std::vector<std::uint32_t> vals_;
   std::vector<chan::Channel*> rc_chans_;
   std::vector<std::uint64_t> rc_addrs_;

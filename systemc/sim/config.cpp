@@ -68,6 +68,26 @@ void ParamRegistry::add(ParamInfo info) {
   params_.emplace(info.name, std::move(info));
 }
 
+void ParamRegistry::add_alias(const std::string& old_name, const std::string& name) {
+  if (aliases_.count(old_name) || params_.count(old_name)) {
+    std::fprintf(stderr, "fgsim: internal error: alias '%s' declared twice or names a parameter\n", old_name.c_str());
+    std::abort();
+  }
+  aliases_.emplace(old_name, name);
+}
+
+const std::string* ParamRegistry::alias_target(const std::string& name) const {
+  auto it = aliases_.find(name);
+  return it == aliases_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ParamRegistry::aliases_of(const std::string& name) const {
+  std::vector<std::string> v;
+  for (const auto& [old_name, target] : aliases_)
+    if (target == name) v.push_back(old_name);
+  return v;
+}
+
 const ParamInfo* ParamRegistry::find(const std::string& name) const {
   auto it = params_.find(name);
   return it == params_.end() ? nullptr : &it->second;
@@ -291,7 +311,9 @@ Config::Config() {
   for (const auto& [name, info] : ParamRegistry::global().all()) entries_[name] = Entry{info.default_value, "default"};
 }
 
-void Config::set(const std::string& key, const std::string& text, const std::string& origin, bool preset) {
+void Config::set(const std::string& given, const std::string& text, const std::string& origin, bool preset) {
+  const std::string* target = ParamRegistry::global().alias_target(given);
+  const std::string& key = target ? *target : given;
   const ParamInfo* info = ParamRegistry::global().find(key);
   if (!info) {
     std::string hint = ParamRegistry::global().suggest(key);

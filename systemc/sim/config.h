@@ -46,9 +46,24 @@ class ParamRegistry {
   const std::map<std::string, ParamInfo>& all() const { return params_; }
   // Closest declared name (for "did you mean"), empty if none is close.
   std::string suggest(const std::string& name) const;
+  // An old name accepted for a parameter (a config file or --set with it sets
+  // the parameter); the stats show the parameter's own name.
+  void add_alias(const std::string& old_name, const std::string& name);
+  // The parameter `name` stands for when it is an alias, else nullptr.
+  const std::string* alias_target(const std::string& name) const;
+  // The aliases of parameter `name`.
+  std::vector<std::string> aliases_of(const std::string& name) const;
 
  private:
   std::map<std::string, ParamInfo> params_;
+  std::map<std::string, std::string> aliases_;  // old name -> parameter
+};
+
+// Declares an old name of a parameter (namespace scope, like Param).
+struct ParamAlias {
+  ParamAlias(const std::string& old_name, const std::string& name) {
+    ParamRegistry::global().add_alias(old_name, name);
+  }
 };
 
 struct Range {

@@ -65,6 +65,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
       if (info.min) p["min"] = *info.min;
       if (info.max) p["max"] = *info.max;
       if (!info.choices.empty()) p["choices"] = info.choices;
+      if (auto a = fg::ParamRegistry::global().aliases_of(name); !a.empty()) p["aliases"] = a;
       out.push_back(std::move(p));
     }
     if (!any) throw fg::UserError(fmt::format("params: no parameter starts with '{}'", fg::shown(prefix)));
@@ -88,6 +89,7 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
       };
       help += fmt::format(" [{}..{}]", info.min ? num(*info.min) : "", info.max ? num(*info.max) : "");
     }
+    for (const auto& a : fg::ParamRegistry::global().aliases_of(name)) help += " (old name: " + a + ")";
     std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", name, fg::to_string(info.type),
                              fg::format_value(info, cfg.value(name)), info.unit, help);
   }

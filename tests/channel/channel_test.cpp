@@ -12,6 +12,7 @@
 
 #include "aggregator/aggregator.h"
 #include "cilk_expect.h"
+#include "ctrl/control_core.h"
 #include "fg_test.h"
 #include "runtime/flow.h"
 #include "sim/error.h"
@@ -450,13 +451,14 @@ TEST(AggregatorCore, ASimplerCoreBlocksTheGpuLonger) {
 }
 
 // Cold loads to distinct lines: 7 fit the ooo-2 core's load window (64-entry
-// ROB / 9 instructions per load), 14 need two rounds.
-TEST(AggregatorCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
+// ROB / 9 instructions per load: the aggregator's mix), 14 need two rounds.
+TEST(ControlCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1", "aggregator.core=ooo-2"});
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1", "ctrl.core=ooo-2"});
   Tick t7 = 0, t14 = 0, t1 = 0;
   HostHarness hh(cfg, [&](Host& h) {
     agg::Aggregator& a = h.gpu().get<agg::Aggregator>("test");
+    ctrl::ControlCore& cp = a.control_core();
     ASSERT_EQ(a.core().mlp, 7u);
     const std::uint64_t base = h.alloc(64 * 64);
     std::vector<std::uint64_t> addrs;
@@ -464,9 +466,12 @@ TEST(AggregatorCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
     auto measure = [&](std::uint64_t first, unsigned n) {
       addrs.clear();
       for (unsigned i = 0; i < n; ++i) addrs.push_back(base + 64ull * (first + i));
-      const Tick t0 = a.local_time();
-      a.load_words(addrs, v);
-      return a.local_time() - t0;
+      cp.acquire(a.firmware());
+      const Tick t0 = cp.time();
+      cp.load_words(addrs, v);
+      const Tick t = cp.time() - t0;
+      cp.release(a.firmware());
+      return t;
     };
     t1 = measure(0, 1);
     t7 = measure(8, 7);
@@ -476,6 +481,54 @@ TEST(AggregatorCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
   EXPECT_GT(t7, t1);                   // one round, a little longer than one load (DRAM bandwidth)
   EXPECT_GT(t14, t7 + (t1 * 8) / 10);  // a second round
   EXPECT_LT(t14, 2 * t7 + t1);
+}
+
+// A second firmware shares the control core with the aggregator, time-sliced:
+// while it holds the core the aggregator does not run (it waits for the core
+// between passes), each is charged its own instructions, loads and stores,
+// and the channel graph still completes.
+TEST(ControlCore, ASecondFirmwareSharesTheCoreTimeSliced) {
+  FG_REQUIRE_FRESH_KERNEL();
+  constexpr unsigned kSlices = 40, kInstr = 500;
+  unsigned held_throughout = 0, while_running = 0;
+  double agg_instr = 0, agg_held = 0, total_instr = 0;
+  std::uint64_t mine = 0, my_loads = 0;
+  run_graph(
+      make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=2"}), 1024, 1024, consume_slowly,
+      [&](Host&, flow::Graph& g) {
+        while (mine == 0) sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));  // the second firmware's last slice
+        ctrl::ControlCore& cp = g.aggregator().control_core();
+        agg_instr = static_cast<double>(g.aggregator().firmware().instructions.value());
+        agg_held = g.aggregator().firmware().held_ns.scalar();
+        total_instr = cp.instructions.scalar();
+      },
+      [&](flow::Graph& g) {
+        ctrl::ControlCore& cp = g.aggregator().control_core();
+        ctrl::Firmware& fw = cp.attach("test_fw", 4);
+        agg::Aggregator* a = &g.aggregator();
+        sc_core::sc_spawn(
+            [&cp, &fw, a, &held_throughout, &while_running, &mine, &my_loads] {
+              for (unsigned i = 0; i < kSlices; ++i) {
+                cp.acquire(fw);
+                if (a->running()) ++while_running;
+                cp.instr(kInstr);
+                cp.load_word(64);  // waits in SystemC: the aggregator may try to take the core meanwhile
+                held_throughout += cp.holder() == &fw;
+                cp.release(fw);
+                sc_core::wait(sc_core::sc_time(100, sc_core::SC_NS));
+              }
+              mine = fw.instructions.value();
+              my_loads = fw.loads.value();
+            },
+            "second_firmware");
+      });
+  EXPECT_EQ(held_throughout, kSlices);  // nobody took the core from it
+  EXPECT_GT(while_running, 0u);         // it ran between the aggregator's passes
+  EXPECT_EQ(mine, std::uint64_t{kSlices} * (kInstr));
+  EXPECT_EQ(my_loads, kSlices);
+  EXPECT_GT(agg_instr, 0);
+  EXPECT_GT(agg_held, 0);
+  EXPECT_EQ(total_instr, agg_instr + static_cast<double>(mine));
 }
 
 // While the aggregator runs, the CUs run ahead only to the next cycle edge:

@@ -96,5 +96,16 @@ TEST(Config, PresetsParseAndCiteTheirSource) {
   EXPECT_DOUBLE_EQ(std::get<double>(kim.value("gpu.clock")), 700.0);
 }
 
+// An old name of a parameter sets the parameter (the stats show its own name).
+TEST(Config, AnAliasSetsTheParameter) {
+  Config cfg;
+  cfg.set("aggregator.core", "simple", "--set aggregator.core");
+  EXPECT_EQ(std::get<std::string>(cfg.value("ctrl.core")), "simple");
+  EXPECT_EQ(cfg.origin("ctrl.core"), "--set aggregator.core");
+  EXPECT_TRUE(cfg.set_by_user("ctrl.core"));
+  EXPECT_FALSE(cfg.to_json().contains("aggregator.core"));
+  EXPECT_EQ(ParamRegistry::global().aliases_of("ctrl.core"), std::vector<std::string>{"aggregator.core"});
+}
+
 }  // namespace
 }  // namespace fg
