@@ -30,7 +30,7 @@ const MechanismInfo* MechanismRegistry::find(const std::string& name) const {
 }
 
 std::vector<const MechanismInfo*> MechanismRegistry::closure(const std::vector<std::string>& names,
-                                                              const std::string& origin) const {
+                                                             const std::string& origin) const {
   std::vector<const MechanismInfo*> out;
   std::set<std::string> done, open;
   // Depth first: what a mechanism needs goes before it.

@@ -7,6 +7,7 @@ must run nothing (cached by the hash of arguments and binary); changing the
 binary must rerun, changing only its commit id must not. Exit 77 (skipped) without snakemake."""
 import csv
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -227,6 +228,40 @@ r = subprocess.run([os.path.join(root, "tools", "experiment.sh"), "smoke", "--co
                     f"runs={runs}", f"page={page2}"], capture_output=True, text=True, env={**os.environ, "FG_JOBS": "2"})
 if r.returncode or not os.path.exists(page2):
     failures.append(f"experiment.sh with --config: exit {r.returncode}, {r.stderr[-500:]}")
+
+# While it runs, tools/experiment.sh shows progress (tools/experiments/progress.py): points
+# to run, points done, the page written; none of Snakemake's scheduler chatter, from the
+# main process or from the subprocesses of the table, plot and page jobs.
+CHATTER = ("Select jobs to execute", "Building DAG of jobs", "Finished job", "steps (", "Job stats", "Using shell")
+
+
+def experiment_sh(binary, runs_dir, page_path):
+    return subprocess.run([os.path.join(root, "tools", "experiment.sh"), "smoke", "--config", f"fgsim={binary}",
+                           f"runs={runs_dir}", f"page={page_path}"], capture_output=True, text=True,
+                          env={**os.environ, "FG_JOBS": "1"})
+
+
+# (a page directory of its own: the CSV beside an existing page would be reused)
+r = experiment_sh(fgsim, os.path.join(tmp, "runs-progress"), os.path.join(tmp, "progress", "smoke.md"))
+for want in ("experiment smoke: 2 of 2 points to run\n", "experiment smoke: 1/2 points done, ",
+             "experiment smoke: 2/2 points done, ", "experiment smoke: wrote "):
+    if r.returncode or want not in r.stderr:
+        failures.append(f"progress: exit {r.returncode}, no '{want.strip()}' in:\n{r.stderr}")
+for noise in CHATTER:
+    if noise in r.stdout + r.stderr:
+        failures.append(f"progress: Snakemake's '{noise}' shown:\n{r.stdout}{r.stderr}")
+# A failing point is still shown: fgsim's own message, then the point's command.
+failing = os.path.join(tmp, "fgsim-failing")
+with open(failing, "w") as f:
+    f.write(f'#!/bin/sh\ncase "$*" in run*gpu.cus=2*) echo "fgsim: error: stand-in failure" >&2; exit 2;; esac\n'
+            f'exec "{fgsim}" "$@"\n')
+os.chmod(failing, 0o755)
+r = experiment_sh(failing, os.path.join(tmp, "runs-failing"), os.path.join(tmp, "failing", "smoke.md"))
+err = r.stderr
+if r.returncode == 0 or "fgsim: error: stand-in failure\n" not in err or \
+        not re.search(r"experiment smoke: a point failed: \S*fgsim-failing run vecadd .*gpu.cus=2", err) or \
+        err.index("stand-in failure") > err.index("a point failed") or any(n in r.stdout + err for n in CHATTER):
+    failures.append(f"a failing point: exit {r.returncode}, stdout:\n{r.stdout}\nstderr:\n{err}")
 
 shutil.rmtree(tmp)
 if failures:

@@ -71,27 +71,13 @@ import os
 import re
 import subprocess
 
-import yaml
 
-
-def load(path):
-    with open(path) as f:
-        e = yaml.safe_load(f)
-    if not isinstance(e, dict) or "studies" not in e:
-        raise SystemExit(f"{path}: an experiment needs a 'studies' list")
-    names = set()
-    for s in e["studies"]:
-        swept = set((s.get("grid") or {}).keys())
-        cases = list((s.get("cases") or {}).values())
-        if cases:  # a key every case sets is swept too (Table 4: one workload per case)
-            swept |= set.intersection(*(set((c or {}).keys()) for c in cases))
-        for key in ("name", "workload", "preset", "metrics"):
-            if key not in s and key not in swept:
-                raise SystemExit(f"{path}: study {s.get('name', '?')}: missing '{key}'")
-        if s["name"] in names:
-            raise SystemExit(f"{path}: study name '{s['name']}' used twice")
-        names.add(s["name"])
-    return e
+def load(path, fgsim=None):
+    """The experiment file at `path`, checked (check.py: its keys, metrics and columns; with
+    the path of an fgsim, also its parameters, values, workloads and presets). A problem
+    is a SystemExit (check.Problem) whose message is one line: `FILE:LINE: KEY: message`."""
+    import check  # beside this file; it imports this module
+    return check.check(path, check.catalog(fgsim) if fgsim else None).experiment
 
 
 def file_hash(path):

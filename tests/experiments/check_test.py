@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Experiment files are checked before any run (tools/experiments/check.py; ctest label
+`experiments`). Every bad file below must give exit 2 and exactly one line on standard error,
+`FILE:LINE: KEY: message`, and start no run (a stand-in fgsim records every call: only
+`params`, `list` and `--version` may appear; the runs directory must not be created), through
+each way in:
+
+  tools/experiment.sh --check FILE
+  tools/experiment.sh smoke --config file=FILE ...     (its check before snakemake)
+  snakemake -s tools/experiments/Snakefile ...          (the Snakefile's own check)
+
+and experiment.load (no fgsim) must refuse the ones it can see with the same line. A valid
+file passes with one summary line; every experiments/*.yaml passes; the checker's reading of
+values agrees with fgsim's (value_error against `fgsim run` on tricky values).
+
+    check_test.py ROOT FGSIM
+
+The snakemake ways are skipped (said so) where snakemake is not installed."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+root, fgsim = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(root, "tools", "experiments"))
+import check as C  # noqa: E402
+import experiment as X  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="fg_check_")
+calls = os.path.join(tmp, "fgsim-calls")
+standin = os.path.join(tmp, "fgsim")
+with open(standin, "w") as f:
+    f.write(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{calls}"\nexec "{fgsim}" "$@"\n')
+os.chmod(standin, 0o755)
+have_snakemake = shutil.which("snakemake") is not None
+
+STUDY = """studies:
+  - name: a
+    workload: vecadd
+    preset: orr2014
+"""
+# name, file, line, key, message pattern, whether experiment.load (no fgsim) sees it too
+CASES = [
+    ("unknown top-level key", "title: t\ntitel: x\n" + STUDY + "    metrics: {t: sim.time_ns}\n",
+     2, "titel", r"unknown top-level key; did you mean 'title'\?", True),
+    ("misspelt study key", STUDY + "    metric: {t: sim.time_ns}\n",
+     5, "metric", r"unknown study key; did you mean 'metrics'\?", True),
+    ("unknown parameter in grid", STUDY + "    grid:\n      gpu.cu: [1, 2]\n    metrics: {t: sim.time_ns}\n",
+     6, "gpu.cu", r"unknown parameter \(grid of study 'a'\); did you mean 'gpu.cus'\?", False),
+    ("out-of-range value", STUDY + "    grid:\n      gpu.cus:\n        - 4\n        - 99999\n"
+     "    metrics: {t: sim.time_ns}\n",
+     8, "gpu.cus", r"value 99999 for 'gpu.cus' is out of range \[1, \d+\]", False),
+    ("out-of-range value (flow list)", STUDY + "    grid: {gpu.cus: [0, 99999]}\n    metrics: {t: sim.time_ns}\n",
+     5, "gpu.cus", r"value 0 for 'gpu.cus' is out of range", False),
+    ("wrong type", STUDY + "    fixed: {vecadd.n: 4096}\n    cases:\n      magic: {mem.magic: maybe}\n"
+     "    metrics: {t: sim.time_ns}\n",
+     7, "mem.magic", r"expected true or false for 'mem.magic', got 'maybe' \(case 'magic' of study 'a'\)", False),
+    ("wrong type (a list)", STUDY + "    fixed: {vecadd.n: [4096]}\n    metrics: {t: sim.time_ns}\n",
+     5, "vecadd.n", r"expected one value \(fixed of study 'a'\), got a list", True),
+    ("unknown workload", STUDY.replace("vecadd", "vecad") + "    metrics: {t: sim.time_ns}\n",
+     3, "workload", r"unknown workload 'vecad' \(study 'a'\); did you mean 'vecadd'\?", False),
+    ("unknown workload in a grid", STUDY.replace("    workload: vecadd\n", "") +
+     "    grid: {workload: [vecadd, reduce, histogramm]}\n    metrics: {t: sim.time_ns}\n",
+     4, "workload", r"unknown workload 'histogramm'", False),
+    ("unknown metric root", STUDY + "    metrics:\n      t: sim.time_ns\n      u: simm.time_ns / 1000\n",
+     7, "u", r"metric 'simm.time_ns / 1000': unknown root 'simm'; did you mean 'sim'\?", True),
+    ("unknown parameter in a config. metric", STUDY + "    metrics: {t: config.gpu.cuss}\n",
+     5, "t", r"unknown parameter 'gpu.cuss'", False),
+    ("unknown preset", STUDY.replace("orr2014", "orr2041") + "    metrics: {t: sim.time_ns}\n",
+     4, "preset", r"unknown preset 'orr2041'", False),
+    ("YAML syntax error", STUDY + "    metrics: {t: sim.time_ns\n    plot: {x: gpu.cus, y: t}\n",
+     6, "yaml", r"expected ',' or '}'", True),
+    ("key given twice", STUDY + "    metrics: {t: sim.time_ns}\n    metrics: {u: sim.time_ps}\n",
+     6, "metrics", r"given twice \(first at line 5\)", True),
+    ("plot of a column that is not there", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: gpu.cus, y: t}\n",
+     6, "x", r"'gpu.cus' is not a column of the study", True),
+    ("case name read as a boolean", STUDY + "    cases:\n      on: {mem.magic: true}\n    metrics: {t: sim.time_ns}\n",
+     6, "on", r"a case's name must be a string \(quote it\)", True),
+    ("relative to a case that is not there", STUDY + "    cases: {x: {gpu.cus: 1}, y: {gpu.cus: 2}}\n"
+     "    relative: {of: t, to: [z], name: speedup}\n    metrics: {t: sim.time_ns}\n",
+     6, "to", r"'z' is not a case of the study", True),
+    ("negative seed", STUDY + "    seeds: [1, -1]\n    metrics: {t: sim.time_ns}\n",
+     5, "seeds", r"non-negative integer", True),
+    ("missing workload", STUDY.replace("    workload: vecadd\n", "") + "    metrics: {t: sim.time_ns}\n",
+     2, "workload", r"missing 'workload'", True),
+]
+VALID = STUDY + "    fixed: {vecadd.n: 4096, gpu.mem.size: 64MiB, mem.magic: yes}\n    grid: {gpu.cus: [1, 2]}\n" \
+    "    seeds: [1, 18446744073709551615]\n    metrics: {t: sim.time_ns / 1000, u: stats.gpu.cu*.lane_ops}\n" \
+    "    plot: {x: gpu.cus, y: t}\n"
+
+failures = []
+
+
+def runs_started():
+    if not os.path.exists(calls):
+        return []
+    return [c for c in open(calls).read().splitlines() if c.split(" ")[0] not in ("params", "list", "--version")]
+
+
+def expect_refused(how, cmd, path, line, key, pattern, runs):
+    if os.path.exists(calls):
+        os.remove(calls)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env={**os.environ, "FG_JOBS": "1"})
+    err = [x for x in r.stderr.split("\n") if x]
+    head = f"{re.escape(path)}:{line}: {re.escape(key)}: "
+    problems = []
+    if r.returncode != 2:
+        problems.append(f"exit {r.returncode}, expected 2")
+    if len(err) != 1:
+        problems.append(f"{len(err)} lines on standard error, expected 1")
+    elif not re.match(head, err[0]) or not re.search(pattern, err[0]):
+        problems.append(f"the line does not match /{head}/ and /{pattern}/")
+    if "Traceback" in r.stdout + r.stderr or r.stdout.strip():
+        problems.append("output on standard output (a traceback?)")
+    if runs_started():
+        problems.append(f"fgsim was run: {runs_started()}")
+    if os.path.exists(runs):
+        problems.append("the runs directory was created")
+    if problems:
+        failures.append(f"{how}: " + "; ".join(problems) +
+                        f"\n    stdout: {r.stdout[:400]!r}\n    stderr: {r.stderr[:400]!r}")
+
+
+experiment_sh = os.path.join(root, "tools", "experiment.sh")
+for i, (name, text, line, key, pattern, structural) in enumerate(CASES):
+    path = os.path.join(tmp, f"case{i}.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    runs, page = os.path.join(tmp, f"runs{i}"), os.path.join(tmp, f"page{i}.md")
+    expect_refused(f"{name} (experiment.sh --check)", [experiment_sh, "--check", path, "--config", f"fgsim={standin}"],
+                   path, line, key, pattern, runs)
+    if have_snakemake:
+        config = [f"file={path}", f"fgsim={standin}", f"runs={runs}", f"page={page}"]
+        expect_refused(f"{name} (experiment.sh)", [experiment_sh, "smoke", "--config", *config],
+                       path, line, key, pattern, runs)
+        expect_refused(f"{name} (Snakefile)", ["snakemake", "-s", os.path.join(root, "tools/experiments/Snakefile"),
+                                               "-d", tmp, "--cores", "1", "--config", "experiment=smoke", *config],
+                       path, line, key, pattern, runs)
+    # experiment.load (the table, plot and page jobs; no fgsim) refuses what it can see, with the same line.
+    try:
+        X.load(path)
+        if structural:
+            failures.append(f"{name}: experiment.load accepted it")
+    except SystemExit as e:
+        if not structural or not re.match(f"{re.escape(path)}:{line}: {re.escape(key)}: ", str(e)) \
+                or not re.search(pattern, str(e)):
+            failures.append(f"{name}: experiment.load said '{e}'")
+    except Exception as e:  # noqa: BLE001 (a traceback, not a refusal)
+        failures.append(f"{name}: experiment.load raised {type(e).__name__}: {str(e)[:200]}")
+if not have_snakemake:
+    print("note: snakemake is not installed: the experiment.sh and Snakefile ways were not tried")
+
+# A valid file: one summary line, exit 0, nothing run.
+valid = os.path.join(tmp, "valid.yaml")
+with open(valid, "w") as f:
+    f.write(VALID)
+if os.path.exists(calls):
+    os.remove(calls)
+r = subprocess.run([experiment_sh, "--check", valid, "--config", f"fgsim={standin}"], capture_output=True, text=True)
+if r.returncode or r.stderr or r.stdout != f"{valid}: ok, 1 study, 4 points\n" or runs_started():
+    failures.append(f"valid file: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}, runs {runs_started()}")
+
+# Every experiment in the repository passes.
+files = sorted(os.path.join(root, "experiments", f) for f in os.listdir(os.path.join(root, "experiments"))
+               if f.endswith(".yaml"))
+r = subprocess.run([experiment_sh, "--check", *files, "--config", f"fgsim={fgsim}"], capture_output=True, text=True)
+if r.returncode or r.stderr or len(r.stdout.splitlines()) != len(files):
+    failures.append(f"experiments/*.yaml: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+
+# No fgsim: one line, exit 2.
+r = subprocess.run([experiment_sh, "--check", valid, "--config", f"fgsim={tmp}/nosuch"], capture_output=True, text=True)
+if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or "fgsim not found" not in r.stderr:
+    failures.append(f"no fgsim: exit {r.returncode}, {r.stderr!r}")
+
+# The checker reads values as fgsim does: the same verdict and message on tricky values.
+# fgsim reads every --set before the run, then refuses trace.end before trace.start; a value it
+# refuses for another reason (a key that does not apply to vecadd) is left out.
+cat = C.catalog(fgsim)
+kinds = {}
+for p in cat.params.values():
+    if not p["name"].startswith("trace.") and not p["name"].endswith(".input"):
+        kinds.setdefault((p["type"], p.get("unit") == "B", "min" in p), p)
+texts = ["0", "-1", "+5", "0x1B", "0x", "16K", "16KiB", "1Mi", "16iB", " 7 ", "1e3", "1.5", ".5", "1e", "inf", "1e400",
+         "1e-320", "0x1p3", "yes", "OFF", "maybe", "", "18446744073709551615", "18446744073709551616",
+         "9223372036854775808", "-9223372036854775809", "1_0", "99999", "lsorting"]
+compared = 0
+for p in kinds.values():
+    for t in texts + list(p.get("choices", [])):
+        mine = C.value_error(p, t)
+        r = subprocess.run([fgsim, "run", "vecadd", "--set", f"{p['name']}={t}", "--set", "trace.start=10", "--set",
+                            "trace.end=5"], capture_output=True, text=True)
+        name = re.escape(p["name"])
+        if re.search(rf"(expected [^\n]*|integer too large[^\n]*) for '{name}', got|value .* for '{name}' is out of "
+                     r"range", r.stderr):
+            refused = True
+        elif "trace.end" in r.stderr:
+            refused = False
+        else:
+            continue
+        compared += 1
+        if bool(mine) != refused or (mine and mine not in r.stderr):
+            failures.append(f"value {p['name']}={t!r}: check.py says {mine!r}, fgsim says {r.stderr.strip()!r}")
+if compared < 100:
+    failures.append(f"only {compared} values could be compared with fgsim's reading")
+
+shutil.rmtree(tmp)
+if failures:
+    sys.exit("FAIL:\n  " + "\n  ".join(failures))
+print(f"check: ok ({len(CASES)} bad files, each refused in one line before any run; "
+      f"{len(files)} experiments pass; {compared} values read as fgsim reads them)")

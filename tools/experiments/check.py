@@ -1,0 +1,757 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Checks an experiment file (experiments/NAME.yaml) before anything runs.
+
+    check.py [--fgsim PATH] FILE...       (tools/experiment.sh --check FILE does this)
+
+Checked: the YAML itself (one document, no key given twice); the keys the workflow knows
+(top level, study, plot, paper, cases, relative, area, samples: what experiment.py reads);
+every --set value of `fixed`, `grid`, `cases` and `area.defaults` against fgsim's own
+parameter list (`fgsim params --json`: name, type, range, choices; parsed as fgsim parses
+it), workloads and presets against `fgsim list`, seeds as `--seed` values; metric
+expressions (syntax, a root the stats JSON has, `config.` naming a parameter); the
+columns that `plot`, `relative` and `samples` name. A problem is one line
+`FILE:LINE: KEY: message` on standard error and exit 2; a valid file is one line on
+standard output (studies and points) and exit 0.
+
+Without an fgsim (experiment.load, the table, plot and page jobs) everything but the
+parameters, workloads and presets is checked. What fgsim refuses only when it runs
+(settings that do not apply together, a graph file that does not parse, resource
+limits) is not seen here: such a point fails the workflow with fgsim's own line."""
+import difflib
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+import experiment as X  # noqa: E402  (experiment.load imports this module only when it runs)
+
+# What experiment.py reads: an unknown key is an error (it would be silently ignored).
+TOP_KEYS = ("title", "page", "intro", "studies")
+STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
+              "paper", "relative", "area", "samples", "text")
+PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel")
+PAPER_KEYS = ("source", "values")
+RELATIVE_KEYS = ("of", "to", "name")
+AREA_KEYS = ("of", "part", "lanes", "defaults")
+AREA_PARTS = ("unit", "redistribution")
+SAMPLES_KEYS = ("x", "per", "y", "percent_of")
+# Keys of fixed/grid/cases that are not parameters: experiment.points() takes them out.
+SWEPT_NON_PARAMS = ("workload", "preset")
+# Metric roots (experiment._path_value): stats.<stat name> ('*' sums or pools), config.<parameter>,
+# result.<workload result>; any other root is a section of fgsim's stats JSON
+# (systemc/top/report.cpp) walked key by key. sim has these keys only.
+METRIC_ROOTS = ("config", "host", "kernels", "result", "sim", "stats", "totals", "workload")
+SIM_KEYS = ("time_ns", "time_ps")
+# Columns the rows carry besides the study's own (experiment.rows).
+RESERVED_COLUMNS = ("study", "case", "seed", "sample")
+# A file expanding to more runs than this is refused (the workflow enumerates them all).
+MAX_POINTS = 100_000
+
+EXIT_BAD_INPUT = 2
+
+
+class Problem(SystemExit):
+    """One problem with an experiment file: `FILE:LINE: KEY: message` (a SystemExit, so
+    that experiment.load's callers stop with it as before)."""
+
+    def __init__(self, path, line, key, message):
+        self.path, self.line, self.key, self.message = path, line, key, message
+        place = shown(path, 200) + (f":{line}" if line else "")
+        super().__init__(f"{place}: {shown(key)}: {message}" if key is not None else f"{place}: {message}")
+
+    def __str__(self):
+        return self.code
+
+
+def shown(value, limit=64):
+    """A user's value in a message: at most `limit` characters, then its length; control
+    characters escaped, so that a message is always one line (as fgsim's shown())."""
+    s = value if isinstance(value, str) else X.fmt_value(value)
+    cut = len(s) > limit
+    out = "".join(c if c.isprintable() else (c.encode("unicode_escape").decode("ascii") if ord(c) < 0x10000
+                                              else f"\\U{ord(c):08x}") for c in s[:limit])
+    return out + (f"...({len(s.encode('utf-8', 'surrogatepass'))} bytes)" if cut else "")
+
+
+def _close(word, known):
+    if not isinstance(word, str):
+        return ""
+    m = difflib.get_close_matches(word, [k for k in known if isinstance(k, str)], n=1, cutoff=0.75)
+    return f"; did you mean '{m[0]}'?" if m else ""
+
+
+# ---------------------------------------------------------------- fgsim's parameters, workloads, presets
+
+class Catalog:
+    """What one fgsim binary knows: parameters (name -> `fgsim params --json` entry), workloads
+    and presets (`fgsim list`)."""
+
+    def __init__(self, params, workloads, presets, fgsim=None):
+        self.params, self.workloads, self.presets, self.fgsim = params, workloads, presets, fgsim
+
+
+_CATALOGS = {}
+
+
+def catalog(fgsim):
+    """The Catalog of the fgsim binary at `fgsim`; a Problem (no line) when it cannot be read."""
+    fgsim = os.path.abspath(fgsim)
+    if fgsim in _CATALOGS:
+        return _CATALOGS[fgsim]
+    if not os.path.exists(fgsim):
+        raise Problem("experiment", None, None, f"fgsim not found at {shown(fgsim, 200)} (build it first: make build)")
+
+    def run(*args):
+        try:
+            r = subprocess.run([fgsim, *args], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise Problem("experiment", None, None, f"cannot run {shown(fgsim, 200)}: {shown(str(e), 200)}")
+        if r.returncode:
+            first = (r.stderr.strip().splitlines() or [""])[0]
+            raise Problem("experiment", None, None, f"`fgsim {' '.join(args)}` failed (exit {r.returncode}): "
+                          f"{shown(first, 200)}")
+        return r.stdout
+
+    try:
+        params = {p["name"]: p for p in json.loads(run("params", "--json"))}
+        # An old name of a parameter (fgsim sets the parameter) checks as the parameter.
+        for p in list(params.values()):
+            for alias in p.get("aliases", []):
+                params[alias] = p
+    except (ValueError, TypeError, KeyError) as e:
+        raise Problem("experiment", None, None, f"`fgsim params --json` gave no parameter list: {shown(str(e))}")
+    # `fgsim list`: a heading ("Workloads (fgsim run NAME):", "Presets (--preset NAME):", ...)
+    # over lines "  NAME  description".
+    sections, current = {}, None
+    for line in run("list").splitlines():
+        if line and not line[0].isspace():
+            current = line.split(" ", 1)[0].rstrip(":").lower()
+            sections[current] = set()
+        elif line.strip() and current is not None:
+            sections[current].add(line.split()[0])
+    if not sections.get("workloads") or not sections.get("presets"):
+        raise Problem("experiment", None, None, "`fgsim list` names no workloads or presets")
+    _CATALOGS[fgsim] = Catalog(params, sections["workloads"], sections["presets"], fgsim)
+    return _CATALOGS[fgsim]
+
+
+def _describe_range(p):
+    lo, hi = p.get("min"), p.get("max")
+    if lo is not None and hi is not None:
+        return f"[{lo:g}, {hi:g}]"
+    if lo is not None:
+        return f">= {lo:g}"
+    if hi is not None:
+        return f"<= {hi:g}"
+    return ""
+
+
+_DEC, _HEX = set("0123456789"), set("0123456789abcdefABCDEF")
+_BYTE_MULT = {"": 1, "K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+_HEXFLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?\Z")
+
+
+def _integer(p, t):
+    """fgsim's parse_integer (systemc/sim/config.cpp): decimal or 0x hex; parameters in
+    bytes also take K/M/G/T/P with an optional B or iB. None when it is not one."""
+    if not t:
+        return None
+    pos, neg = 0, False
+    if t[0] in "+-":
+        neg, pos = t[0] == "-", 1
+    base = 10
+    if len(t) > pos + 2 and t[pos] == "0" and t[pos + 1] in "xX":
+        base, pos = 16, pos + 2
+    end = pos
+    while end < len(t) and t[end] in (_HEX if base == 16 else _DEC):
+        end += 1
+    if end == pos:
+        return None
+    mag = int(t[pos:end], base)
+    if mag > 2**64 - 1:
+        return None
+    s = t[end:]
+    if s:
+        if p.get("unit") != "B":
+            return None
+        if s == "B":
+            s = ""
+        elif len(s) >= 2 and s.endswith("iB"):
+            s = s[:-2]
+        elif s.endswith("B"):
+            s = s[:-1]
+        if s not in _BYTE_MULT:
+            return None
+    return (-1 if neg else 1) * mag * _BYTE_MULT[s]
+
+
+def value_error(p, raw):
+    """Why fgsim refuses `raw` (the text after `--set NAME=`) for parameter p (an entry of
+    `fgsim params --json`), in fgsim's words; None when it takes it. Mirrors parse_value in
+    systemc/sim/config.cpp."""
+    name, t = p["name"], raw.strip(" \t\r\n")
+
+    def fail(what):
+        return f"{what} for '{name}', got '{shown(raw)}'"
+
+    def out_of_range(x):
+        lo, hi = p.get("min"), p.get("max")
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            unit = p.get("unit") or ""
+            return f"value {shown(t)} for '{name}' is out of range {_describe_range(p)}" + (f" {unit}" if unit else "")
+        return None
+
+    kind = p["type"]
+    if kind in ("int", "uint"):
+        x = _integer(p, t)
+        if x is None:
+            return fail("expected an integer number of bytes (e.g. 16384 or 16KiB)" if p.get("unit") == "B"
+                        else "expected an integer")
+        if kind == "uint":
+            if x < 0:
+                return fail("expected a non-negative integer")
+            if x > 2**64 - 1:
+                return fail("integer too large (above 2^64 - 1)")
+        elif x > 2**63 - 1 or x < -2**63:
+            return fail("integer too large")
+        return out_of_range(x)
+    if kind == "real":
+        # strtod in the C locale, all of the text; overflow and underflow (ERANGE) refused.
+        if _FLOAT.match(t):
+            x = float(t)
+            nonzero = any(c in "123456789" for c in re.split(r"[eE]", t)[0])
+        elif _HEXFLOAT.match(t):
+            x = float.fromhex(t)
+            nonzero = any(c not in "0.+-xX" for c in re.split(r"[pP]", t)[0])
+        else:
+            return fail("expected a number")
+        if not math.isfinite(x) or (nonzero and abs(x) < sys.float_info.min):
+            return fail("expected a number")
+        return out_of_range(x)
+    if kind == "bool":
+        if t.lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+            return None
+        return fail("expected true or false")
+    if kind == "enum":
+        if t in p.get("choices", []):
+            return None
+        return fail("expected one of {" + ", ".join(p.get("choices", [])) + "}")
+    return None  # string: any text
+
+
+# ---------------------------------------------------------------- the YAML, with line numbers
+
+class Marked:
+    """A value of the experiment file with its node (line numbers)."""
+
+    def __init__(self, value, node, loader):
+        self.value, self.node, self.loader = value, node, loader
+        self.line = node.start_mark.line + 1
+        self.texts = {}  # a mapping's keys as written (`on:` is the boolean True)
+
+    def pairs(self):
+        """A mapping's (key, key line, Marked value), in the file's order."""
+        out = {}
+        for kn, vn in self.node.value:
+            k = self.loader.construct_object(kn, deep=True)
+            out[k] = (kn.start_mark.line + 1, Marked(self.value[k], vn, self.loader))
+            if isinstance(kn, yaml.ScalarNode):
+                self.texts[k] = kn.value
+        return [(k, line, m) for k, (line, m) in out.items()]
+
+    def text(self, k):
+        """A key of this mapping as written."""
+        return k if isinstance(k, str) else self.texts.get(k, X.fmt_value(k))
+
+    def items(self):
+        """A sequence's Marked items."""
+        return [Marked(v, n, self.loader) for v, n in zip(self.value, self.node.value)]
+
+
+def _line_of(e, raw):
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    if mark is not None:
+        return mark.line + 1
+    pos = getattr(e, "position", None)  # a ReaderError: a byte (bad UTF-8) or a character's index
+    if not isinstance(pos, int):
+        return 1
+    try:
+        return raw.decode("utf-8")[:pos].count("\n") + 1
+    except UnicodeDecodeError:
+        return raw[:pos].count(b"\n") + 1
+
+
+def _yaml_message(e):
+    if isinstance(e, yaml.reader.ReaderError):
+        c = e.character
+        return f"{e.reason} (character #x{c if isinstance(c, int) else ord(c):02x})"
+    what = " ".join(x for x in (getattr(e, "context", None), getattr(e, "problem", None)) if x)
+    return what or str(e).split("\n")[0]
+
+
+def _duplicates(node, path, seen):
+    """A key given twice in one mapping is an error (YAML loaders keep the last silently)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, yaml.MappingNode):
+            first = {}
+            for kn, vn in n.value:
+                if isinstance(kn, yaml.ScalarNode) and kn.tag != "tag:yaml.org,2002:merge":
+                    k = (kn.tag, kn.value)
+                    if k in first:
+                        raise Problem(path, kn.start_mark.line + 1, kn.value,
+                                      f"given twice (first at line {first[k]})")
+                    first[k] = kn.start_mark.line + 1
+                stack += [kn, vn]
+        elif isinstance(n, yaml.SequenceNode):
+            stack += n.value
+
+
+def load_marked(path):
+    """The experiment file as a Marked mapping; a Problem when it is not one YAML document."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise Problem(path, None, None, f"cannot read: {shown(e.strerror or str(e), 200)}")
+    loader = None
+    try:
+        loader = yaml.SafeLoader(raw)
+        node = loader.get_single_node()
+        if node is not None:
+            _duplicates(node, path, set())
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as e:
+        raise Problem(path, _line_of(e, raw), "yaml", shown(_yaml_message(e), 200))
+    except RecursionError:
+        raise Problem(path, loader.get_mark().line + 1 if loader else 1, "yaml", "nested too deeply")
+    if not isinstance(data, dict) or "studies" not in data:
+        raise Problem(path, node.start_mark.line + 1 if node is not None else 1, "studies",
+                      "an experiment needs a 'studies' list")
+    return Marked(data, node, loader)
+
+
+# ---------------------------------------------------------------- the check
+
+class Result:
+    def __init__(self, experiment, studies, points, runs):
+        self.experiment, self.studies, self.points, self.runs = experiment, studies, points, runs
+
+    def summary(self, path):
+        return (f"{path}: ok, {self.studies} {'study' if self.studies == 1 else 'studies'}, "
+                f"{self.points} {'point' if self.points == 1 else 'points'}")
+
+
+class _Checker:
+    def __init__(self, path, cat):
+        self.path, self.cat = path, cat
+
+    def fail(self, line, key, message):
+        raise Problem(self.path, line, key, message)
+
+    def keys(self, m, known, what):
+        if not isinstance(m.value, dict):
+            self.fail(m.line, what, f"expected a mapping of {', '.join(known)}")
+        for k, line, _ in m.pairs():
+            if k not in known:
+                self.fail(line, m.text(k),
+                          f"unknown {what} key{_close(k, known)} (known: {', '.join(known)})")
+
+    def string(self, line, key, v, where, nonempty=True):
+        if not isinstance(v, str) or (nonempty and not v.strip()):
+            self.fail(line, key, f"expected {'a non-empty' if nonempty else 'a'} string{where}, got '{shown(v)}'")
+
+    def scalar(self, line, key, v, where):
+        if isinstance(v, (dict, list)) or v is None:
+            self.fail(line, key, f"expected one value{where}, got {self.kind(v)}")
+
+    @staticmethod
+    def kind(v):
+        return "a list" if isinstance(v, list) else "a mapping" if isinstance(v, dict) else \
+            "no value" if v is None else f"'{shown(v)}'"
+
+    # -- settings: --set NAME=VALUE, or workload / preset
+
+    def setting(self, line, key, v, where, text=None):
+        if not isinstance(key, str):
+            self.fail(line, text or X.fmt_value(key), f"expected a parameter name{where}")
+        if isinstance(v, (dict, list)) or v is None:
+            self.fail(line, key, f"expected one value{where}, got {self.kind(v)}")
+        if key == "workload":
+            return self.workload(line, v, where)
+        if key == "preset":
+            return self.preset(line, v, where)
+        if self.cat is None:
+            return
+        p = self.cat.params.get(key)
+        if p is None:
+            self.fail(line, key, f"unknown parameter{where}{_close(key, self.cat.params)} (see `fgsim params`)")
+        why = value_error(p, X.fmt_value(v))
+        if why:
+            self.fail(line, key, why + where)
+
+    def workload(self, line, v, where):
+        self.string(line, "workload", v, where)
+        if self.cat is not None and v not in self.cat.workloads:
+            self.fail(line, "workload", f"unknown workload '{shown(v)}'{where}{_close(v, self.cat.workloads)} "
+                      "(see `fgsim list`)")
+
+    def preset(self, line, v, where):
+        self.string(line, "preset", v, where)
+        if self.cat is not None and v not in self.cat.presets:
+            self.fail(line, "preset", f"unknown preset '{shown(v)}'{where}{_close(v, self.cat.presets)} "
+                      "(see `fgsim list`)")
+
+    def seed(self, line, v, where):
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(line, "seeds", f"expected an integer seed{where}, got {self.kind(v)}")
+        p = self.cat.params.get("sim.seed") if self.cat else None
+        why = value_error(p, str(v)) if p else (None if v >= 0 else "expected a non-negative integer")
+        if why:
+            self.fail(line, "seeds", why + where)
+
+    # -- metrics
+
+    def metric_path(self, line, col, expr, path, where):
+        head, _, rest = path.partition(".")
+        if head not in METRIC_ROOTS:
+            self.fail(line, col, f"metric '{shown(expr)}': unknown root '{shown(head)}'{_close(head, METRIC_ROOTS)} "
+                      f"(known: {', '.join(r + '.' for r in METRIC_ROOTS)}){where}")
+        if not rest:
+            self.fail(line, col, f"metric '{shown(expr)}': '{shown(head)}' needs a name after it{where}")
+        if "*" in rest and head != "stats":
+            self.fail(line, col, f"metric '{shown(expr)}': '*' matches stat names only (stats.){where}")
+        if head == "sim" and rest not in SIM_KEYS:
+            self.fail(line, col, f"metric '{shown(expr)}': the stats JSON's sim has {', '.join(SIM_KEYS)}{where}")
+        if head == "config" and self.cat is not None and rest not in self.cat.params:
+            self.fail(line, col, f"metric '{shown(expr)}': unknown parameter '{shown(rest)}'"
+                      f"{_close(rest, self.cat.params)}{where}")
+
+    def metric(self, line, col, expr, where):
+        if not isinstance(expr, str):
+            self.fail(line, col, f"expected a metric expression{where}, got {self.kind(expr)}")
+        m = X._EXPR.match(expr)  # the syntax experiment.metric evaluates
+        if not m:
+            self.fail(line, col, f"metric '{shown(expr)}': expected PATH, PATH / NUMBER, PATH * NUMBER or "
+                      f"PATH / PATH{where}")
+        lhs, _, rhs = m.groups()
+        self.metric_path(line, col, expr, lhs, where)
+        if rhs is not None:
+            if X._NUMBER.match(rhs):
+                try:
+                    float(rhs)
+                except ValueError:
+                    self.fail(line, col, f"metric '{shown(expr)}': '{shown(rhs)}' is not a number{where}")
+            else:
+                self.metric_path(line, col, expr, rhs, where)
+
+    # -- one study
+
+    def study(self, m, names):
+        s = m.value
+        if not isinstance(s, dict):
+            self.fail(m.line, "studies", f"expected a study (a mapping), got {self.kind(s)}")
+        self.keys(m, STUDY_KEYS, "study")
+        at = {k: (line, v) for k, line, v in m.pairs()}
+        if "name" not in at:
+            self.fail(m.line, "name", "missing 'name' (a study's name, unique in the file)")
+        line, name = at["name"][0], s["name"]
+        self.string(line, "name", name, "")
+        if "/" in name or name.startswith(".") or not name.isprintable():
+            self.fail(line, "name", f"a study's name names its plot files: no '/', no leading '.', no control "
+                      f"characters, got '{shown(name)}'")
+        if name in names:
+            self.fail(line, "name", f"study name '{shown(name)}' used twice (first at line {names[name]})")
+        names[name] = line
+        where = f" (study '{shown(name)}')"
+        for k in ("title", "text"):
+            if k in at:
+                if k == "text":
+                    self.string(at[k][0], k, s[k], where, nonempty=False)
+                else:
+                    self.scalar(at[k][0], k, s[k], where)
+
+        # fixed, grid, cases: their settings, and what each sweeps.
+        fixed, grid, cases = {}, {}, {}
+        if "fixed" in at:
+            fm = at["fixed"][1]
+            if not isinstance(fm.value, dict):
+                self.fail(fm.line, "fixed", f"expected a mapping of parameter: value{where}")
+            for k, kl, v in fm.pairs():
+                self.setting(kl, k, v.value, f" (fixed of study '{shown(name)}')", fm.text(k))
+                fixed[k] = kl
+        n_points = 1
+        if "grid" in at:
+            gm = at["grid"][1]
+            if not isinstance(gm.value, dict):
+                self.fail(gm.line, "grid", f"expected a mapping of parameter: [values]{where}")
+            for k, kl, v in gm.pairs():
+                w = f" (grid of study '{shown(name)}')"
+                if not isinstance(v.value, list) or not v.value:
+                    self.fail(kl, gm.text(k),
+                              f"expected a non-empty list of values{w}, got {self.kind(v.value)}")
+                for item in v.items():
+                    self.setting(item.line, k, item.value, w, gm.text(k))
+                if k in fixed:
+                    self.fail(kl, k, f"in the grid and in fixed (line {fixed[k]}): the grid's values would "
+                              f"override it{where}")
+                grid[k] = kl
+                n_points *= len(v.value)
+        if "cases" in at:
+            cm = at["cases"][1]
+            if not isinstance(cm.value, dict) or not cm.value:
+                self.fail(cm.line, "cases", f"expected a mapping of case name: settings{where}")
+            for c, cl, cv in cm.pairs():
+                if not isinstance(c, str) or not c:
+                    self.fail(cl, cm.text(c), f"a case's name must be a string (quote it){where}")
+                if cv.value is None:
+                    cases[c] = {}
+                    continue
+                if not isinstance(cv.value, dict):
+                    self.fail(cv.line, c, f"expected the case's settings (a mapping){where}")
+                cases[c] = {}
+                for k, kl, v in cv.pairs():
+                    self.setting(kl, k, v.value, f" (case '{shown(c)}' of study '{shown(name)}')", cv.text(k))
+                    if k in grid:
+                        self.fail(kl, k, f"set by case '{shown(c)}' and swept in the grid (line {grid[k]}): the "
+                                  f"grid's values would override it{where}")
+                    cases[c][k] = kl
+            n_points *= len(cases)
+        # workload and preset: in the study, in fixed, in the grid, or set by every case.
+        for k in ("workload", "preset"):
+            by_cases = bool(cases) and all(k in c for c in cases.values())
+            if k in at:
+                (self.workload if k == "workload" else self.preset)(at[k][0], s[k], where)
+                for other, line_ in (("fixed", fixed.get(k)), ("grid", grid.get(k))):
+                    if line_:
+                        self.fail(line_, k, f"given in the study (line {at[k][0]}) and in {other}: one of them "
+                                  f"would be ignored{where}")
+            elif k not in fixed and k not in grid and not by_cases:
+                self.fail(m.line, k, f"missing '{k}'{where}: give it in the study, in fixed, in the grid or in "
+                          "every case")
+
+        if "seeds" in at:
+            sl, sm = at["seeds"]
+            if not isinstance(sm.value, list) or not sm.value:
+                self.fail(sl, "seeds", f"expected a non-empty list of seeds{where}, got {self.kind(sm.value)}")
+            for item in sm.items():
+                self.seed(item.line, item.value, where)
+            n_points *= len(sm.value)
+
+        # Columns: metrics (and relative, samples) next to the study's own.
+        own = ["study", "seed"] + (["case"] if cases else []) + [k for k in grid]
+        if "metrics" not in at:
+            self.fail(m.line, "metrics", f"missing 'metrics'{where}")
+        mm = at["metrics"][1]
+        if not isinstance(mm.value, dict):
+            self.fail(mm.line, "metrics", f"expected a mapping of column: metric{where}")
+        metrics = []
+        for col, cl, expr in mm.pairs():
+            if not isinstance(col, str) or not col:
+                self.fail(cl, mm.text(col), f"a metric's column name must be a string{where}")
+            if col in own or col in RESERVED_COLUMNS:
+                self.fail(cl, col, f"the column '{shown(col)}' is the study's own (study, case, seed, sample, the "
+                          f"grid's keys){where}")
+            self.metric(cl, col, expr.value, where)
+            metrics.append(col)
+        summary_cols, sample_cols = list(metrics), []
+        if "samples" in at:
+            sm = at["samples"][1]
+            self.keys(sm, SAMPLES_KEYS, "samples")
+            sa = {k: (line, v) for k, line, v in sm.pairs()}
+            for k in ("x", "y"):
+                if k not in sa:
+                    self.fail(sm.line, k, f"samples needs '{k}'{where}")
+            self.string(sa["x"][0], "x", sa["x"][1].value, where)
+            if "per" in sa:
+                per = sa["per"][1].value
+                if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0 or not math.isfinite(per):
+                    self.fail(sa["per"][0], "per", f"expected a positive number{where}, got {self.kind(per)}")
+            if "percent_of" in sa:
+                self.string(sa["percent_of"][0], "percent_of", sa["percent_of"][1].value, where)
+            ym = sa["y"][1]
+            if not isinstance(ym.value, dict) or not ym.value:
+                self.fail(sa["y"][0], "y", f"expected a mapping of column: time-series stat{where}")
+            for col, cl, stat in ym.pairs():
+                if not isinstance(col, str) or not col:
+                    self.fail(cl, ym.text(col), f"a sampled column's name must be a string{where}")
+                if col in own or col in metrics or col in RESERVED_COLUMNS:
+                    self.fail(cl, col, f"the column '{shown(col)}' is taken{where}")
+                self.string(cl, col, stat.value, where)
+                sample_cols.append(col)
+                summary_cols += [col + "_mean", col + "_max"]
+            sample_cols += ["sample", sa["x"][1].value]
+        columns = own + summary_cols + sample_cols
+
+        if "relative" in at:
+            rm = at["relative"][1]
+            self.keys(rm, RELATIVE_KEYS, "relative")
+            ra = {k: (line, v) for k, line, v in rm.pairs()}
+            for k in RELATIVE_KEYS:
+                if k not in ra:
+                    self.fail(rm.line, k, f"relative needs '{k}'{where}")
+            if not cases:
+                self.fail(rm.line, "relative", f"relative compares cases: the study has none{where}")
+            of = ra["of"][1].value
+            if of not in summary_cols:
+                self.fail(ra["of"][0], "of", f"'{shown(of)}' is not a metric of the study{_close(of, summary_cols)}"
+                          f"{where}")
+            to = ra["to"][1]
+            if not isinstance(to.value, list) or not to.value:
+                self.fail(ra["to"][0], "to", f"expected a list of case names{where}")
+            for item in to.items():
+                if not isinstance(item.value, str) or item.value not in cases:
+                    self.fail(item.line, "to", f"'{shown(item.value)}' is not a case of the study"
+                              f"{_close(item.value, cases)}{where}")
+            rname = ra["name"][1].value
+            self.string(ra["name"][0], "name", rname, where)
+            if rname in columns:
+                self.fail(ra["name"][0], "name", f"the column '{shown(rname)}' is taken{where}")
+            columns.append(rname)
+
+        if "area" in at:
+            am = at["area"][1]
+            self.keys(am, AREA_KEYS, "area")
+            aa = {k: (line, v) for k, line, v in am.pairs()}
+            if "of" not in aa or aa["of"][1].value != "hwwl":
+                self.fail(aa["of"][0] if "of" in aa else am.line, "of", f"area: only 'of: hwwl' is known{where}")
+            if "part" in aa and aa["part"][1].value not in AREA_PARTS:
+                self.fail(aa["part"][0], "part", f"expected one of {', '.join(AREA_PARTS)}{where}")
+            if "lanes" not in aa:
+                self.fail(am.line, "lanes", f"area needs 'lanes' (the lanes per core){where}")
+            lanes = aa["lanes"][1].value
+            if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes <= 0:
+                self.fail(aa["lanes"][0], "lanes", f"expected a positive integer (the lanes per core){where}")
+            if "defaults" in aa:
+                dm = aa["defaults"][1]
+                if not isinstance(dm.value, dict):
+                    self.fail(dm.line, "defaults", f"expected a mapping of parameter: value{where}")
+                for k, kl, v in dm.pairs():
+                    self.setting(kl, k, v.value, f" (area defaults of study '{shown(name)}')", dm.text(k))
+
+        if "plot" in at:
+            pm = at["plot"][1]
+            self.keys(pm, PLOT_KEYS, "plot")
+            pa = {k: (line, v) for k, line, v in pm.pairs()}
+            for k in ("x", "y"):
+                if k not in pa:
+                    self.fail(pm.line, k, f"plot needs x and y{where}")
+            for k in ("x", "y", "series"):
+                if k in pa and not (k == "series" and pa[k][1].value is None):
+                    col = pa[k][1].value
+                    if col not in columns:
+                        self.fail(pa[k][0], k, f"'{shown(col)}' is not a column of the study"
+                                  f"{_close(col, columns)} (columns: {', '.join(map(shown, columns))}){where}")
+            for k in ("logx", "logy"):
+                if k in pa and not isinstance(pa[k][1].value, bool):
+                    self.fail(pa[k][0], k, f"expected true or false{where}")
+            for k in ("marker", "xlabel", "ylabel"):
+                if k in pa:
+                    self.string(pa[k][0], k, pa[k][1].value, where, nonempty=False)
+
+        if "paper" in at:
+            pm = at["paper"][1]
+            self.keys(pm, PAPER_KEYS, "paper")
+            pa = {k: (line, v) for k, line, v in pm.pairs()}
+            if "source" in pa:
+                self.scalar(pa["source"][0], "source", pa["source"][1].value, where)
+            if "values" in pa:
+                vm = pa["values"][1]
+                if not isinstance(vm.value, list) or not all(isinstance(x, dict) and x for x in vm.value):
+                    self.fail(pa["values"][0], "values", f"expected a list of mappings (column: value){where}")
+        return n_points
+
+    def run(self):
+        doc = load_marked(self.path)
+        self.keys(doc, TOP_KEYS, "top-level")
+        at = {k: (line, v) for k, line, v in doc.pairs()}
+        for k in ("title", "page", "intro"):
+            if k in at:
+                if k == "title":
+                    self.scalar(at[k][0], k, at[k][1].value, "")
+                else:
+                    self.string(at[k][0], k, at[k][1].value, "", nonempty=(k == "page"))
+        sl, sm = at["studies"]
+        if not isinstance(sm.value, list) or not sm.value:
+            self.fail(sl, "studies", "an experiment needs a 'studies' list (of at least one study)")
+        names, runs = {}, 0
+        for item in sm.items():
+            n = self.study(item, names)
+            runs += n
+            if runs > MAX_POINTS:
+                self.fail(item.line, "studies", f"{runs:,} runs so far; an experiment file may have at most "
+                          f"{MAX_POINTS:,}")
+        exp = doc.value
+        distinct = {tuple(args) for s in exp["studies"] for _, _, args in X.points(s)}
+        return Result(exp, len(exp["studies"]), len(distinct), runs)
+
+
+def check(path, cat=None):
+    """Checks the experiment file at `path` (against the Catalog `cat` of an fgsim when given):
+    a Result (the experiment, its studies and points), or a Problem."""
+    return _Checker(path, cat).run()
+
+
+def fail(problem):
+    """Ends the process with the problem's one line and exit 2, from anywhere (the Snakefile:
+    Snakemake would turn a SystemExit into a traceback on standard output and exit 1)."""
+    sys.stdout.flush()
+    sys.stderr.write(str(problem) + "\n")
+    sys.stderr.flush()
+    os._exit(EXIT_BAD_INPUT)
+
+
+USAGE = "usage: check.py [--fgsim PATH] FILE...   (tools/experiment.sh --check FILE...)"
+
+
+def main(argv=None):
+    args = list(sys.argv[1:] if argv is None else argv)
+    fgsim = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "fgsim")
+    files = []
+    while args:
+        a = args.pop(0)
+        if a in ("-h", "--help"):
+            print(__doc__.split("\n\n")[0] + "\n\n" + USAGE)
+            return 0
+        if a == "--fgsim" or a.startswith("--fgsim="):
+            if a == "--fgsim" and not args:
+                print(f"check.py: error: --fgsim needs a path ({USAGE})", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            fgsim = a.split("=", 1)[1] if "=" in a else args.pop(0)
+        elif a == "--":
+            files += args
+            args = []
+        elif a.startswith("-") and a != "-":
+            print(f"check.py: error: unknown option '{shown(a)}' ({USAGE})", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        else:
+            files.append(a)
+    if not files:
+        print(f"check.py: error: no experiment file ({USAGE})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        cat = catalog(fgsim)
+        results = [(f, check(f, cat)) for f in files]
+    except Problem as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for f, r in results:
+        print(r.summary(f))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
