@@ -14,7 +14,8 @@ namespace fg::ctrl {
 
 namespace {
 // Table 5 (Sec. 8.3): 2-way OoO "was used to generate the results reported".
-const Param<std::string> kCore{"ctrl.core", "ooo-2", std::vector<std::string>{"simple", "light-ooo-2", "ooo-2", "ooo-4"},
+const Param<std::string> kCore{"ctrl.core", "ooo-2",
+                               std::vector<std::string>{"simple", "light-ooo-2", "ooo-2", "ooo-4"},
                                "control-core class (Orr et al. Table 5): simple (not pipelined), light-ooo-2, "
                                "ooo-2 (the paper's default), ooo-4"};
 // Table 2: "Aggregator Clock 2GHz".
@@ -184,7 +185,8 @@ namespace {
 // domain. Orr et al.'s Table 2 gives the aggregator the CU L1's geometry (16
 // kB, 64 B, 16-way, 4 cycles), so it takes the CU L1's parameters.
 const RegisterMechanism kMechanism{
-    {ControlCore::kName, "the GPU's control core that firmware runs on (Orr et al. Table 5 core classes), with its L1",
+    {ControlCore::kName,
+     "the GPU's control core that firmware runs on (Orr et al. Table 5 core classes), with its L1",
      {},
      [](Gpu& g) {
        const ControlCore::Params p = ControlCore::Params::from(g.config());

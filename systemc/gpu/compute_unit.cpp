@@ -102,6 +102,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       order_syncs(StatGroup(stats_path), "order_syncs",
                   "SystemC syncs before synchronising operations (sim.sync_order)", ""),
       parks(StatGroup(stats_path), "parks", "wavefronts parked (context saved, slot freed)", ""),
+      exits(StatGroup(stats_path), "exits", "wavefronts that ended early (IssueContext::exit)", ""),
       restores(StatGroup(stats_path), "restores", "parked wavefronts restored into a slot of this CU", ""),
       park_bytes(StatGroup(stats_path), "park_bytes", "context bytes written by parks", "B"),
       restore_bytes(StatGroup(stats_path), "restore_bytes", "context bytes read by restores", "B"),
@@ -227,12 +228,13 @@ std::uint32_t ComputeUnit::free_slot() const {
   return static_cast<std::uint32_t>(slots_.size());
 }
 
-void ComputeUnit::place(KernelState& k, std::uint32_t group) {
+void ComputeUnit::place(KernelState& k, std::uint32_t group, std::shared_ptr<const GrowSpec> grow) {
   // The CU owns its workgroups (freed on retirement, or with the CU when a
   // run stops on a fault with work still resident).
   auto* wg = workgroups_owned_.emplace_back(std::make_unique<Workgroup>()).get();
   wg->kernel = &k;
   wg->id = group;
+  wg->grow = std::move(grow);
   wg->waves = waves_per_group(k);
   wg->lds.assign(k.launch.lds_bytes, 0);
   ++groups_;
@@ -335,13 +337,14 @@ void ComputeUnit::retire(Wavefront* w) {
   if (last) {
     ++workgroups;
     const std::uint32_t id = wg->id;
+    const bool exited = wg->exited;
     const Tick end = wg->end;  // the member that completed last, not the last retired
     auto g =
         std::find_if(workgroups_owned_.begin(), workgroups_owned_.end(), [&](const auto& p) { return p.get() == wg; });
     if (g == workgroups_owned_.end())
       throw std::logic_error(fmt::format("{}: retiring workgroup {} that this CU does not own", name(), id));
     workgroups_owned_.erase(g);
-    if (dispatcher_) dispatcher_->workgroup_finished(k, id, end);
+    if (dispatcher_) dispatcher_->workgroup_finished(k, id, end, exited);
   }
 }
 
@@ -644,6 +647,11 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
       w->what = c.what();
       w->spill = c.spill();
       start_park(w, t, c.complete);
+      break;
+    case IssueContext::After::Exit:
+      w->end();
+      w->workgroup().exited = true;
+      ++exits;
       break;
   }
   after_issue(w, t);

@@ -75,7 +75,9 @@ class ComputeUnit : public sc_core::sc_module {
   Tick next_release() const;
   bool fits_empty(const KernelState& k) const;
   std::uint32_t capacity(const KernelLaunch& k) const;
-  void place(KernelState& k, std::uint32_t group);
+  // Start workgroup `group` of `k` here (`grow`: a workgroup added by
+  // Dispatcher::grow, with its entry and transmit block).
+  void place(KernelState& k, std::uint32_t group, std::shared_ptr<const GrowSpec> grow = nullptr);
   // Resident, blocked and parked wavefronts: (kind, description) per wavefront.
   std::vector<std::pair<std::string, std::string>> wavefront_states() const;
   const Params& params() const { return p_; }
@@ -96,7 +98,7 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint64_t context_bytes(const KernelState& k, const Workgroup& wg) const;
 
   Counter wavefront_instructions, lane_ops, divergent_issues, barriers, wavefronts, workgroups, blocks, order_syncs,
-      parks, restores, park_bytes, restore_bytes;
+      parks, exits, restores, park_bytes, restore_bytes;
   Average park_ns, restore_ns, wavefront_ns;
   Distribution simd_utilization;
   Formula peak_wavefronts;

@@ -13,9 +13,31 @@
 namespace fg {
 
 namespace {
-const Param<std::string> kPolicy{"gpu.frontend.policy", "fifo", std::vector<std::string>{"fifo", "priority"},
-                                 "launch policy: fifo (in order, head-of-line blocking) or priority (any queued "
-                                 "kernel that fits, highest priority first)"};
+const Param<std::string> kPolicy{"gpu.frontend.policy", "fifo", "",
+                                 "launch policy (registered by name; `fgsim list` shows them): fifo (in order, "
+                                 "head-of-line blocking) or priority (any queued kernel that fits, highest priority "
+                                 "first)"};
+
+// The two built-in launch policies.
+class Fifo final : public LaunchPolicy {
+ public:
+  void order(std::vector<KernelState*>&) const override {}  // submission order
+  bool in_order() const override { return true; }
+};
+class Priority final : public LaunchPolicy {
+ public:
+  void order(std::vector<KernelState*>& k) const override {
+    std::stable_sort(k.begin(), k.end(),
+                     [](const KernelState* a, const KernelState* b) { return a->priority > b->priority; });
+  }
+  bool in_order() const override { return false; }
+};
+const RegisterLaunchPolicy kFifo{{"fifo", "kernels in submission order, head-of-line blocking (one in-order queue)",
+                                  [] { return std::make_unique<Fifo>(); }}};
+const RegisterLaunchPolicy kPriority{{"priority",
+                                      "any queued kernel whose workgroup fits, highest priority first, then "
+                                      "submission order",
+                                      [] { return std::make_unique<Priority>(); }}};
 // Accel-Sim's GPGPU-Sim 4 configurations (e.g. its Volta QV100 config) set
 // -gpgpu_kernel_launch_latency 5000 core cycles; GPGPU-Sim 3.x, the worklist
 // paper's simulator, defaults it to 0 (the kim2014 preset).
@@ -36,9 +58,29 @@ const Param<std::uint64_t> kDispatch{"gpu.frontend.dispatch_interval",
 constexpr Tick kNever = std::numeric_limits<Tick>::max();
 }  // namespace
 
+LaunchPolicyRegistry& LaunchPolicyRegistry::global() {
+  static LaunchPolicyRegistry r;
+  return r;
+}
+
+void LaunchPolicyRegistry::add(LaunchPolicyInfo p) {
+  if (!all_.emplace(p.name, p).second) throw std::logic_error("launch policy '" + p.name + "' registered twice");
+}
+
+const LaunchPolicyInfo* LaunchPolicyRegistry::find(const std::string& name) const {
+  auto it = all_.find(name);
+  return it == all_.end() ? nullptr : &it->second;
+}
+
 Dispatcher::Params Dispatcher::Params::from(const Config& cfg) {
   Params p;
   p.policy = kPolicy.get(cfg);
+  if (!LaunchPolicyRegistry::global().find(p.policy)) {
+    std::string known;
+    for (const auto& [n, i] : LaunchPolicyRegistry::global().all()) known += (known.empty() ? "" : ", ") + n;
+    throw UserError(fmt::format("{} (set by {}): unknown launch policy '{}' (known: {})", kPolicy.name(),
+                                cfg.origin(kPolicy.name()), shown(p.policy), known));
+  }
   p.launch_cycles = kLaunch.get(cfg);
   p.dispatch_cycles = kDispatch.get(cfg);
   return p;
@@ -50,6 +92,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, std::vector<ComputeUnit*> c
       workgroups(StatGroup("gpu.dispatcher"), "workgroups", "workgroups dispatched", ""),
       cus_(std::move(cus)),
       p_(p),
+      policy_(LaunchPolicyRegistry::global().find(p.policy)->make()),
       clock_(clock),
       accept_at_(cus_.size(), 0) {
   SC_HAS_PROCESS(Dispatcher);
@@ -57,9 +100,23 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, std::vector<ComputeUnit*> c
   for (ComputeUnit* cu : cus_) cu->set_dispatcher(this);
 }
 
-std::uint64_t Dispatcher::resident_capacity(const KernelLaunch& launch) const {
+std::uint64_t Dispatcher::mask_of(const std::vector<int>& cus) const {
+  if (cus.empty()) return ~0ull;
+  std::uint64_t m = 0;
+  for (int c : cus) {
+    if (c < 0 || c >= static_cast<int>(cus_.size()))
+      throw std::logic_error(
+          fmt::format("kernel confined to CU {}, which this GPU ({} CUs) does not have", c, cus_.size()));
+    m |= 1ull << c;
+  }
+  return m;
+}
+
+std::uint64_t Dispatcher::resident_capacity(const KernelLaunch& launch, const std::vector<int>& cus) const {
+  const std::uint64_t mask = mask_of(cus);
   std::uint64_t n = 0;
-  for (const ComputeUnit* cu : cus_) n += cu->capacity(launch);
+  for (std::size_t i = 0; i < cus_.size(); ++i)
+    if (mask >> i & 1) n += cus_[i]->capacity(launch);
   return n;
 }
 
@@ -70,7 +127,10 @@ KernelState& Dispatcher::submit(KernelLaunch launch, SubmitOptions opts) {
   k->launch = std::move(launch);
   k->id = static_cast<std::uint32_t>(all_.size());
   k->priority = opts.priority;
-  k->num_groups = static_cast<std::uint32_t>((k->launch.grid + k->launch.group_size - 1) / k->launch.group_size);
+  k->num_groups = k->initial_groups =
+      static_cast<std::uint32_t>((k->launch.grid + k->launch.group_size - 1) / k->launch.group_size);
+  k->cu_mask = mask_of(opts.cus);
+  k->extension = std::move(opts.ext);
   const Tick now = sc_core::sc_time_stamp().value();
   k->submitted = opts.at == ~0ull ? now : std::max<Tick>(opts.at, now);
   k->visible = k->submitted + clock_.cycles(opts.launch_cycles == ~0ull ? p_.launch_cycles : opts.launch_cycles);
@@ -86,11 +146,13 @@ KernelState& Dispatcher::submit(KernelLaunch launch, SubmitOptions opts) {
   }
   KernelState& ref = *k;
   all_.push_back(std::move(k));
+  for (FrontEndObserver* o : observers_) o->kernel_submitted(ref, ref.submitted);
   if (ref.num_groups == 0) {
     ref.finished = true;
     ref.first_dispatch = ref.end = ref.visible;
     ++kernels;
     if (ref.on_done) ref.on_done(ref, ref.end);
+    for (FrontEndObserver* o : observers_) o->kernel_finished(ref, ref.end);
     ref.done.notify(sc_core::sc_time::from_value(ref.end - now));
     return ref;
   }
@@ -99,14 +161,39 @@ KernelState& Dispatcher::submit(KernelLaunch launch, SubmitOptions opts) {
   return ref;
 }
 
-void Dispatcher::workgroup_finished(KernelState& k, std::uint32_t group, Tick t) {
+void Dispatcher::grow(KernelState& k, GrowSpec spec) {
+  if (k.finished) throw std::logic_error(fmt::format("grow of kernel '{}', which has ended", k.launch.name));
+  if (spec.count == 0) return;
+  const Tick now = sc_core::sc_time_stamp().value();
+  const Tick at = spec.at == ~0ull ? now : std::max<Tick>(spec.at, now);
+  auto shared = std::make_shared<const GrowSpec>(std::move(spec));
+  for (std::uint32_t i = 0; i < shared->count; ++i) k.grown.push_back({shared->first_group + i, shared, at});
+  k.num_groups += shared->count;
+  k.groups_grown += shared->count;
+  // Back in the queue, in submission order (ahead of the kernels queued after it).
+  if (std::find(queue_.begin(), queue_.end(), &k) == queue_.end())
+    queue_.insert(std::upper_bound(queue_.begin(), queue_.end(), &k,
+                                   [](const KernelState* a, const KernelState* b) { return a->id < b->id; }),
+                  &k);
+  work_.notify(sc_core::sc_time::from_value(at - now));
+}
+
+void Dispatcher::workgroup_finished(KernelState& k, std::uint32_t group, Tick t, bool exited) {
   if (k.on_workgroup_done) k.on_workgroup_done(group, t);
   k.end = std::max(k.end, t);
+  --k.resident;
+  ++k.groups_done;
+  if (exited) {
+    --k.num_groups;
+    ++k.groups_exited;
+  }
+  for (FrontEndObserver* o : observers_) o->workgroup_finished(k, group, t, exited);
   resources_freed(t);
-  if (++k.groups_done == k.num_groups) {
+  if (k.resident == 0 && !k.has_pending()) {
     k.finished = true;
     ++kernels;
     if (k.on_done) k.on_done(k, k.end);
+    for (FrontEndObserver* o : observers_) o->kernel_finished(k, k.end);
     const Tick now = sc_core::sc_time_stamp().value();
     k.done.notify(sc_core::sc_time::from_value(k.end > now ? k.end - now : 0));
   }
@@ -121,56 +208,80 @@ std::string Dispatcher::describe_queue() const {
   std::string s;
   const Tick now = sc_core::sc_time_stamp().value();
   for (const KernelState* k : queue_) {
-    if (k->next_group >= k->num_groups) continue;
+    if (!k->has_pending()) continue;
     s += fmt::format("{}kernel '{}': {} of {} workgroups not dispatched{}", s.empty() ? "" : "; ", k->launch.name,
-                     k->num_groups - k->next_group, k->num_groups,
+                     k->pending(), k->num_groups,
                      k->visible > now ? fmt::format(" (launch latency until {} ns)", tick_to_ns(k->visible))
                                       : " (waiting for room on a CU)");
   }
   return s;
 }
 
-bool Dispatcher::place_one(KernelState& k) {
+Dispatcher::Placed Dispatcher::place_one(KernelState& k) {
   const Tick now = sc_core::sc_time_stamp().value();
+  // The launch's workgroups first, then grown ones (each from its request's time).
+  const bool initial = k.next_group < k.initial_groups;
+  if (!initial && k.grown.front().at > now) return Placed::NotNow;
+  Placed result = Placed::NoRoom;
   for (std::size_t i = 0; i < cus_.size(); ++i) {
     const std::size_t c = (next_cu_ + i) % cus_.size();
-    if (accept_at_[c] > now || !cus_[c]->fits(k)) continue;
-    if (k.next_group == 0) k.first_dispatch = now;
-    cus_[c]->place(k, k.next_group++);
+    if (!(k.cu_mask >> c & 1) || !cus_[c]->fits(k)) continue;
+    if (accept_at_[c] > now) {
+      result = Placed::NotNow;
+      continue;
+    }
+    if (k.dispatched == 0) k.first_dispatch = now;
+    if (initial) {
+      cus_[c]->place(k, k.next_group++);
+    } else {
+      const KernelState::Grown g = std::move(k.grown.front());
+      k.grown.pop_front();
+      cus_[c]->place(k, g.id, g.spec);
+    }
+    ++k.dispatched;
+    ++k.resident;
+    k.waiting_for_room = false;
     ++workgroups;
     accept_at_[c] = now + clock_.cycles(p_.dispatch_cycles);
     next_cu_ = (c + 1) % cus_.size();
-    return true;
+    return Placed::Yes;
   }
-  return false;
+  return result;
 }
 
 void Dispatcher::run() {
   run_guarded([&] {
+    std::vector<KernelState*> order;
     for (;;) {
       const Tick now = sc_core::sc_time_stamp().value();
       // Kernels that still have workgroups to dispatch, in policy order.
-      std::vector<KernelState*> order;
+      order.clear();
       for (KernelState* k : queue_)
-        if (k->next_group < k->num_groups) order.push_back(k);
-      if (p_.policy == "priority")
-        std::stable_sort(order.begin(), order.end(),
-                         [](const KernelState* a, const KernelState* b) { return a->priority > b->priority; });
+        if (k->has_pending()) order.push_back(k);
+      policy_->order(order);
       bool placed = false;
       Tick wake = kNever;
       for (KernelState* k : order) {
         if (k->visible > now) {
           wake = std::min(wake, k->visible);
-          if (p_.policy == "fifo") break;  // in order: later kernels wait for this one
+          if (policy_->in_order()) break;  // in order: later kernels wait for this one
           continue;
         }
-        if (place_one(*k)) {
+        const Placed r = place_one(*k);
+        if (r == Placed::Yes) {
           placed = true;
           break;
         }
-        if (p_.policy == "fifo") break;
+        if (r == Placed::NoRoom && !k->waiting_for_room) {
+          // Told once: a visible kernel found no CU with room for a workgroup.
+          k->waiting_for_room = true;
+          for (FrontEndObserver* o : observers_) o->kernel_waiting(*k, now);
+        }
+        // Grown workgroups requested for a later time (an agent ahead of SystemC time).
+        if (k->next_group >= k->initial_groups && k->grown.front().at > now) wake = std::min(wake, k->grown.front().at);
+        if (policy_->in_order()) break;
       }
-      std::erase_if(queue_, [](const KernelState* k) { return k->next_group >= k->num_groups; });
+      std::erase_if(queue_, [](const KernelState* k) { return !k->has_pending(); });
       if (placed) continue;
       // Nothing placed now: wait for a kernel to become visible, a CU to
       // accept again, resources to free, or a new submission.

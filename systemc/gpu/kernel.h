@@ -32,6 +32,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "mem/mem_ext.h"
 
@@ -59,10 +60,14 @@ class OpUnit;  // gpu/op.h: a device operation
 namespace units {
 extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic, &atomic_nr,
     &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max,
-    &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep;
+    &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep, &spin,
+    &num_groups, &group_id, &exit, &transmit;
 }
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
+
+// Comparisons of Lane::spin_until (observed value `cmp` operand).
+enum class SpinCmp : std::uint8_t { Eq, Ne, Ge, Gt, Le, Lt };
 
 template <class T>
 constexpr ValType val_type() {
@@ -230,8 +235,8 @@ class Lane {
   std::uint32_t lane_id() const { return lane_id_; }  // position in the wavefront
   std::uint32_t wave_size() const { return wave_size_; }
   std::uint32_t group_size() const { return group_size_; }
-  std::uint32_t num_groups() const { return num_groups_; }
-  std::uint64_t grid_size() const { return grid_size_; }
+  // The kernel's workgroup count changes while it runs (workgroups that exit,
+  // Dispatcher::grow): it is a device operation, get_num_groups().
 
   using Loc = std::source_location;
 
@@ -420,6 +425,50 @@ class Lane {
     return op(units::sleep, loc, [&](PendingOp& o) { o.n = cycles; });
   }
 
+  // ---- the kernel lifecycle (docs/compute-unit.md, "Kernel lifecycle") ----
+  // The kernel's current workgroup count and this lane's workgroup id, right
+  // after any workgroup exited or the kernel grew.
+  OpAwaiter<std::uint32_t> get_num_groups(Loc loc = Loc::current()) {
+    return op<std::uint32_t>(units::num_groups, loc, [](PendingOp&) {});
+  }
+  OpAwaiter<std::uint32_t> get_group_id(Loc loc = Loc::current()) {
+    return op<std::uint32_t>(units::group_id, loc, [](PendingOp&) {});
+  }
+  // End this wavefront now (every live lane, also lanes diverged elsewhere):
+  // nothing is saved; once all its wavefronts have ended the workgroup has
+  // exited early and no longer counts in the kernel's workgroup count. Every
+  // wavefront of the workgroup must reach it (as a workgroup barrier).
+  OpAwaiter<void> exit(Loc loc = Loc::current()) {
+    return op(units::exit, loc, [](PendingOp&) {});
+  }
+  // Poll the word at `addr` (an acquire load) until `value cmp operand` holds
+  // for every issuing lane, and return the value seen. Between polls the
+  // wavefront is blocked on "spin on <what>" and polls again when the word is
+  // written (a wait-on-write monitor: the polls in between are not issued;
+  // docs/compute-unit.md). A spin that nothing will ever write to is a
+  // deadlock the simulator diagnoses, naming `what`.
+  template <class T>
+  OpAwaiter<T> spin_until(std::uint64_t addr, SpinCmp cmp, T operand, const char* what, Loc loc = Loc::current()) {
+    static_assert(std::is_unsigned_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
+    return op<T>(units::spin, loc, [&](PendingOp& o) {
+      o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand), o.n = static_cast<std::uint64_t>(cmp);
+      o.data = const_cast<char*>(what);
+    });
+  }
+  // A value of the transmit block of a workgroup added by Dispatcher::grow
+  // (read from memory before its entry ran; zero for other workgroups).
+  template <class T>
+  T transmit(std::size_t offset) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v{};
+    if (transmit_ && offset + sizeof(T) <= transmit_->size()) std::memcpy(&v, transmit_->data() + offset, sizeof(T));
+    return v;
+  }
+  // The front end's read of the transmit block (Dispatcher::grow).
+  OpAwaiter<void> load_transmit(std::uint64_t addr, std::uint32_t bytes, Loc loc = Loc::current()) {
+    return op(units::transmit, loc, [&](PendingOp& o) { o.addr = addr, o.n = bytes; });
+  }
+
   // Engine state (wavefront.cpp). `pending` is the operation the lane waits
   // at. The flags come first so that the engine's per-lane scan (flags and
   // site) touches one cache line.
@@ -435,9 +484,8 @@ class Lane {
     return op<T>(u, loc, [&](PendingOp& o) { o.type = val_type<T>(), o.value = to_bits(v); });
   }
 
-  std::uint32_t global_id_ = 0, local_id_ = 0, group_id_ = 0, lane_id_ = 0, wave_size_ = 0, group_size_ = 0,
-                num_groups_ = 0;
-  std::uint64_t grid_size_ = 0;
+  std::uint32_t global_id_ = 0, local_id_ = 0, group_id_ = 0, lane_id_ = 0, wave_size_ = 0, group_size_ = 0;
+  const std::vector<unsigned char>* transmit_ = nullptr;  // the workgroup's transmit block
 };
 
 template <class R>

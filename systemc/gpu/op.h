@@ -126,7 +126,7 @@ struct WaveHandle {
 // One issuing wavefront instruction.
 class IssueContext {
  public:
-  enum class After : std::uint8_t { Resume, Barrier, Block, Park };
+  enum class After : std::uint8_t { Resume, Barrier, Block, Park, Exit };
 
   IssueContext(ComputeUnit& cu, Wavefront& w, std::vector<Lane>& lanes, std::uint64_t mask, Tick issue,
                const CuTiming& timing, MemPort& port, UnitState* state)
@@ -185,6 +185,12 @@ class IssueContext {
   // registers are freed. ComputeUnit::restore() brings it back; the lanes then
   // resume past this operation.
   WaveHandle park(std::uint64_t spill, std::string what);
+
+  // The wavefront ends here: every live lane (also lanes diverged elsewhere)
+  // is finished without resuming and nothing is saved; it retires once its
+  // stores are done, and its workgroup counts as exited early (it no longer
+  // counts in the kernel's workgroup count once all its wavefronts ended).
+  void exit() { after_ = After::Exit; }
 
   After after() const { return after_; }
   const std::string& what() const { return what_; }

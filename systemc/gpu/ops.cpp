@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "gpu/compute_unit.h"
+#include "gpu/gpu.h"
 #include "gpu/op.h"
 #include "gpu/wavefront.h"
 #include "mem/mem_port.h"
+#include "mem/memory_system.h"
 #include "sim/error.h"
 #include "sim/stats.h"
 
@@ -539,6 +541,128 @@ class SleepUnit final : public OpUnit {
 };
 const SleepUnit kSleep;
 
+// ---- the kernel lifecycle ----
+
+class LifecycleUnit final : public OpUnit {
+ public:
+  enum Kind { NumGroups, GroupId };
+  LifecycleUnit(const char* name, Kind k) : OpUnit(name), k_(k) {}
+  void issue(IssueContext& c) const override {
+    const Workgroup& wg = c.wave().workgroup();
+    const std::uint64_t v = k_ == NumGroups ? wg.kernel->num_groups : wg.id;
+    c.for_each([&](Lane& l) { l.pending.result = v; });
+  }
+
+ private:
+  Kind k_;
+};
+const LifecycleUnit kNumGroups("num_groups", LifecycleUnit::NumGroups);
+const LifecycleUnit kGroupId("group_id", LifecycleUnit::GroupId);
+
+class ExitUnit final : public OpUnit {
+ public:
+  ExitUnit() : OpUnit("exit") {}
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    c.exit();
+  }
+};
+const ExitUnit kExit;
+
+// The transmit block of a grown workgroup: one coalesced read of its lines by
+// every wavefront (they hold the values in registers); the data lands in the
+// workgroup once.
+class TransmitUnit final : public OpUnit {
+ public:
+  TransmitUnit() : OpUnit("transmit", Order::Relaxed, true) {}
+  void issue(IssueContext& c) const override {
+    const Lane& f = c.first();
+    const std::uint64_t addr = f.pending.addr, bytes = f.pending.n;
+    const unsigned line = c.timing().line;
+    std::vector<unsigned char>& out = c.wave().workgroup().transmit;
+    const bool fill = out.empty();
+    if (fill) out.resize(bytes);
+    std::vector<unsigned char> buf(line);
+    const sc_core::sc_time local = IssueContext::local(c.issue());
+    Tick done = c.issue();
+    for (std::uint64_t a = addr / line * line; a < addr + bytes; a += line) {
+      const sc_core::sc_time t = c.port().read(a, buf.data(), line, local);
+      done = std::max<Tick>(done, now_ps() + t.value());
+      ++c.mem_requests;
+      if (!fill) continue;
+      const std::uint64_t lo = std::max(a, addr), hi = std::min(a + line, addr + bytes);
+      std::memcpy(out.data() + (lo - addr), buf.data() + (lo - a), hi - lo);
+    }
+    c.complete = std::max(c.complete, done);
+  }
+};
+const TransmitUnit kTransmit;
+
+// Spin until a word satisfies a comparison (Lane::spin_until): an acquire
+// load; lanes whose condition fails keep the wavefront blocked until a write
+// to one of their words, then the wavefront polls again.
+struct SpinStats : UnitState {
+  explicit SpinStats(const std::string& path)
+      : polls(StatGroup(path), "spin_polls", "polls of spinning wavefronts (Lane::spin_until)", ""),
+        waits(StatGroup(path), "spin_waits", "polls that found the condition false: the wavefront waited for a write",
+              "") {}
+  Counter polls, waits;
+};
+bool spin_holds(SpinCmp cmp, std::uint64_t v, std::uint64_t x) {
+  switch (cmp) {
+    case SpinCmp::Eq:
+      return v == x;
+    case SpinCmp::Ne:
+      return v != x;
+    case SpinCmp::Ge:
+      return v >= x;
+    case SpinCmp::Gt:
+      return v > x;
+    case SpinCmp::Le:
+      return v <= x;
+    case SpinCmp::Lt:
+      return v < x;
+  }
+  return false;
+}
+class SpinUnit final : public OpUnit {
+ public:
+  SpinUnit() : OpUnit("spin", Order::Synchronising, true) {}
+  std::unique_ptr<UnitState> make_state(const std::string& path) const override {
+    return std::make_unique<SpinStats>(path);
+  }
+  void issue(IssueContext& c) const override {
+    auto& st = c.state<SpinStats>();
+    ++st.polls;
+    const Tick done = coalesced_load(c, static_cast<LoadStats&>(*c.cu().unit_state(kLoad)), buf_);
+    c.complete = std::max(c.complete, done);
+    std::vector<std::uint64_t> watch;
+    c.for_each([&](Lane& l) {
+      const auto cmp = static_cast<SpinCmp>(l.pending.n);
+      if (!spin_holds(cmp, l.pending.result, l.pending.value) &&
+          std::find(watch.begin(), watch.end(), l.pending.addr) == watch.end())
+        watch.push_back(l.pending.addr);
+    });
+    if (watch.empty()) return;
+    ++st.waits;
+    const char* what = static_cast<const char*>(c.first().pending.data);
+    const WaveHandle h = c.block(fmt::format("spin on {}", what ? what : "a word"));
+    // The first write to any of the words wakes it (the others then find it awake).
+    auto live = std::make_shared<bool>(true);
+    BackingStore& store = c.gpu().memory().store();
+    const unsigned size = c.first().pending.size;
+    for (std::uint64_t a : watch)
+      store.watch(a, size, [h, live] {
+        if (!std::exchange(*live, false)) return;
+        h.cu->wake(h, now_ps(), false);  // the lanes poll again
+      });
+  }
+
+ private:
+  mutable std::vector<unsigned char> buf_;
+};
+const SpinUnit kSpin;
+
 }  // namespace
 
 namespace units {
@@ -548,7 +672,8 @@ const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_re
              &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd, &reduce_min = kReduceMin,
              &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore, &lds_atomic = kLdsAtomic,
              &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId,
-             &clock = kClock, &sleep = kSleep;
+             &clock = kClock, &sleep = kSleep, &spin = kSpin, &num_groups = kNumGroups, &group_id = kGroupId,
+             &exit = kExit, &transmit = kTransmit;
 }
 
 }  // namespace fg

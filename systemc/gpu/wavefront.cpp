@@ -81,11 +81,12 @@ Wavefront::Wavefront(Workgroup& wg, std::uint32_t first_local, std::uint32_t wid
     l.lane_id_ = i;
     l.wave_size_ = width;
     l.group_size_ = k.group_size;
-    l.num_groups_ = wg.kernel->num_groups;
-    l.grid_size_ = k.grid;
     l.global_id_ = wg.id * k.group_size + l.local_id_;
-    // Lanes past the workgroup or the grid exist in hardware but stay inactive.
-    if (l.local_id_ >= k.group_size || l.global_id_ >= k.grid) l.done = true;
+    l.transmit_ = &wg.transmit;
+    // Lanes past the workgroup exist in hardware but stay inactive, and so do
+    // lanes past the launch's grid in its own workgroups (grown workgroups are
+    // whole).
+    if (l.local_id_ >= k.group_size || (!wg.grow && l.global_id_ >= k.grid)) l.done = true;
   }
 }
 
@@ -100,11 +101,21 @@ void Wavefront::resume_lane(Lane& l) {
   }
 }
 
+namespace {
+// A grown workgroup's lanes: read the transmit block, then run the entry.
+Task<void> grown_entry(Lane& l, const GrowSpec* g, const KernelBody* body) {
+  if (g->transmit_bytes) co_await l.load_transmit(g->transmit_addr, g->transmit_bytes);
+  co_await (*body)(l);
+}
+}  // namespace
+
 void Wavefront::start() {
   const KernelBody& body = wg_->kernel->launch.body;
+  const GrowSpec* g = wg_->grow.get();
+  const KernelBody* entry = g && g->entry ? &g->entry : &body;
   for (Lane& l : lanes_) {
     if (l.done) continue;
-    tasks_[l.lane_id_] = body(l);
+    tasks_[l.lane_id_] = g ? grown_entry(l, g, entry) : body(l);
     l.current = tasks_[l.lane_id_].get();
     ++live_;
   }
@@ -143,6 +154,15 @@ std::uint64_t Wavefront::select(bool& divergent) const {
 
 void Wavefront::resume(std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) resume_lane(lanes_[std::countr_zero(m)]);
+}
+
+void Wavefront::end() {
+  for (Lane& l : lanes_) {
+    l.done = true;
+    l.at_barrier = false;
+  }
+  live_ = 0;
+  at_barrier_ = 0;
 }
 
 void Wavefront::arrive_at_barrier(std::uint64_t mask) {

@@ -31,6 +31,7 @@
 namespace fg {
 
 struct KernelState;
+struct GrowSpec;
 class Wavefront;
 class ComputeUnit;
 
@@ -46,6 +47,11 @@ struct Workgroup {
   std::vector<unsigned char> lds;
   std::vector<Wavefront*> members;
   bool lds_held = true;  // its LDS is allocated on its CU (a parked one-wavefront workgroup saves and frees it)
+  bool exited = false;   // a wavefront of it ended early (IssueContext::exit)
+  // Added by Dispatcher::grow: where it starts and its transmit block (read
+  // from memory by its wavefronts before the entry runs).
+  std::shared_ptr<const GrowSpec> grow;
+  std::vector<unsigned char> transmit;
 };
 
 class Wavefront {
@@ -60,6 +66,8 @@ class Wavefront {
   std::uint64_t select(bool& divergent) const;
   // Resume the given lanes past their operation.
   void resume(std::uint64_t mask);
+  // End every live lane now (IssueContext::exit): the wavefront is finished.
+  void end();
   // The given lanes wait at the workgroup barrier.
   void arrive_at_barrier(std::uint64_t mask);
   void release_barrier();

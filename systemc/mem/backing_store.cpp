@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,26 @@ void BackingStore::write(std::uint64_t addr, const void* src, std::uint64_t len,
     }
     done += n;
   }
+  if (!watches_.empty()) fire_watches(addr, len);
+}
+
+void BackingStore::watch(std::uint64_t addr, unsigned len, std::function<void()> on_write) {
+  if (len == 0 || len > 8) throw std::logic_error("BackingStore::watch: 1 to 8 bytes");
+  watches_.emplace(addr, Watch{len, std::move(on_write)});
+}
+
+void BackingStore::fire_watches(std::uint64_t addr, std::uint64_t len) {
+  // Watches start at most 7 bytes before the write and end inside or after it.
+  std::vector<std::function<void()>> fire;
+  for (auto it = watches_.lower_bound(addr >= 7 ? addr - 7 : 0); it != watches_.end() && it->first < addr + len;) {
+    if (it->first + it->second.len > addr) {
+      fire.push_back(std::move(it->second.on_write));
+      it = watches_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& f : fire) f();  // after the erase: a callback may watch again
 }
 
 std::uint64_t BackingStore::atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand,

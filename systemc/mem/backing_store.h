@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <unordered_map>
 
@@ -33,7 +35,19 @@ class BackingStore {
   // Throws SimFault if [addr, addr+len) is outside device memory.
   void check(std::uint64_t addr, std::uint64_t len, const char* what) const;
 
+  // Calls `on_write` once, from the writer's process, at the next write (or
+  // value-changing atomic) that overlaps [addr, addr + len), len <= 8: how a
+  // wavefront spinning on a flag learns that polling again can see something
+  // new (Lane::spin_until).
+  void watch(std::uint64_t addr, unsigned len, std::function<void()> on_write);
+
  private:
+  void fire_watches(std::uint64_t addr, std::uint64_t len);
+  struct Watch {
+    unsigned len;
+    std::function<void()> on_write;
+  };
+  std::multimap<std::uint64_t, Watch> watches_;  // by address
   static constexpr unsigned kPageBits = 16;
   static constexpr std::uint64_t kPageSize = 1ull << kPageBits;
   unsigned char* page(std::uint64_t page_index, bool create) const;

@@ -43,7 +43,9 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
                        {"first_dispatch_ns", tick_to_ns(k->first_dispatch)},
                        {"end_ns", tick_to_ns(k->end)},
                        {"finished", k->finished},
-                       {"workgroups", k->num_groups},
+                       {"workgroups", k->dispatched},
+                       {"grown", k->groups_grown},
+                       {"exited", k->groups_exited},
                        {"wavefronts", k->wavefronts},
                        {"instructions", k->instructions},
                        // GPU-wide wavefront instructions per CU cycle from first dispatch to end.

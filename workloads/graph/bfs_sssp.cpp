@@ -539,10 +539,9 @@ void run(const Workload& wl, Host& h) {
     if (g.nodes > (1u << 24))
       throw UserError(fmt::format("{}: {} nodes do not fit in the worklist's 24-bit work IDs", g.origin, g.nodes));
     const std::uint64_t stamp = wl.weighted ? h.upload(std::vector<std::uint32_t>(g.nodes, 0xffffffffu)) : 0;
-    // Persistent threads: every wavefront slot of every CU.
-    const std::uint64_t threads = static_cast<std::uint64_t>(h.cus()) *
-                                  std::get<std::uint64_t>(cfg.value("gpu.cu.slots")) *
-                                  std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+    // Persistent threads: as many workgroups as are resident at once (every
+    // wavefront slot of every CU on both presets).
+    const std::uint64_t threads = h.dispatcher().resident_capacity({"hwwl", 0, kGroup, 16, 0, {}}) * kGroup;
     const std::int64_t ov = wl.overflow.get(cfg);
     const std::uint64_t entries = ov < 0 ? 2ull * g.nodes : static_cast<std::uint64_t>(ov);
     const std::uint64_t overflow = entries ? h.alloc(4ull * entries * h.cus()) : 0;
