@@ -121,6 +121,31 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
 
 Aggregator::~Aggregator() = default;
 
+void Aggregator::report_tasks(Gpu& g) {
+  auto sum = [this](auto per_channel) {
+    return [this, per_channel] {
+      double s = 0;
+      for (const chan::Channel* c : channel_ptrs_) s += per_channel(*c);
+      return s;
+    };
+  };
+  TaskMetrics::Sources src;
+  src.created = sum([](const chan::Channel& c) { return static_cast<double>(c.enqueued.value()); });
+  src.run = [this] { return static_cast<double>(ces_dispatched.value()); };
+  src.control_instructions = [this] { return static_cast<double>(fw_.instructions.value()); };
+  // Each CE written by its producer and read by its consumer; yielded contexts saved and restored.
+  src.state_bytes = [this, ces = sum([](const chan::Channel& c) {
+                             return static_cast<double>((c.enqueued.value() + c.dispatched.value()) * c.spec().ce_size);
+                           })] {
+    return ces() + (yield_ ? yield_->save_bytes.value() + yield_->restore_bytes.scalar() : 0.0);
+  };
+  // The CEs in use at the fullest poll of each channel, and every spill block.
+  src.peak_storage_bytes = [this, ces = sum([](const chan::Channel& c) {
+                                    return c.occupancy.max() * c.spec().ce_size;
+                                  })] { return ces() + (yield_ ? yield_->spill_bytes.scalar() : 0.0); };
+  tasks_ = std::make_unique<TaskMetrics>(g, kName, std::move(src));
+}
+
 std::string Aggregator::diagnose() const { return channels().empty() ? std::string() : where(); }
 
 std::vector<std::string> Aggregator::summary_lines() const {
@@ -148,9 +173,11 @@ const RegisterMechanism kMechanism{
      "channels and the aggregator (Orr et al.): channel consumers dispatched by firmware on the control core",
      {ctrl::ControlCore::kName, yld::Engine::kName},
      [](Gpu& g) {
-       return std::make_unique<Aggregator>("aggregator", Aggregator::Params::from(g.config()), g.memory(),
-                                           g.get<ctrl::ControlCore>("aggregator"), g.dispatcher(),
-                                           g.cu(0).params().wavefront_width, g.find<yld::Engine>());
+       auto a = std::make_unique<Aggregator>("aggregator", Aggregator::Params::from(g.config()), g.memory(),
+                                             g.get<ctrl::ControlCore>("channels"), g.dispatcher(),
+                                             g.cu(0).params().wavefront_width, g.find<yld::Engine>());
+       a->report_tasks(g);
+       return a;
      },
      {"aggregator.", "channel."}}};
 }  // namespace

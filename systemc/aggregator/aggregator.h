@@ -45,6 +45,7 @@
 #include "channel/channel.h"
 #include "ctrl/control_core.h"
 #include "gpu/mechanism.h"
+#include "gpu/task_metrics.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
@@ -88,11 +89,12 @@ class Scheduler {
   }
 };
 
-// The mechanism "aggregator" (gpu/mechanism.h): the control processor with its
-// channels; it needs the yield engine.
+// The mechanism "channels" (gpu/mechanism.h): the channels and the aggregator
+// firmware that dispatches their consumers; it needs the control core and the
+// yield engine.
 class Aggregator : public sc_core::sc_module, public Mechanism {
  public:
-  static constexpr const char* kName = "aggregator";
+  static constexpr const char* kName = "channels";
   struct Params {
     std::uint32_t pass_instructions = 16, poll_instructions = 8, dispatch_instructions = 40, free_instructions = 8,
                   restart_instructions = 24;
@@ -111,6 +113,8 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   const Clock& clock() const { return cp_.clock(); }
   ctrl::ControlCore& control_core() { return cp_; }
   ctrl::Firmware& firmware() { return fw_; }
+  // The shared task metrics (tasks.channels.*): a CE is a task.
+  void report_tasks(Gpu& g);
   // A channel in device memory (allocated and initialised here, outside
   // simulated time, like a host allocation). `key` names the config key or
   // workload parameter the spec came from, for error messages.
@@ -147,6 +151,7 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   [[noreturn]] void scheduler_stall(const std::vector<std::uint32_t>& tails);
   void span(const char* what, Tick from);
 
+  std::unique_ptr<TaskMetrics> tasks_;
   Params p_;
   ctrl::ControlCore& cp_;
   ctrl::Firmware& fw_;

@@ -624,6 +624,11 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
     }
   }
   if (divergent) divergent_issues += c.instructions;
+  // The mechanism's share (gpu/task_metrics.h): its units, or its runtime's code.
+  if (const std::uint8_t tag = unit.mechanism() ? unit.mechanism() : lanes[std::countr_zero(mask)].scope) {
+    mech_instr_[tag] += c.instructions;
+    if (&unit == &units::atomic || &unit == &units::atomic_nr) mech_atomics_[tag] += active;
+  }
   if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions;
   w->ready = c.complete;
   w->writes_done = std::max(w->writes_done, c.outstanding);

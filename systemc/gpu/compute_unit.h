@@ -26,6 +26,7 @@
 // workgroups).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -36,6 +37,7 @@
 
 #include "gpu/dispatcher.h"
 #include "gpu/op.h"
+#include "gpu/task_metrics.h"
 #include "gpu/wavefront.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -83,6 +85,11 @@ class ComputeUnit : public sc_core::sc_module {
   const Params& params() const { return p_; }
   const Clock& clock() const { return clock_; }
   std::uint32_t waves_per_group(const KernelState& k) const;
+  // Wavefront instructions (or global atomic lane operations) counted to a
+  // mechanism's tag (gpu/task_metrics.h).
+  std::uint64_t mechanism_counts(std::uint8_t tag, bool atomics) const {
+    return tag < mech_instr_.size() ? (atomics ? mech_atomics_ : mech_instr_)[tag] : 0;
+  }
   UnitState* unit_state(const OpUnit& u) const {
     return u.id() < unit_state_.size() ? unit_state_[u.id()].get() : nullptr;
   }
@@ -149,6 +156,7 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint32_t free_slot() const;
 
   int index_;
+  std::array<std::uint64_t, kMaxMechanismTags> mech_instr_{}, mech_atomics_{};
   Params p_;
   Clock clock_;
   CuTiming timing_;

@@ -474,6 +474,7 @@ class Lane {
   // site) touches one cache line.
   bool done = false;
   bool at_barrier = false;
+  std::uint8_t scope = 0;  // the mechanism whose runtime the lane runs (MechanismScope; 0: the work)
   PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine
 

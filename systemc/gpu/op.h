@@ -74,6 +74,9 @@ class OpUnit {
   std::uint32_t id() const { return id_; }
   bool synchronising() const { return order_ == Order::Synchronising; }
   bool memory() const { return memory_; }
+  // The mechanism this operation belongs to (its instructions count to it:
+  // gpu/task_metrics.h); 0: the work itself.
+  std::uint8_t mechanism() const { return mechanism_; }
 
   virtual void issue(IssueContext& c) const = 0;
   // Called once per CU when the CU is built (units in name order, so the
@@ -83,8 +86,13 @@ class OpUnit {
     return nullptr;
   }
 
+ protected:
+  // A mechanism's operation (mechanism_tag()).
+  void belongs_to(std::uint8_t mechanism) { mechanism_ = mechanism; }
+
  private:
   std::string name_;
+  std::uint8_t mechanism_ = 0;
   std::uint32_t id_;
   Order order_;
   bool memory_;

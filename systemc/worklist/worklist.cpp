@@ -275,6 +275,16 @@ Worklist::~Worklist() = default;
 
 std::string Worklist::diagnose() const { return in_use() ? "worklist: " + where() : std::string(); }
 
+void Worklist::report_tasks(Gpu& g) {
+  TaskMetrics::Sources src;
+  src.created = [this] { return static_cast<double>(pushes.value()); };
+  src.run = [this] { return static_cast<double>(pull_ids.value()); };
+  src.state_bytes = [this] { return static_cast<double>(hvu_.bytes_written.value() + hvu_.bytes_read.value()); };
+  src.wait_ns = [this] { return tick_to_ns(wait_ticks_); };
+  src.peak_storage_bytes = [this] { return 4.0 * static_cast<double>(peak_inside_); };  // 24-bit IDs in 32-bit words
+  tasks_ = std::make_unique<TaskMetrics>(g, kName, std::move(src));
+}
+
 void Worklist::end_of_run() {
   if (inside_ != 0 || hvu_.held() != 0)
     throw SimFault(fmt::format("worklist: the run ended with work left: {}{}", where(),
@@ -456,7 +466,7 @@ void Worklist::step_cycle(bool idle) {
             where()));
       }
       ++pushes;
-      ++inside_;
+      peak_inside_ = std::max(peak_inside_, ++inside_);
     } else {
       ++pulls;
       const auto st = out.pull_status[p.bank];
@@ -531,7 +541,9 @@ void Worklist::step_cycle(bool idle) {
         }
     if (go) {
       // The lanes issue the pull again (not before now: catch-up cycles).
-      r.h.cu->wake(r.h, std::max<Tick>(end, sc_core::sc_time_stamp().value()), false);
+      const Tick at = std::max<Tick>(end, sc_core::sc_time_stamp().value());
+      wait_ticks_ += at - r.at;
+      r.h.cu->wake(r.h, at, false);
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(k));
     } else {
       ++k;
@@ -659,7 +671,7 @@ Worklist& unit(IssueContext& c, const char* op) {
 }
 class WlUnit : public OpUnit {
  public:
-  explicit WlUnit(const char* name) : OpUnit(name, Order::Synchronising) {}
+  explicit WlUnit(const char* name) : OpUnit(name, Order::Synchronising) { belongs_to(mechanism_tag(Worklist::kName)); }
   std::unique_ptr<UnitState> make_state(const std::string&) const override { return std::make_unique<UnitOfCu>(); }
 };
 
@@ -701,6 +713,7 @@ const RegisterMechanism kMechanism{
        auto w = std::make_unique<Worklist>("worklist", g.config(), static_cast<unsigned>(g.cus()), g.clock(),
                                            g.take_wave_file());
        w->set_port(&g.l2_port("hvu_port"));
+       w->report_tasks(g);
        return w;
      },
      {"worklist."},

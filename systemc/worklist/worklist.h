@@ -41,6 +41,7 @@
 #include "gpu/kernel.h"
 #include "gpu/mechanism.h"
 #include "gpu/op.h"
+#include "gpu/task_metrics.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
@@ -69,6 +70,8 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   // Work IDs left in the unit or its overflow buffer when the run ended: work
   // the kernels never did (a fault).
   void end_of_run() override;
+  // The shared task metrics (tasks.worklist.*), summed over the GPU's CUs.
+  void report_tasks(Gpu& g);
 
   // The virtualization unit's memory port (to the L2).
   void set_port(MemPort* port) { hvu_.set_port(port); }
@@ -114,7 +117,9 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   std::unique_ptr<Backend> backend_;
   bool double_buf_ = false, swap_ = false;
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
-  std::uint64_t cycle_ = 0;   // next cycle to step
+  std::uint64_t peak_inside_ = 0;
+  Tick wait_ticks_ = 0;      // wavefront time blocked on all-WAIT pulls
+  std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
   bool refills_stuck_ = false;         // the last stepped cycle was quiet and refused every refill it offered
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
@@ -160,6 +165,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
 
  private:
   Hvu hvu_;
+  std::unique_ptr<TaskMetrics> tasks_;
 };
 
 // Device functions (kernels co_await them).

@@ -9,6 +9,7 @@
 #include "gpu/compute_unit.h"
 #include "gpu/dispatcher.h"
 #include "gpu/gpu.h"
+#include "gpu/task_metrics.h"
 #include "gpu/wavefront.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
@@ -35,7 +36,7 @@ const Param<std::uint64_t> kRing{"yield.restart_capacity",
 class YieldUnit final : public OpUnit {
  public:
   // Memory: it writes the restart context through the CU's port.
-  YieldUnit() : OpUnit("yield", Order::Synchronising, true) {}
+  YieldUnit() : OpUnit("yield", Order::Synchronising, true) { belongs_to(mechanism_tag("channels")); }
   void issue(IssueContext& c) const override {
     Engine* e = c.gpu().find<Engine>();
     if (!e || !e->enabled()) throw SimFault("yield: this GPU has no yield engine (yield.enabled=false)");
@@ -87,6 +88,8 @@ Engine::Engine(const Params& p, MemorySystem& mem, std::vector<ComputeUnit*> cus
                  [this] { return sum_ns(cus_, &ComputeUnit::restore_ns); }),
       yielded_ns(StatGroup("yield"), "yielded_time", "time from a yield to its restart", "ns"),
       spill_blocks(StatGroup("yield"), "spill_blocks", "spill blocks allocated (the most contexts saved at once)", ""),
+      spill_bytes(StatGroup("yield"), "spill_bytes", "bytes of the spill blocks allocated", "B",
+                  [this] { return static_cast<double>(block_bytes_); }),
       p_(p),
       mem_(mem),
       cus_(std::move(cus)) {}
@@ -134,6 +137,7 @@ void Engine::yielded(IssueContext& c, std::uint32_t resource, std::uint32_t need
   if (free.empty()) {
     spill = mem_.allocate(size, line);
     ++spill_blocks;
+    block_bytes_ += size;
   } else {
     spill = free.back();
     free.pop_back();

@@ -91,6 +91,7 @@ class Engine : public Mechanism {
   Formula restore_bytes, save_ns, restore_ns;
   Average yielded_ns;
   Counter spill_blocks;
+  Formula spill_bytes;
 
  private:
   struct Parked {
@@ -106,7 +107,7 @@ class Engine : public Mechanism {
   std::uint32_t tail_ = 0;
   std::unordered_map<std::uint64_t, Parked> waves_;           // by spill address
   std::map<std::uint64_t, std::vector<std::uint64_t>> pool_;  // free spill blocks by size
-  std::uint64_t blocks_ = 0;
+  std::uint64_t blocks_ = 0, block_bytes_ = 0;
   int track_ = -1;
 };
 

@@ -179,7 +179,7 @@ Task<void> consume_slowly(Lane& l, chan::Channel& ch, std::uint32_t off) {
 TEST(ChannelGraph, MoreInitialCesThanTheCapacityIsAUserErrorNamingTheKey) {
   FG_REQUIRE_FRESH_KERNEL();
   try {
-    run_graph(make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1"}), 129, 128, consume);
+    run_graph(make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"}), 129, 128, consume);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("test.capacity: 129 initial CEs do not fit channel 't' (0 of 128 in use)"),
@@ -189,7 +189,7 @@ TEST(ChannelGraph, MoreInitialCesThanTheCapacityIsAUserErrorNamingTheKey) {
 }
 
 void bad_graph(const std::function<void(flow::Graph&)>& build) {
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1"});
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"});
   HostHarness hh(cfg, [&](Host& h) {
     flow::Graph g(h, "test");
     build(g);
@@ -242,7 +242,7 @@ TEST(AggregatorPredicate, WholeWavefrontsFirstThePartialOneWhenIdle) {
   FG_REQUIRE_FRESH_KERNEL();
   std::uint64_t dispatches = 0, waves = 0, ces = 0;
   double run_ns = 0;
-  run_graph(make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=2"}), 100, 128, consume_slowly,
+  run_graph(make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=2"}), 100, 128, consume_slowly,
             [&](Host&, flow::Graph& g) {
               dispatches = g.aggregator().dispatches.value();
               waves = g.aggregator().wavefronts.value();
@@ -267,7 +267,7 @@ Task<void> free_twice(Lane& l, chan::Channel& ch, std::uint32_t off) {
 TEST(AggregatorFree, ACeFreedTwiceIsAFault) {
   FG_REQUIRE_FRESH_KERNEL();
   try {
-    run_graph(make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1"}), 64, 128, free_twice);
+    run_graph(make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"}), 64, 128, free_twice);
     FAIL() << "no fault";
   } catch (const SimFault& e) {
     EXPECT_NE(std::string(e.what()).find("freed twice"), std::string::npos) << e.what();
@@ -288,7 +288,7 @@ class WholeWavefrontsOnly final : public agg::Scheduler {
 TEST(AggregatorStall, ASchedulerThatLeavesReadyCesWithNothingRunningIsAFault) {
   FG_REQUIRE_FRESH_KERNEL();
   const Config cfg = make_config(
-      "orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1", "sim.max_time=200000"});  // the watchdog at 200 us
+      "orr2014", {"gpu.mechanisms=channels", "gpu.cus=1", "sim.max_time=200000"});  // the watchdog at 200 us
   try {
     run_graph(cfg, 100, 128, consume, {},
               [](flow::Graph& g) { g.aggregator().set_scheduler(std::make_unique<WholeWavefrontsOnly>()); });
@@ -315,7 +315,7 @@ Task<void> late_half_block(Lane& l, chan::Channel& ch, std::uint32_t off) {
 
 TEST(AggregatorFree, SpaceIsFreedInAllocationOrder) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=2", "channel.done_count=128"});
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=2", "channel.done_count=128"});
   std::uint32_t head_mid = 99, head_end = 0;
   std::uint64_t done_mid = 0;
   HostHarness hh(cfg, [&](Host& h) {
@@ -350,7 +350,7 @@ Task<void> enq_elsewhere(Lane& l, chan::Channel& ch, chan::Channel* other, std::
 
 TEST(ChannelFaults, EnqToAnotherChannelIsAFault) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1"});
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"});
   HostHarness hh(cfg, [&](Host& h) {
     flow::Graph g(h, "test");
     chan::Channel& a = g.channel("a", 4, 128);
@@ -391,7 +391,7 @@ Task<void> forward(Lane& l, chan::Channel& a, chan::Channel& b, std::uint32_t of
 
 void fill(std::uint32_t producers, bool yield = false) {
   const Config cfg = make_config(
-      "orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=2", yield ? "yield.enabled=true" : "yield.enabled=false"});
+      "orr2014", {"gpu.mechanisms=channels", "gpu.cus=2", yield ? "yield.enabled=true" : "yield.enabled=false"});
   HostHarness hh(cfg, [&](Host& h) {
     flow::Graph g(h, "test");
     chan::Channel& a = g.channel("a", 4, 128);
@@ -454,7 +454,7 @@ TEST(AggregatorCore, ASimplerCoreBlocksTheGpuLonger) {
 // ROB / 9 instructions per load: the aggregator's mix), 14 need two rounds.
 TEST(ControlCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=1", "ctrl.core=ooo-2"});
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1", "ctrl.core=ooo-2"});
   Tick t7 = 0, t14 = 0, t1 = 0;
   HostHarness hh(cfg, [&](Host& h) {
     agg::Aggregator& a = h.gpu().get<agg::Aggregator>("test");
@@ -494,7 +494,7 @@ TEST(ControlCore, ASecondFirmwareSharesTheCoreTimeSliced) {
   double agg_instr = 0, agg_held = 0, total_instr = 0;
   std::uint64_t mine = 0, my_loads = 0;
   run_graph(
-      make_config("orr2014", {"gpu.mechanisms=aggregator", "gpu.cus=2"}), 1024, 1024, consume_slowly,
+      make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=2"}), 1024, 1024, consume_slowly,
       [&](Host&, flow::Graph& g) {
         while (mine == 0) sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));  // the second firmware's last slice
         ctrl::ControlCore& cp = g.aggregator().control_core();

@@ -64,14 +64,14 @@ TEST(Lifecycle, AGridBarrierOverResidentCapacityIsADiagnosedDeadlock) {
     const int cap = ok["workload"]["results"]["resident_capacity"];
     EXPECT_EQ(ok["workload"]["results"]["groups"], cap);
     EXPECT_GT(cap, 0);
-    const auto r = run_fgsim(fmt::format("run persistent --preset {} --set gpu.cus=2 --set persistent.groups={} --quiet",
-                                         preset, cap + 1));
+    const auto r = run_fgsim(
+        fmt::format("run persistent --preset {} --set gpu.cus=2 --set persistent.groups={} --quiet", preset, cap + 1));
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_NE(r.err.find("deadlock: no more events"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(fmt::format("{} blocked on spin on grid barrier 'persistent'", cap)), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find(fmt::format("kernel 'persistent': 1 of {} workgroups not dispatched (waiting for room on a CU)",
-                                     cap + 1)),
+    EXPECT_NE(r.err.find(fmt::format(
+                  "kernel 'persistent': 1 of {} workgroups not dispatched (waiting for room on a CU)", cap + 1)),
               std::string::npos)
         << r.err;
   }
@@ -110,8 +110,8 @@ TEST(Lifecycle, AnExitedWorkgroupEndsAndFreesItsRoomAtOnce) {
   ASSERT_FALSE(marks.empty());
   for (std::size_t g = 0; g < marks.size(); ++g) EXPECT_EQ(marks[g], g % 2 ? 0u : 1u) << "workgroup " << g;
   EXPECT_EQ(a_exited, marks.size() / 2);
-  EXPECT_EQ(a_groups, marks.size() - marks.size() / 2);  // exited workgroups no longer count
-  EXPECT_LT(b_start, a_end / 4);                         // b got an exited workgroup's room
+  EXPECT_EQ(a_groups, marks.size() - marks.size() / 2);                   // exited workgroups no longer count
+  EXPECT_LT(b_start, a_end / 4);                                          // b got an exited workgroup's room
   EXPECT_EQ(h.stat("gpu.cu0.exits"), static_cast<double>(marks.size()));  // 2 wavefronts per exited workgroup
 }
 
@@ -144,8 +144,8 @@ TEST(Lifecycle, ObserversSeeSubmitWaitingWorkgroupsAndTheEnd) {
     d.remove_observer(&rec);
   });
   h.run();
-  const std::vector<std::string> want{"submitted a", "submitted b",    "waiting b",    "group a 0 exited",
-                                      "finished a",  "group b 0",      "finished b"};
+  const std::vector<std::string> want{"submitted a", "submitted b", "waiting b", "group a 0 exited",
+                                      "finished a",  "group b 0",   "finished b"};
   EXPECT_EQ(rec.log, want);
 }
 
@@ -210,9 +210,8 @@ class Lifo final : public LaunchPolicy {
   void order(std::vector<KernelState*>& k) const override { std::reverse(k.begin(), k.end()); }
   bool in_order() const override { return true; }
 };
-const RegisterLaunchPolicy kLifo{{"test-lifo", "newest kernel first (a test's policy)", [] {
-                                    return std::make_unique<Lifo>();
-                                  }}};
+const RegisterLaunchPolicy kLifo{
+    {"test-lifo", "newest kernel first (a test's policy)", [] { return std::make_unique<Lifo>(); }}};
 
 // Three kernels that each fill the only CU, submitted together: the policy
 // named by gpu.frontend.policy orders them.

@@ -76,7 +76,7 @@ TEST_P(Backends, ModelAndRtlGiveIdenticalResultsAndStatistics) {
   for (int b = 0; b < 2; ++b) {
     const std::string out = (dir / (std::string(backends[b]) + ".dist")).string();
     const auto r =
-        run_fgsim("run " + W + " " + c.args + " --set " + W + ".variant=hwwl --set worklist.backend=" + backends[b] +
+        run_fgsim("run " + W + " " + c.args + " --set " + W + ".mechanism=hwwl --set worklist.backend=" + backends[b] +
                   " --quiet --stats - --output " + out);
     ASSERT_EQ(r.code, 0) << backends[b] << ": " << r.err;
     j[b] = nlohmann::json::parse(r.out);
@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(Rtl, Backends, ::testing::ValuesIn(kCases),
 // The waveform tests' run: bfs with the rtl backend, the waveform in vcd.
 const char* const kWaveRun =
     "run bfs --preset kim2014 --set gpu.cus=2 --set worklist.depth=64 --set bfs.generator=grid --set bfs.scale=6 "
-    "--set bfs.variant=hwwl --set worklist.backend=rtl --quiet --stats - ";
+    "--set bfs.mechanism=hwwl --set worklist.backend=rtl --quiet --stats - ";
 
 // A VCD text's time stamps (#t lines): the first, the last and how many.
 struct Stamps {

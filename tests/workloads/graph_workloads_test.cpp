@@ -32,7 +32,7 @@ class GraphWorkload : public ::testing::TestWithParam<Case> {};
 TEST_P(GraphWorkload, DistancesEqualTheHostReference) {
   const auto [w, v, g, p] = GetParam();
   const std::string W = w;
-  auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".variant=" + v + " --set " + W +
+  auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".mechanism=" + v + " --set " + W +
                     ".generator=" + g + " --set " + W + ".scale=9" +
                     (std::string(v) == "hwwl" ? " --set worklist.depth=1024" : ""));
   ASSERT_FALSE(j.is_null());
@@ -81,7 +81,7 @@ class SingleBuffer : public ::testing::TestWithParam<SingleCase> {};
 TEST_P(SingleBuffer, DistancesEqualTheHostReference) {
   const auto [w, g, s] = GetParam();
   const std::string W = w;
-  auto j = run_json("run " + W + " --preset kim2014 --set gpu.cus=4 --set " + W + ".variant=hwwl --set " + W +
+  auto j = run_json("run " + W + " --preset kim2014 --set gpu.cus=4 --set " + W + ".mechanism=hwwl --set " + W +
                     ".hwwl.buffer=single --set " + W + ".generator=" + g + " --set " + W +
                     ".scale=9 --set worklist.scheme=" + s);
   ASSERT_FALSE(j.is_null());
@@ -123,7 +123,7 @@ class SoftwareOptions : public ::testing::TestWithParam<SwCase> {};
 TEST_P(SoftwareOptions, DistancesEqualTheHostReference) {
   const auto [w, opts] = GetParam();
   const std::string W = w,
-                    base = "run " + W + " --preset kim2014 --set " + W + ".variant=swwl --set " + W + ".scale=10";
+                    base = "run " + W + " --preset kim2014 --set " + W + ".mechanism=swwl --set " + W + ".scale=10";
   std::string sets;
   for (std::string o = opts; !o.empty();) {
     const auto comma = o.find(',');
@@ -199,21 +199,20 @@ TEST_P(CheckFirst, FewerAtomicsSameDistances) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CheckFirst,
-                         ::testing::Values(CheckCase{"bfs", "--set bfs.variant=swwl"},
-                                           CheckCase{"bfs", "--set bfs.variant=hwwl"},
-                                           CheckCase{"bfs", "--set bfs.variant=hwwl --set bfs.hwwl.buffer=single"},
-                                           CheckCase{"sssp", "--set sssp.variant=topo"},
-                                           CheckCase{"sssp", "--set sssp.variant=swwl"},
-                                           CheckCase{"sssp", "--set sssp.variant=hwwl"},
-                                           CheckCase{"sssp", "--set sssp.variant=hwwl --set sssp.hwwl.buffer=single"}),
-                         [](const ::testing::TestParamInfo<CheckCase>& i) {
-                           std::string n = std::string(std::get<0>(i.param)) + std::get<1>(i.param);
-                           std::string out;
-                           for (char c : n)
-                             if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-                           return out;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, CheckFirst,
+    ::testing::Values(CheckCase{"bfs", "--set bfs.mechanism=swwl"}, CheckCase{"bfs", "--set bfs.mechanism=hwwl"},
+                      CheckCase{"bfs", "--set bfs.mechanism=hwwl --set bfs.hwwl.buffer=single"},
+                      CheckCase{"sssp", "--set sssp.mechanism=topo"}, CheckCase{"sssp", "--set sssp.mechanism=swwl"},
+                      CheckCase{"sssp", "--set sssp.mechanism=hwwl"},
+                      CheckCase{"sssp", "--set sssp.mechanism=hwwl --set sssp.hwwl.buffer=single"}),
+    [](const ::testing::TestParamInfo<CheckCase>& i) {
+      std::string n = std::string(std::get<0>(i.param)) + std::get<1>(i.param);
+      std::string out;
+      for (char c : n)
+        if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+      return out;
+    });
 
 // The limit-study worklists (model only): correct distances, every pushed
 // ID pulled; the ideal worklists (unlimited bandwidth, one list) never WAIT
@@ -226,14 +225,14 @@ TEST_P(LimitStudy, DistancesEqualTheHostReference) {
   const auto [w, s] = GetParam();
   const std::string W = w, S = s;
   const std::string depth = S == "magic" ? " --set worklist.depth=1024" : "";
-  auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+  auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".mechanism=hwwl --set " + W +
                     ".scale=9 --set worklist.scheme=" + S + depth);
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["run"]["status"], "ok");
   const auto& st = j["stats"];
   EXPECT_EQ(st["gpu.worklist.pull_ids"], st["gpu.worklist.pushes"]);
   EXPECT_GT(j["workload"]["results"]["reached"].get<int>(), 100);
-  auto none = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+  auto none = run_json("run " + W + " --preset kim2014 --set " + W + ".mechanism=hwwl --set " + W +
                        ".scale=9 --set worklist.scheme=none --set worklist.depth=1024");
   ASSERT_FALSE(none.is_null());
   EXPECT_LT(st["gpu.worklist.pull_waits"].get<double>(), 0.2 * none["stats"]["gpu.worklist.pull_waits"].get<double>())
@@ -252,7 +251,7 @@ INSTANTIATE_TEST_SUITE_P(Schemes, LimitStudy,
 TEST(LimitStudyGsorting, DistancesEqualTheHostReference) {
   for (const char* w : {"bfs", "sssp"}) {
     const std::string W = w;
-    auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+    auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".mechanism=hwwl --set " + W +
                       ".scale=9 --set worklist.scheme=gsorting --set worklist.depth=1024");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["run"]["status"], "ok") << W;
@@ -275,7 +274,7 @@ TEST(HardwareWorklist, FastForwardGivesTheSameStatistics) {
     nlohmann::json j[2];
     for (int ff = 0; ff < 2; ++ff) {
       j[ff] = run_json("run " + a + " --preset kim2014 --set " + w +
-                       ".variant=hwwl --set worklist.fast_forward=" + (ff ? "true" : "false"));
+                       ".mechanism=hwwl --set worklist.fast_forward=" + (ff ? "true" : "false"));
       ASSERT_FALSE(j[ff].is_null());
       j[ff].erase("host");
       j[ff]["config"].erase("worklist.fast_forward");
@@ -310,7 +309,7 @@ TEST(HardwareWorklist, StillAndStuckRulesSkipOnlyCyclesInWhichNothingMoves) {
                            "--set gpu.cus=16 --set bfs.scale=14"}) {
     nlohmann::json j[2];
     for (int ff = 0; ff < 2; ++ff) {
-      j[ff] = run_json(std::string("run bfs --preset kim2014 --set bfs.variant=hwwl ") + args +
+      j[ff] = run_json(std::string("run bfs --preset kim2014 --set bfs.mechanism=hwwl ") + args +
                        " --set worklist.fast_forward=" + (ff ? "true" : "false"));
       ASSERT_FALSE(j[ff].is_null());
     }
@@ -340,7 +339,7 @@ TEST(HardwareWorklist, KernelTimeWithin5PercentOfAOneCycleQuantum) {
     const std::string W = w;
     std::vector<double> ns;
     for (const char* q : {"1.4286", "5", "20", "100"}) {
-      auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".variant=hwwl --set " + W +
+      auto j = run_json("run " + W + " --preset kim2014 --set " + W + ".mechanism=hwwl --set " + W +
                         ".scale=9 --set worklist.depth=1024 --seed 1 --set sim.quantum=" + q);
       ASSERT_FALSE(j.is_null());
       ns.push_back(j["workload"]["results"]["kernel_ns"].get<double>());
@@ -357,7 +356,7 @@ TEST(HardwareWorklist, KernelTimeWithin5PercentOfAOneCycleQuantum) {
 TEST(HardwareWorklist, SingleBufferedKernelTimeWithin5PercentOfAOneCycleQuantum) {
   std::vector<double> ns;
   for (const char* q : {"1.4286", "5", "50"}) {
-    auto j = run_json(std::string("run sssp --preset kim2014 --set sssp.variant=hwwl --set sssp.scale=9 ") +
+    auto j = run_json(std::string("run sssp --preset kim2014 --set sssp.mechanism=hwwl --set sssp.scale=9 ") +
                       "--set worklist.depth=32 --set sssp.hwwl.buffer=single --seed 3 --set sim.quantum=" + q);
     ASSERT_FALSE(j.is_null());
     ns.push_back(j["workload"]["results"]["kernel_ns"].get<double>());
@@ -371,7 +370,8 @@ TEST(HardwareWorklist, SingleBufferedKernelTimeWithin5PercentOfAOneCycleQuantum)
 // DRAM, the virtualization unit's spills and refills included (they go to the
 // L2 directly); it finishes sooner than with the real memory system.
 TEST(HardwareWorklist, MagicMemoryServesEveryAccessAtTheL1) {
-  const std::string base = "run bfs --preset kim2014 --set bfs.variant=hwwl --set bfs.scale=10 --set worklist.depth=8";
+  const std::string base =
+      "run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=10 --set worklist.depth=8";
   auto real = run_json(base);
   auto magic = run_json(base + " --set mem.magic=true");
   ASSERT_FALSE(real.is_null());
@@ -403,8 +403,8 @@ TEST(GraphInputs, Test4GivesTheHandWorkedDistancesInTheInputsNumbering) {
   if (!std::filesystem::exists(in)) GTEST_SKIP() << in << " is not present";
   for (const char* v : {"topo", "swwl"}) {
     const auto out = test::scratch_dir() / (std::string(v) + ".txt");
-    auto r = run_fgsim("run sssp --preset kim2014 --input " + in.string() + " --set sssp.variant=" + v + " --output " +
-                       out.string() + " --quiet");
+    auto r = run_fgsim("run sssp --preset kim2014 --input " + in.string() + " --set sssp.mechanism=" + v +
+                       " --output " + out.string() + " --quiet");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(test::slurp(out.string()), "1 0\n2 4\n3 2\n4 5\n") << v;  // SOURCES.md
   }
@@ -414,8 +414,8 @@ TEST(GraphInputs, UnreachableNodesAreAWordAndTheSourceIsAnInputId) {
   const auto dir = test::scratch_dir();
   const auto in = (dir / "g.txt").string(), out = (dir / "out.txt").string();
   std::ofstream(in) << "# SNAP-like, sparse ids\n100 200\n200 300\n300 100\n400 100\n";
-  auto r =
-      run_fgsim("run bfs --input " + in + " --set bfs.source=200 --set bfs.variant=swwl --output " + out + " --quiet");
+  auto r = run_fgsim("run bfs --input " + in + " --set bfs.source=200 --set bfs.mechanism=swwl --output " + out +
+                     " --quiet");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(test::slurp(out), "100 2\n200 0\n300 1\n400 unreachable\n");
 }
@@ -426,7 +426,7 @@ TEST(GraphInputs, Rome99BothWorkloadsBothVariants) {
   for (const char* w : {"bfs", "sssp"})
     for (const char* v : {"topo", "swwl"}) {
       auto j = run_json(std::string("run ") + w + " --preset kim2014 --input " + in.string() + " --set " + w +
-                        ".variant=" + v);
+                        ".mechanism=" + v);
       ASSERT_FALSE(j.is_null());
       EXPECT_EQ(j["workload"]["results"]["reached"], 3353) << w << " " << v;  // strongly connected (SOURCES.md)
     }
@@ -438,7 +438,7 @@ TEST(GraphInputs, MatrixMarketGraphs) {
     if (!std::filesystem::exists(in)) GTEST_SKIP() << in << " is not present";
     for (const char* w : {"bfs", "sssp"}) {
       auto j = run_json(std::string("run ") + w + " --preset orr2014 --input " + in.string() + " --set " + w +
-                        ".variant=swwl --set " + w + ".source=2");
+                        ".mechanism=swwl --set " + w + ".source=2");
       ASSERT_FALSE(j.is_null()) << name;
       EXPECT_GT(j["workload"]["results"]["reached"].get<int>(), 3) << name;
     }

@@ -147,8 +147,8 @@ void elastic(Host& h) {
   const auto size = static_cast<std::uint32_t>(kGroupSize.get(h.config()));
   const std::uint64_t seen = h.upload(std::vector<std::uint32_t>(groups, 0));
   const std::uint64_t counts = h.upload(std::vector<std::uint32_t>(groups, 0));
-  const auto t = h.run_kernel(
-      {"elastic", size, size, 8, 0, [=](Lane& l) { return elastic_kernel(l, seen, counts, groups); }});
+  const auto t =
+      h.run_kernel({"elastic", size, size, 8, 0, [=](Lane& l) { return elastic_kernel(l, seen, counts, groups); }});
   const auto s = h.download<std::uint32_t>(seen, groups);
   const auto n = h.download<std::uint32_t>(counts, groups);
   std::uint32_t bad = 0;

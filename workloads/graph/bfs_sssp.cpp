@@ -2,7 +2,7 @@
 // bfs and sssp (the worklist paper, Sec. II and Table II; LonestarGPU's BFS
 // and SSSP) on a graph file or a generated graph (workloads/inputs/).
 //
-// Variants (`bfs.variant`, `sssp.variant`):
+// Variants (`bfs.mechanism`, `sssp.mechanism`; their old name `<w>.variant` is an alias):
 //   topo  topology-driven (the paper's Fig. 1, left): every super-step
 //         launches one work-item per node; a node whose value changed last
 //         step (bfs: whose level is the current one; sssp: every reached
@@ -65,7 +65,8 @@ struct Workload {
   const char* name;
   bool weighted;  // sssp: weights and atomic min; bfs: levels
   graph::GraphParams graph;
-  Param<std::string> variant;
+  Param<std::string> variant;  // <workload>.mechanism
+  ParamAlias old_name;         // <workload>.variant, its name until the mechanisms shared one key
   Param<std::int64_t> source;
   // The software worklist's options (Sec. II; swwl only).
   Param<std::string> sw_push;
@@ -84,9 +85,10 @@ Workload make(const char* name, bool weighted) {
       name,
       weighted,
       graph::GraphParams{name},
-      Param<std::string>{n + ".variant", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
-                         "topo: topology-driven; swwl: shared software worklist; hwwl: the hardware "
-                         "worklist, double-buffered (docs/worklists.md)"},
+      Param<std::string>{n + ".mechanism", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
+                         "how the work is scheduled: topo: topology-driven; swwl: shared software worklist; hwwl: "
+                         "the hardware worklist, double-buffered (docs/worklists.md)"},
+      ParamAlias{n + ".variant", n + ".mechanism"},
       Param<std::int64_t>{
           n + ".source", -1, "", "source node, in the input's numbering (-1: the first node)", {{-1}, {9.2e18}}},
       Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},

@@ -22,13 +22,15 @@
 namespace fg {
 namespace {
 
-const Param<std::uint64_t> kGroups{"persistent.groups", 0, "",
+const Param<std::uint64_t> kGroups{"persistent.groups",
+                                   0,
+                                   "",
                                    "workgroups of the persistent kernel (0: resident capacity, the most that fit)",
                                    {{0}, {1u << 20}}};
 const Param<std::uint64_t> kGroupSize{"persistent.group_size", 256, "", "work-items per workgroup", {{1}, {1024}}};
 const Param<std::uint64_t> kRounds{"persistent.rounds", 4, "", "grid barriers the kernel passes", {{1}, {100000}}};
-const Param<std::uint64_t> kWork{"persistent.work", 16, "instructions", "compute per lane per round",
-                                 {{0}, {1u << 20}}};
+const Param<std::uint64_t> kWork{
+    "persistent.work", 16, "instructions", "compute per lane per round", {{0}, {1u << 20}}};
 
 Task<> persistent_kernel(Lane& l, GridBarrier b, std::uint64_t counters, std::uint32_t groups, std::uint32_t rounds,
                          std::uint32_t work) {

@@ -6,6 +6,8 @@
 #include <bit>
 #include <vector>
 
+#include "aggregator/aggregator.h"
+#include "gpu/task_metrics.h"
 #include "mem/memory_system.h"
 #include "sim/error.h"
 #include "yield/yield.h"
@@ -81,7 +83,14 @@ Task<void> publish(Lane& l, Channel& c, std::uint32_t from, std::uint32_t n) {
 
 }  // namespace
 
+// The channel API's instructions are the mechanism's (tasks.channels.sched_instructions).
+std::uint8_t tag() {
+  static const std::uint8_t t = mechanism_tag(agg::Aggregator::kName);
+  return t;
+}
+
 Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
+  const MechanismScope scope(l, tag());
   ++c.tallocs;
   // Without room the wavefront yields (Sec. 5.3) and tries again once the
   // aggregator restarts it. Per-lane, lanes that got their room wait at the
@@ -100,6 +109,7 @@ Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
 }
 
 Task<void> enq(Lane& l, Channel& c, Alloc a) {
+  const MechanismScope scope(l, tag());
   if (a.channel != c.id())
     throw SimFault(
         fmt::format("enq to channel '{}' of {} CEs allocated from channel {} (a CE must be enqueued to the "
@@ -129,11 +139,13 @@ Task<void> enq(Lane& l, Channel& c, Alloc a) {
 }
 
 Task<Ce> deq(Lane& l, Channel& c, std::uint32_t off) {
+  const MechanismScope scope(l, tag());
   const std::uint32_t index = co_await l.load<std::uint32_t>(c.layout().ctrl_addr(off));
   co_return Ce{c.layout().ce_addr(index), index};
 }
 
 Task<void> tfree(Lane& l, Channel& c, Ce ce) {
+  const MechanismScope scope(l, tag());
   co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, c.layout().done_addr(ce.index), 1);
 }
 
