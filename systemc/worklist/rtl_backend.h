@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "hwwl/hwwl_model.h"
-#include "tb_util.h"
 #include "worklist/backend.h"
+#include "worklist/verilated.h"
 
 namespace fg::wl {
 
@@ -94,7 +94,7 @@ class RtlBackend final : public Backend {
 
   RtlBackend(const hwwl::Params& p, const WaveSpec& wave, CoreRegsOf core_regs, IcrnRegOf icrn_reg)
       : p_(p), n_(p.cores * p.lanes), cw_(p.cnt_width()), ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->randReset(2);  // uninitialised state random, but from a fixed seed (as tb::Dut)
+    ctx_->randReset(2);  // uninitialised state random, but from a fixed seed (as the RTL tests' tb::Dut)
     ctx_->randSeed(1);
     ctx_->debug(0);
     for (unsigned c = 0; c < p_.cores; ++c) {
@@ -103,11 +103,11 @@ class RtlBackend final : public Backend {
     }
     icrn_ = std::make_unique<VI>(ctx_.get(), "icrn");
     icrn_rr_ = icrn_reg(*icrn_);
-    wave_.open(*ctx_, tb::WaveOpts{wave.path, wave.from, wave.to, wave.cycle_ps}, [&](tb::WaveFile* f) {
+    wave_.open(*ctx_, vl::WaveOpts{wave.path, wave.from, wave.to, wave.cycle_ps}, [&](vl::WaveFile* f) {
       for (auto& m : cores_) m->trace(f, 99);
       icrn_->trace(f, 99);
     });
-    each([](auto& m) { tb::reset(m); });
+    each([](auto& m) { vl::reset(m); });
     active_.assign(p_.cores, 1);
     heads_.assign(n_, 0);
     for (unsigned c = 0; c < p_.cores; ++c) read_heads(c);
@@ -137,7 +137,7 @@ class RtlBackend final : public Backend {
     // Which cores to evaluate, and their inputs.
     for (unsigned c = 0; c < p_.cores; ++c) {
       bool act =
-          all || tb::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 || (hvu && in.rsv[c]);
+          all || vl::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 || (hvu && in.rsv[c]);
       const unsigned b0 = c * p_.lanes;
       for (unsigned l = 0; l < p_.lanes && !act; ++l)
         act = in.pull[b0 + l] || in.push[b0 + l] || (hvu && in.rf_put[b0 + l]);
@@ -149,21 +149,21 @@ class RtlBackend final : public Backend {
       m.swap_i = in.swap;
       for (unsigned l = 0; l < p_.lanes; ++l) {
         const unsigned b = b0 + l;
-        tb::put(m.pull_i, l, 1, in.pull[b]);
-        tb::put(m.push_i, l, 1, in.push[b]);
-        tb::put(m.push_id_i, l * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
+        vl::put(m.pull_i, l, 1, in.pull[b]);
+        vl::put(m.push_i, l, 1, in.push[b]);
+        vl::put(m.push_id_i, l * p_.id_width, p_.id_width, in.push[b] ? in.push_id[b] : 0);
         const bool rf = hvu && in.rf_put[b];
-        tb::put(m.rf_put_i, l, 1, rf);
-        tb::put(m.rf_id_i, l * p_.id_width, p_.id_width, rf ? in.rf_id[b] : 0);
+        vl::put(m.rf_put_i, l, 1, rf);
+        vl::put(m.rf_id_i, l * p_.id_width, p_.id_width, rf ? in.rf_id[b] : 0);
       }
       m.rsv_i = hvu && in.rsv[c];
       m.sys_empty_i = sys_empty;
-      m.eject_valid_i = static_cast<std::uint8_t>(tb::get(net.eject_valid_o, c, 1));
-      tb::put(m.eject_id_i, 0, p_.id_width, tb::get(net.eject_id_o, c * p_.id_width, p_.id_width));
+      m.eject_valid_i = static_cast<std::uint8_t>(vl::get(net.eject_valid_o, c, 1));
+      vl::put(m.eject_id_i, 0, p_.id_width, vl::get(net.eject_id_o, c * p_.id_width, p_.id_width));
       // The network's inject_ready depends on this cycle's eject_ready
       // (combinational): its value after the last evaluation for now, the
       // new one below (an idle network's is 1 whatever the cores do).
-      m.inject_ready_i = net_idle ? 1 : static_cast<std::uint8_t>(tb::get(net.inject_ready_o, c, 1));
+      m.inject_ready_i = net_idle ? 1 : static_cast<std::uint8_t>(vl::get(net.inject_ready_o, c, 1));
       m.eval();
     }
     // The network: evaluated unless it stays empty (no ID inside, none injected).
@@ -175,7 +175,7 @@ class RtlBackend final : public Backend {
       for (unsigned c = 0; c < p_.cores; ++c) {
         if (!active_[c]) continue;
         VC& m = *cores_[c];
-        const auto r = static_cast<std::uint8_t>(tb::get(net.inject_ready_o, c, 1));
+        const auto r = static_cast<std::uint8_t>(vl::get(net.inject_ready_o, c, 1));
         if (m.inject_ready_i != r) {
           m.inject_ready_i = r;
           m.eval();
@@ -200,11 +200,11 @@ class RtlBackend final : public Backend {
       const VC& m = *cores_[c];
       const unsigned b0 = c * p_.lanes;
       for (unsigned l = 0; l < p_.lanes; ++l) {
-        o.pull_status[b0 + l] = static_cast<std::uint8_t>(tb::get(m.pull_status_o, 2 * l, 2));
-        o.push_gnt[b0 + l] = tb::get(m.push_gnt_o, l, 1) != 0;
+        o.pull_status[b0 + l] = static_cast<std::uint8_t>(vl::get(m.pull_status_o, 2 * l, 2));
+        o.push_gnt[b0 + l] = vl::get(m.push_gnt_o, l, 1) != 0;
       }
       if (hvu) {
-        for (unsigned l = 0; l < p_.lanes; ++l) o.rf_gnt[b0 + l] = tb::get(m.rf_gnt_o, l, 1) != 0;
+        for (unsigned l = 0; l < p_.lanes; ++l) o.rf_gnt[b0 + l] = vl::get(m.rf_gnt_o, l, 1) != 0;
         o.rsv_gnt[c] = m.rsv_gnt_o != 0;
       }
     }
@@ -255,7 +255,7 @@ class RtlBackend final : public Backend {
   bool net_busy() const override { return icrn_->busy_o != 0; }
   // count_o is the registered pull-side count (independent of the mode input).
   unsigned pull_count(unsigned core, unsigned lane, bool) const override {
-    return static_cast<unsigned>(tb::get(cores_[core]->count_o, lane * cw_, cw_));
+    return static_cast<unsigned>(vl::get(cores_[core]->count_o, lane * cw_, cw_));
   }
   // The RTL shows the pull sides only (count_o); the unit keeps the total.
   std::string where(bool double_buf) const override {
@@ -283,10 +283,10 @@ class RtlBackend final : public Backend {
     for (unsigned c = 0; c < p_.cores; ++c) {
       const VC& m = *cores_[c];
       const bool act = active_[c];
-      tb::put(net.greedy_i, c, 1, m.greedy_o);
-      tb::put(net.eject_ready_i, c, 1, act && m.eject_ready_o);
-      tb::put(net.inject_valid_i, c, 1, act && m.inject_valid_o);
-      tb::put(net.inject_id_i, c * p_.id_width, p_.id_width, act && m.inject_valid_o ? m.inject_id_o : 0);
+      vl::put(net.greedy_i, c, 1, m.greedy_o);
+      vl::put(net.eject_ready_i, c, 1, act && m.eject_ready_o);
+      vl::put(net.inject_valid_i, c, 1, act && m.inject_valid_o);
+      vl::put(net.inject_id_i, c * p_.id_width, p_.id_width, act && m.inject_valid_o ? m.inject_id_o : 0);
     }
     net.eval();
   }
@@ -302,7 +302,7 @@ class RtlBackend final : public Backend {
   void read_heads(unsigned c) {
     for (unsigned l = 0; l < p_.lanes; ++l)
       heads_[c * p_.lanes + l] =
-          static_cast<std::uint32_t>(tb::get(cores_[c]->pull_id_o, l * p_.id_width, p_.id_width));
+          static_cast<std::uint32_t>(vl::get(cores_[c]->pull_id_o, l * p_.id_width, p_.id_width));
   }
 
   hwwl::Params p_;
@@ -312,7 +312,7 @@ class RtlBackend final : public Backend {
   std::unique_ptr<VI> icrn_;
   std::vector<RtlCoreRegs> regs_;
   RtlReg icrn_rr_;
-  tb::Wave wave_;
+  vl::Wave wave_;
   std::uint64_t t_ = 0, core_evals_ = 0;
   bool first_ = true, double_buf_ = false;
   std::vector<std::uint8_t> active_;
