@@ -27,9 +27,9 @@ run: build
 	@echo; echo "== fib: Cilk Fibonacci on channel stacks; 512-CE channels make wavefronts yield (docs/channels.md)"
 	$(BUILD)/fgsim run fib --preset orr2014 --set fib.capacity=512
 	@echo; echo "== bfs, shared software worklist (atomics): kernel_ns below"
-	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.variant=swwl --set bfs.scale=10
+	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.mechanism=swwl --set bfs.scale=10
 	@echo; echo "== bfs, hardware worklist: kernel_ns below"
-	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.variant=hwwl --set bfs.scale=10
+	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=10
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
