@@ -34,6 +34,11 @@ for preset in ("orr2014", "kim2014"):
     for k in RUNS:
         if k.startswith(preset) and "--preset" not in RUNS[k]:
             RUNS[k] += ["--preset", preset]
+# Queens on narrow channels at 8 CUs (yields, about a second): a run long enough
+# to show a change of the CUs' tie order (ComputeUnit::order_ties counts delta
+# cycles), which the short runs above did not (a firmware's needless event
+# notification moved it by 10%, 2026-11-25).
+RUNS["orr2014-queens-yield"] = ["queens", "--set", "gpu.cus=8", "--set", "queens.capacity=4096", "--preset", "orr2014"]
 
 
 def run(fgsim, args):

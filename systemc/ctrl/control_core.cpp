@@ -8,6 +8,7 @@
 
 #include "gpu/gpu.h"
 #include "mem/mem_port.h"
+#include "mem/memory_system.h"
 #include "sim/error.h"
 
 namespace fg::ctrl {
@@ -66,7 +67,7 @@ ControlCore::Params ControlCore::Params::from(const Config& cfg) {
   return p;
 }
 
-ControlCore::ControlCore(const Params& p, MemPort& port)
+ControlCore::ControlCore(const Params& p, MemPort& port, MemorySystem& mem)
     : Mechanism(kName),
       instructions(StatGroup("ctrl"), "instructions", "instructions of every firmware on the control core", "",
                    [this] {
@@ -88,7 +89,8 @@ ControlCore::ControlCore(const Params& p, MemPort& port)
              }),
       p_(p),
       clock_(p.mhz),
-      port_(port) {
+      port_(port),
+      mem_(mem) {
   CoreClass::named(p.core, 1);  // an unknown class: exit 2 before the run
 }
 
@@ -106,7 +108,9 @@ Firmware& ControlCore::charged() {
 
 void ControlCore::acquire(Firmware& fw) {
   if (holder_ == &fw) throw std::logic_error(fmt::format("control core: {} acquired it twice", fw.name()));
+  ++waiting_;
   while (holder_) sc_core::wait(free_);
+  --waiting_;
   holder_ = &fw;
   t_ = std::max<Tick>(t_, sc_core::sc_time_stamp().value());
   fw.since_ = t_;
@@ -116,7 +120,11 @@ void ControlCore::release(Firmware& fw) {
   if (holder_ != &fw) throw std::logic_error(fmt::format("control core: {} released it without holding it", fw.name()));
   holder_ = nullptr;
   fw.held_ += t_ - fw.since_;
-  // Another firmware may take the core from the time this one is done.
+  // Another firmware may take the core from the time this one is done. Only
+  // when one waits: a notification is an event of the simulation kernel (a
+  // delta cycle at its time), which the CUs' tie order counts
+  // (ComputeUnit::order_ties), so a lone firmware must not add any.
+  if (!waiting_) return;
   const Tick now = sc_core::sc_time_stamp().value();
   free_.notify(sc_core::sc_time::from_value(t_ > now ? t_ - now : 0));
 }
@@ -180,6 +188,25 @@ void ControlCore::store(std::uint64_t addr, const void* data, unsigned bytes) {
   if (!fw.class_.pipelined) t_ = std::max(t_, c);  // one instruction at a time: the store completes first
 }
 
+std::uint32_t ControlCore::atomic_word(std::uint64_t addr, AtomicOp op, std::uint32_t operand, std::uint32_t compare) {
+  Firmware& fw = charged();
+  const Tick now = sync_to(t_);
+  std::uint64_t old = 0;
+  const Tick c = now + port_.atomic(addr, op, 4, operand, compare, old, sc_core::sc_time::from_value(t_ - now)).value();
+  ++fw.stores;
+  instr(1);
+  t_ = std::max(t_, c);  // the firmware uses the old value
+  return static_cast<std::uint32_t>(old);
+}
+
+void ControlCore::wait_for_write(Firmware& fw, std::uint64_t addr) {
+  Firmware* f = &fw;
+  mem_.store().watch(addr, 4, [f] { f->written_.notify(sc_core::SC_ZERO_TIME); });
+  release(fw);
+  sc_core::wait(fw.written_);
+  acquire(fw);
+}
+
 namespace {
 // The control core has its own L1 on the coherent L2, in its own clock
 // domain. Orr et al.'s Table 2 gives the aggregator the CU L1's geometry (16
@@ -190,7 +217,7 @@ const RegisterMechanism kMechanism{
      {},
      [](Gpu& g) {
        const ControlCore::Params p = ControlCore::Params::from(g.config());
-       return std::make_unique<ControlCore>(p, g.agent_port("ctrl", "ctrl.l1", Clock(p.mhz)));
+       return std::make_unique<ControlCore>(p, g.agent_port("ctrl", "ctrl.l1", Clock(p.mhz)), g.memory());
      },
      {"ctrl."}}};
 }  // namespace

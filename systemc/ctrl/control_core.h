@@ -36,13 +36,15 @@
 #include <systemc>
 
 #include "gpu/mechanism.h"
+#include "mem/mem_ext.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
 
 namespace fg {
 class MemPort;
-}
+class MemorySystem;
+}  // namespace fg
 
 namespace fg::ctrl {
 
@@ -74,6 +76,7 @@ class Firmware {
   std::string name_;
   CoreClass class_;
   Tick held_ = 0, since_ = 0;
+  sc_core::sc_event written_;  // wait_for_write
 };
 
 // The mechanism "control_core" (gpu/mechanism.h): built when a firmware
@@ -86,7 +89,7 @@ class ControlCore : public Mechanism {
     double mhz = 2000;
     static Params from(const Config& cfg);
   };
-  ControlCore(const Params& p, MemPort& port);
+  ControlCore(const Params& p, MemPort& port, MemorySystem& mem);
   ~ControlCore() override;
 
   const Clock& clock() const { return clock_; }
@@ -120,6 +123,13 @@ class ControlCore : public Mechanism {
   // for on `simple`), one instruction.
   void store(std::uint64_t addr, const void* data, unsigned bytes);
   void store_word(std::uint64_t addr, std::uint32_t v) { store(addr, &v, 4); }
+  // A 32-bit atomic through the core's L1 (waited for: its old value is used); returns the old value.
+  std::uint32_t atomic_word(std::uint64_t addr, AtomicOp op, std::uint32_t operand, std::uint32_t compare = 0);
+  // The firmware waits for a write to the word at `addr` (its next poll can see
+  // something new; the polls in between are not issued, as Lane::spin_until):
+  // releases the core, waits, and holds it again. The core's time is then the
+  // write's time.
+  void wait_for_write(Firmware& fw, std::uint64_t addr);
 
   Formula instructions, loads, stores;
 
@@ -128,8 +138,10 @@ class ControlCore : public Mechanism {
   Params p_;
   Clock clock_;
   MemPort& port_;
+  MemorySystem& mem_;
   Tick t_ = 0;  // the core's local time (ps)
   Firmware* holder_ = nullptr;
+  unsigned waiting_ = 0;  // firmware waiting in acquire()
   std::vector<std::unique_ptr<Firmware>> firmware_;
   std::vector<Tick> done_;
   std::vector<std::uint64_t> one_addr_;
