@@ -149,9 +149,11 @@ def metric(result, expr):
         raise ValueError(f"metric '{expr}': expected PATH, PATH / NUMBER, PATH * NUMBER or PATH / PATH")
     path, op, rhs = m.groups()
     v = _path_value(result, path, expr)
-    if op is None:
+    if op is None or v is None:
         return v
     other = float(rhs) if _NUMBER.match(rhs) else _path_value(result, rhs, expr)
+    if other is None:
+        return None
     if op == "/":
         return v / other if other else 0.0  # a ratio of nothing (e.g. misses / reads with no reads) is 0
     return v * other
@@ -170,6 +172,11 @@ def _path_value(result, path, expr):
             n = sum(a["count"] for a in avgs)
             return sum(a["mean"] * a["count"] for a in avgs) / n if n else 0.0
         raise KeyError(f"metric '{expr}': no stat matches")
+    if head == "stats" and rest and rest not in result["stats"]:
+        # A mechanism's statistic in a run that did not build the mechanism
+        # (a topo case's worklist waits): no value. rows() refuses a metric
+        # that no run of the study has (a misspelt name).
+        return None
     if head in ("stats", "config") and rest:
         v = result[head][rest]
     elif head == "result" and rest:  # the workload's results
@@ -220,6 +227,9 @@ def rows(study, results):
                 series_rows.append({"study": study["name"], **params, "seed": seed, "sample": k,
                                     study["samples"]["x"]: x, **{c: v[k] for c, v in cols.items()}})
         out.append(row)
+    for col, expr in study["metrics"].items():
+        if out and all(r[col] is None for r in out):
+            raise KeyError(f"study {study['name']}: metric {col} ('{expr}'): no run of the study has that statistic")
     rel = study.get("relative")
     if rel:
         # Per grid point and seed: the best (smallest) `of` among the `to`
