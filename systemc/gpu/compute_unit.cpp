@@ -653,11 +653,15 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
       w->spill = c.spill();
       start_park(w, t, c.complete);
       break;
-    case IssueContext::After::Exit:
+    case IssueContext::After::Exit: {
       w->end();
-      w->workgroup().exited = true;
       ++exits;
+      // The first wavefront of a workgroup to exit takes it out of the
+      // kernel's workgroup count at once (get_num_groups is right after it).
+      Workgroup& wg = w->workgroup();
+      if (!std::exchange(wg.exited, true) && dispatcher_) dispatcher_->workgroup_exiting(*wg.kernel);
       break;
+    }
   }
   after_issue(w, t);
 }

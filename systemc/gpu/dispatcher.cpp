@@ -178,15 +178,16 @@ void Dispatcher::grow(KernelState& k, GrowSpec spec) {
   work_.notify(sc_core::sc_time::from_value(at - now));
 }
 
+void Dispatcher::workgroup_exiting(KernelState& k) {
+  --k.num_groups;
+  ++k.groups_exited;
+}
+
 void Dispatcher::workgroup_finished(KernelState& k, std::uint32_t group, Tick t, bool exited) {
   if (k.on_workgroup_done) k.on_workgroup_done(group, t);
   k.end = std::max(k.end, t);
   --k.resident;
   ++k.groups_done;
-  if (exited) {
-    --k.num_groups;
-    ++k.groups_exited;
-  }
   for (FrontEndObserver* o : observers_) o->workgroup_finished(k, group, t, exited);
   resources_freed(t);
   if (k.resident == 0 && !k.has_pending()) {

@@ -23,8 +23,8 @@
 // The lifecycle of a running kernel (docs/compute-unit.md, "Kernel
 // lifecycle"):
 //   - a workgroup may end early: a unit's IssueContext::exit() retires the
-//     wavefront without saving anything; a workgroup that exited no longer
-//     counts in the kernel's workgroup count;
+//     wavefront without saving anything; from its first wavefront's exit the
+//     workgroup no longer counts in the kernel's workgroup count;
 //   - grow(): n more workgroups with given ids, dispatched as soon as there is
 //     room, starting at a given entry with a small transmit block that their
 //     wavefronts read through memory first;
@@ -212,6 +212,9 @@ class Dispatcher : public sc_core::sc_module {
   // early, by IssueContext::exit()), or when it freed resources (a parked
   // wavefront's slot).
   void workgroup_finished(KernelState& k, std::uint32_t group, Tick t, bool exited = false);
+  // Called by a CU when the first wavefront of a workgroup of `k` exits early:
+  // the workgroup no longer counts in the kernel's workgroup count.
+  void workgroup_exiting(KernelState& k);
   void resources_freed(Tick t);
   void add_observer(FrontEndObserver* o) { observers_.push_back(o); }
   void remove_observer(FrontEndObserver* o) { std::erase(observers_, o); }

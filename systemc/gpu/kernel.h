@@ -66,8 +66,10 @@ extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wa
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
 
-// Comparisons of Lane::spin_until (observed value `cmp` operand).
+// Comparisons of Lane::spin_until (observed value `cmp` operand), and
+// whether every issuing lane's condition must hold or any one's.
 enum class SpinCmp : std::uint8_t { Eq, Ne, Ge, Gt, Le, Lt };
+enum class SpinMode : std::uint8_t { All, Any };
 
 template <class T>
 constexpr ValType val_type() {
@@ -435,9 +437,9 @@ class Lane {
     return op<std::uint32_t>(units::group_id, loc, [](PendingOp&) {});
   }
   // End this wavefront now (every live lane, also lanes diverged elsewhere):
-  // nothing is saved; once all its wavefronts have ended the workgroup has
-  // exited early and no longer counts in the kernel's workgroup count. Every
-  // wavefront of the workgroup must reach it (as a workgroup barrier).
+  // nothing is saved; from the first of its wavefronts to exit, the workgroup
+  // has exited early and no longer counts in the kernel's workgroup count.
+  // Every wavefront of the workgroup must reach it (as a workgroup barrier).
   OpAwaiter<void> exit(Loc loc = Loc::current()) {
     return op(units::exit, loc, [](PendingOp&) {});
   }
@@ -446,12 +448,16 @@ class Lane {
   // wavefront is blocked on "spin on <what>" and polls again when the word is
   // written (a wait-on-write monitor: the polls in between are not issued;
   // docs/compute-unit.md). A spin that nothing will ever write to is a
-  // deadlock the simulator diagnoses, naming `what`.
+  // deadlock the simulator diagnoses, naming `what`. SpinMode::Any: the
+  // wavefront goes on when any issuing lane's condition holds (lanes watching
+  // different words: wait until one of them changes).
   template <class T>
-  OpAwaiter<T> spin_until(std::uint64_t addr, SpinCmp cmp, T operand, const char* what, Loc loc = Loc::current()) {
+  OpAwaiter<T> spin_until(std::uint64_t addr, SpinCmp cmp, T operand, const char* what, SpinMode mode = SpinMode::All,
+                          Loc loc = Loc::current()) {
     static_assert(std::is_unsigned_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
     return op<T>(units::spin, loc, [&](PendingOp& o) {
-      o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand), o.n = static_cast<std::uint64_t>(cmp);
+      o.addr = addr, o.size = sizeof(T), o.value = to_bits(operand);
+      o.n = static_cast<std::uint64_t>(cmp) | (mode == SpinMode::Any ? 0x100u : 0u);
       o.data = const_cast<char*>(what);
     });
   }
@@ -464,6 +470,8 @@ class Lane {
     if (transmit_ && offset + sizeof(T) <= transmit_->size()) std::memcpy(&v, transmit_->data() + offset, sizeof(T));
     return v;
   }
+  // Whether this workgroup was added by Dispatcher::grow with a transmit block.
+  bool transmitted() const { return transmit_ && !transmit_->empty(); }
   // The front end's read of the transmit block (Dispatcher::grow).
   OpAwaiter<void> load_transmit(std::uint64_t addr, std::uint32_t bytes, Loc loc = Loc::current()) {
     return op(units::transmit, loc, [&](PendingOp& o) { o.addr = addr, o.n = bytes; });

@@ -196,8 +196,9 @@ class IssueContext {
 
   // The wavefront ends here: every live lane (also lanes diverged elsewhere)
   // is finished without resuming and nothing is saved; it retires once its
-  // stores are done, and its workgroup counts as exited early (it no longer
-  // counts in the kernel's workgroup count once all its wavefronts ended).
+  // stores are done, and its workgroup counts as exited early: from the first
+  // of its wavefronts to exit it no longer counts in the kernel's workgroup
+  // count (the others must exit too).
   void exit() { after_ = After::Exit; }
 
   After after() const { return after_; }

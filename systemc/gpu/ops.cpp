@@ -637,13 +637,16 @@ class SpinUnit final : public OpUnit {
     const Tick done = coalesced_load(c, static_cast<LoadStats&>(*c.cu().unit_state(kLoad)), buf_);
     c.complete = std::max(c.complete, done);
     std::vector<std::uint64_t> watch;
+    bool any_holds = false;
     c.for_each([&](Lane& l) {
-      const auto cmp = static_cast<SpinCmp>(l.pending.n);
-      if (!spin_holds(cmp, l.pending.result, l.pending.value) &&
-          std::find(watch.begin(), watch.end(), l.pending.addr) == watch.end())
+      const auto cmp = static_cast<SpinCmp>(l.pending.n & 0xff);
+      if (spin_holds(cmp, l.pending.result, l.pending.value))
+        any_holds = true;
+      else if (std::find(watch.begin(), watch.end(), l.pending.addr) == watch.end())
         watch.push_back(l.pending.addr);
     });
-    if (watch.empty()) return;
+    const bool any_mode = (c.first().pending.n & 0x100) != 0;
+    if (watch.empty() || (any_mode && any_holds)) return;
     ++st.waits;
     const char* what = static_cast<const char*>(c.first().pending.data);
     const WaveHandle h = c.block(fmt::format("spin on {}", what ? what : "a word"));

@@ -88,4 +88,12 @@ void Trace::span(int track, const char* name, Tick start, Tick dur) {
                        start / 1000000, start % 1000000, dur / 1000000, dur % 1000000));
 }
 
+void Trace::counter(int track, const char* name, Tick t, double value) {
+  if (!file_) return;
+  if (t >= end_ || t < start_) return;
+  int pid = track / 100000;
+  emit_raw(fmt::format(R"({{"ph":"C","pid":{},"name":"{}","ts":{}.{:06},"args":{{"value":{}}}}})", pid, name,
+                       t / 1000000, t % 1000000, value));
+}
+
 }  // namespace fg

@@ -33,6 +33,8 @@ class Trace {
   // A span [start, start+dur) on a track; `name` is the event label.
   void span(int track, const char* name, Tick start, Tick dur);
   void span(int track, const std::string& name, Tick start, Tick dur) { span(track, name.c_str(), start, dur); }
+  // A counter track's value from time t on (Perfetto draws it as a step graph).
+  void counter(int track, const char* name, Tick t, double value);
 
  private:
   Trace() = default;

@@ -8,13 +8,20 @@
 // the observation that motivates cooperative kernels (Sorensen et al., FSE
 // 2017, Sec. 2: 56 workgroups work, 57 deadlock on their GPU).
 // `persistent.groups` 0 sizes the kernel at resident capacity.
+//
+// persistent.mechanism=coop runs the same kernel as a cooperative kernel
+// (runtime/coop.h): it asks for `persistent.groups` workgroups, the scheduler
+// grants what fits, and its grid barrier is a resizing barrier, so it
+// finishes at any requested count (the cure the paper proposes).
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
 #include "gpu/host.h"
 #include "gpu/kernel.h"
+#include "runtime/coop.h"
 #include "runtime/grid_barrier.h"
 #include "sim/config.h"
 #include "sim/workload.h"
@@ -29,6 +36,9 @@ const Param<std::uint64_t> kGroups{"persistent.groups",
                                    {{0}, {1u << 20}}};
 const Param<std::uint64_t> kGroupSize{"persistent.group_size", 256, "", "work-items per workgroup", {{1}, {1024}}};
 const Param<std::uint64_t> kRounds{"persistent.rounds", 4, "", "grid barriers the kernel passes", {{1}, {100000}}};
+const Param<std::string> kMechanism{"persistent.mechanism", "plain", std::vector<std::string>{"plain", "coop"},
+                                    "plain: a persistent kernel with a grid barrier (deadlocks above resident "
+                                    "capacity); coop: the same as a cooperative kernel with a resizing barrier"};
 const Param<std::uint64_t> kWork{
     "persistent.work", 16, "instructions", "compute per lane per round", {{0}, {1u << 20}}};
 
@@ -41,7 +51,58 @@ Task<> persistent_kernel(Lane& l, GridBarrier b, std::uint64_t counters, std::ui
   }
 }
 
+// The cooperative version: the round to resume at is its transmit variable.
+struct Vars {
+  std::uint32_t round = 0;
+};
+
+Task<> persistent_coop(Lane& l, coop::Barrier b, std::uint64_t counters, std::uint64_t seen, std::uint32_t rounds,
+                       std::uint32_t work) {
+  Vars v;
+  if (coop::joined(l)) v = coop::transmitted<Vars>(l);
+  while (v.round < rounds) {
+    co_await l.alu(work);
+    if (l.local_id() == 0) co_await l.atomic_add<std::uint32_t>(counters + 4ull * v.round, 1u);
+    const std::uint32_t id = co_await l.get_group_id();
+    const std::uint32_t m = co_await l.get_num_groups();
+    if (id == 0 && l.local_id() == 0) co_await l.store<std::uint32_t>(seen + 4ull * v.round, m);
+    ++v.round;  // where a workgroup forked at the barrier starts
+    co_await coop::resizing_barrier(l, b, v);
+  }
+}
+
+void persistent_cooperative(Host& h) {
+  const Config& cfg = h.config();
+  const auto size = static_cast<std::uint32_t>(kGroupSize.get(cfg));
+  const auto rounds = static_cast<std::uint32_t>(kRounds.get(cfg));
+  const auto work = static_cast<std::uint32_t>(kWork.get(cfg));
+  auto& sched = h.gpu().get<coop::Scheduler>("persistent");
+  KernelLaunch k{"persistent", 0, size, 16, 0, {}};
+  const std::uint32_t slots = sched.slots(k);
+  const auto n = static_cast<std::uint32_t>(kGroups.get(cfg) ? kGroups.get(cfg) : slots);
+  auto ck = sched.prepare(n);
+  const coop::Barrier b = coop::Barrier::make(h, *ck, "persistent");
+  const std::uint64_t counters = h.upload(std::vector<std::uint32_t>(rounds, 0));
+  const std::uint64_t seen = h.upload(std::vector<std::uint32_t>(rounds, 0));
+  k.body = [=](Lane& l) { return persistent_coop(l, b, counters, seen, rounds, work); };
+  h.result("groups", n);
+  h.result("slots", slots);
+  const auto t0 = h.now();
+  KernelState& ks = sched.launch(ck, std::move(k));
+  while (!ks.finished) sc_core::wait(ks.done);
+  const auto got = h.download<std::uint32_t>(counters, rounds);
+  const auto m = h.download<std::uint32_t>(seen, rounds);
+  std::uint32_t bad = 0;
+  for (std::uint32_t r = 0; r < rounds; ++r) bad += got[r] != m[r] || m[r] == 0;
+  h.check(bad == 0,
+          fmt::format("persistent (coop): {} of {} rounds counted other than their active workgroups", bad, rounds));
+  h.result("active", m.front());
+  h.result("kernel_ns", (sc_core::sc_time::from_value(ks.end) - t0).to_seconds() * 1e9);
+  for (std::uint32_t v : got) h.output() << v << "\n";
+}
+
 void persistent(Host& h) {
+  if (kMechanism.get(h.config()) == "coop") return persistent_cooperative(h);
   const Config& cfg = h.config();
   const auto size = static_cast<std::uint32_t>(kGroupSize.get(cfg));
   const auto rounds = static_cast<std::uint32_t>(kRounds.get(cfg));
@@ -67,7 +128,10 @@ void persistent(Host& h) {
 const RegisterWorkload r{{"persistent",
                           "non-cooperative persistent kernel with a grid barrier per round (deadlocks above "
                           "resident capacity)",
-                          "", persistent, nullptr}};
+                          "", persistent, nullptr, [](const Config& c) {
+                            return kMechanism.get(c) == "coop" ? std::vector<std::string>{coop::Scheduler::kName}
+                                                               : std::vector<std::string>{};
+                          }}};
 
 }  // namespace
 }  // namespace fg
