@@ -22,6 +22,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "runtime/coop.h"
+#include "runtime/coop_host.h"
 #include "runtime/grid_barrier.h"
 #include "sim/config.h"
 #include "sim/workload.h"
@@ -76,28 +77,21 @@ void persistent_cooperative(Host& h) {
   const auto size = static_cast<std::uint32_t>(kGroupSize.get(cfg));
   const auto rounds = static_cast<std::uint32_t>(kRounds.get(cfg));
   const auto work = static_cast<std::uint32_t>(kWork.get(cfg));
-  auto& sched = h.gpu().get<coop::Scheduler>("persistent");
   KernelLaunch k{"persistent", 0, size, 16, 0, {}};
-  const std::uint32_t slots = sched.slots(k);
-  const auto n = static_cast<std::uint32_t>(kGroups.get(cfg) ? kGroups.get(cfg) : slots);
-  auto ck = sched.prepare(n);
-  const coop::Barrier b = coop::Barrier::make(h, *ck, "persistent");
+  const auto n = coop::groups(h, k, static_cast<std::int64_t>(kGroups.get(cfg)), true);
   const std::uint64_t counters = h.upload(std::vector<std::uint32_t>(rounds, 0));
   const std::uint64_t seen = h.upload(std::vector<std::uint32_t>(rounds, 0));
-  k.body = [=](Lane& l) { return persistent_coop(l, b, counters, seen, rounds, work); };
-  h.result("groups", n);
-  h.result("slots", slots);
-  const auto t0 = h.now();
-  KernelState& ks = sched.launch(ck, std::move(k));
-  while (!ks.finished) sc_core::wait(ks.done);
+  const coop::Run r = coop::run_cooperative(h, std::move(k), n, [&](const coop::Kernel& ck) -> KernelBody {
+    const coop::Barrier b = coop::Barrier::make(h, ck, "persistent");
+    return [=](Lane& l) { return persistent_coop(l, b, counters, seen, rounds, work); };
+  });
   const auto got = h.download<std::uint32_t>(counters, rounds);
   const auto m = h.download<std::uint32_t>(seen, rounds);
   std::uint32_t bad = 0;
-  for (std::uint32_t r = 0; r < rounds; ++r) bad += got[r] != m[r] || m[r] == 0;
-  h.check(bad == 0,
-          fmt::format("persistent (coop): {} of {} rounds counted other than their active workgroups", bad, rounds));
-  h.result("active", m.front());
-  h.result("kernel_ns", (sc_core::sc_time::from_value(ks.end) - t0).to_seconds() * 1e9);
+  for (std::uint32_t i = 0; i < rounds; ++i) bad += got[i] != m[i] || m[i] == 0;
+  h.check(bad == 0, fmt::format("persistent (coop): {} of {} rounds counted other than their active workgroups", bad,
+                                rounds));
+  (void)r;
   for (std::uint32_t v : got) h.output() << v << "\n";
 }
 

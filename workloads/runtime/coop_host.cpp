@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/coop_host.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpu/gpu.h"
+#include "gpu/host.h"
+#include "gpu/kernel.h"
+#include "sim/error.h"
+
+namespace fg::coop {
+
+namespace {
+
+// Sec. 5.2: the graphics workloads measured on the authors' desktop: period P
+// and GPU time E per period (ms): light (icons highlighted) 70 / 3, medium (a
+// window dragged) 40 / 3, heavy (a WebGL animation) 40 / 10.
+const Param<std::string> kLoad{"coop.graphics.load", "none",
+                               std::vector<std::string>{"none", "light", "medium", "heavy"},
+                               "a periodic graphics-like kernel sharing the GPU with the cooperative kernel "
+                               "(Sorensen et al. Sec. 5.2): light P 70 ms E 3 ms, medium 40/3, heavy 40/10, times "
+                               "coop.graphics.scale; none: no co-runner"};
+// Sec. 5.4: the graphics kernel gets 1, N/4, N/2 or all but one workgroup.
+const Param<std::string> kShare{"coop.graphics.share", "quarter",
+                                std::vector<std::string>{"one", "quarter", "half", "all-but-one"},
+                                "workgroup slots the graphics kernel asks for (Sec. 5.4): 1, S/4, S/2 or S-1 of the "
+                                "S slots"};
+// One factor for every time of the schedule, so that P/E is the paper's and
+// a simulable kernel sees as many periods relative to its length.
+const Param<double> kScale{"coop.graphics.scale", 0.01, "",
+                           "factor on the paper's periods, GPU times and preemption cost (keeps P/E; "
+                           "docs/cooperative.md)",
+                           {{1e-6}, {1}}};
+const Param<double> kPeriod{"coop.graphics.period", 0.0, "ms",
+                            "graphics period P before scaling (0: the load's)", {{0}, {1e6}}};
+const Param<double> kExec{"coop.graphics.exec", 0.0, "ms",
+                          "graphics GPU time E per period before scaling, on all slots but one (0: the load's)",
+                          {{0}, {1e6}}};
+// Sec. 5.5: Nvidia reports about 0.1 ms per preemption on Pascal.
+const Param<double> kPreemptCost{"coop.graphics.preemption_cost", 0.1, "ms",
+                                 "cost of one kernel-level preemption before scaling, for the preemption model "
+                                 "(Sorensen et al. Sec. 5.5: 0.1 ms on Pascal)",
+                                 {{0}, {1e3}}};
+const Param<std::string> kMode{"coop.graphics.model", "cooperative",
+                               std::vector<std::string>{"cooperative", "preemption"},
+                               "cooperative: the graphics kernel gets its slots from the cooperative kernel "
+                               "(kills, forks); preemption: the paper's kernel-level preemption model (Sec. 5.5), "
+                               "the whole GPU switched every period at the preemption cost"};
+
+struct Graphics {
+  double period_ms = 0, exec_ms = 0;
+};
+Graphics graphics_of(const Config& cfg) {
+  const std::string load = kLoad.get(cfg);
+  Graphics g;
+  if (load == "light") g = {70, 3};
+  if (load == "medium") g = {40, 3};
+  if (load == "heavy") g = {40, 10};
+  if (kPeriod.get(cfg) > 0) g.period_ms = kPeriod.get(cfg);
+  if (kExec.get(cfg) > 0) g.exec_ms = kExec.get(cfg);
+  if (load != "none" && g.exec_ms >= g.period_ms)
+    throw UserError(fmt::format("coop.graphics.exec: {} ms of GPU time per period is not less than the period of "
+                                "{} ms (coop.graphics.period)",
+                                g.exec_ms, g.period_ms));
+  return g;
+}
+
+// The graphics-like kernel: C = A x B on d x d 32-bit integers, output
+// elements strided over the task's work-items; the host checks C's diagonal.
+Task<> matmul(Lane& l, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint32_t d, std::uint64_t items) {
+  const std::uint64_t n = std::uint64_t{d} * d;
+  for (std::uint64_t e = l.global_id(); e < n; e += items) {
+    const std::uint64_t i = e / d, j = e % d;
+    std::uint32_t sum = 0;
+    for (std::uint32_t k = 0; k < d; ++k) {
+      const std::uint32_t x = co_await l.load<std::uint32_t>(a + 4 * (i * d + k));
+      const std::uint32_t y = co_await l.load<std::uint32_t>(b + 4 * (std::uint64_t{k} * d + j));
+      co_await l.alu(2);
+      sum += x * y;
+    }
+    co_await l.store<std::uint32_t>(c + 4 * e, sum);
+  }
+}
+
+class GraphicsKernel {
+ public:
+  GraphicsKernel(Host& h, const KernelLaunch& shape) : h_(h), shape_(shape) {}
+  void size(std::uint32_t d) {
+    d_ = d;
+    a_.assign(std::size_t{d} * d, 0);
+    b_.assign(a_.size(), 0);
+    std::uint32_t x = 1234;
+    for (auto& v : a_) v = (x = x * 1103515245u + 12345u) % 10;
+    for (auto& v : b_) v = (x = x * 1103515245u + 12345u) % 10;
+    da_ = h_.upload(a_);
+    db_ = h_.upload(b_);
+    dc_ = h_.upload(std::vector<std::uint32_t>(a_.size(), 0));
+  }
+  KernelLaunch launch(std::uint32_t workgroups) const {
+    KernelLaunch k = shape_;
+    k.name = "graphics";
+    const std::uint64_t items = std::uint64_t{workgroups} * k.group_size;
+    k.body = [a = da_, b = db_, c = dc_, d = d_, items](Lane& l) { return matmul(l, a, b, c, d, items); };
+    return k;
+  }
+  bool check() {
+    const auto c = h_.download<std::uint32_t>(dc_, a_.size());
+    for (std::uint32_t i = 0; i < d_; ++i) {
+      std::uint32_t s = 0;
+      for (std::uint32_t k = 0; k < d_; ++k) s += a_[std::size_t{i} * d_ + k] * b_[std::size_t{k} * d_ + i];
+      if (c[std::size_t{i} * d_ + i] != s) return false;
+    }
+    return true;
+  }
+  std::uint32_t d() const { return d_; }
+
+ private:
+  Host& h_;
+  KernelLaunch shape_;
+  std::uint32_t d_ = 0;
+  std::vector<std::uint32_t> a_, b_;
+  std::uint64_t da_ = 0, db_ = 0, dc_ = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+std::uint32_t groups(Host& h, const KernelLaunch& shape, std::int64_t value, bool cooperative) {
+  if (value > 0) return static_cast<std::uint32_t>(value);
+  std::int64_t cap = static_cast<std::int64_t>(h.dispatcher().resident_capacity(shape));
+  if (cooperative) cap = h.gpu().get<Scheduler>("coop").slots(shape);
+  const std::int64_t n = cap + value;
+  if (n < 1)
+    throw UserError(fmt::format("{}: {} workgroups below a resident capacity of {} leaves none", shape.name, -value,
+                                cap));
+  return static_cast<std::uint32_t>(n);
+}
+
+Run run_persistent(Host& h, KernelLaunch launch, std::uint32_t groups) {
+  launch.grid = std::uint64_t{groups} * launch.group_size;
+  Run r;
+  r.groups = r.active = groups;
+  r.kernel_ns = h.run_kernel(launch).to_seconds() * 1e9;
+  h.result("groups", groups);
+  h.result("kernel_ns", r.kernel_ns);
+  return r;
+}
+
+Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
+                    const std::function<KernelBody(const Kernel&)>& make_body) {
+  const Config& cfg = h.config();
+  Scheduler& s = h.gpu().get<Scheduler>("coop");
+  const std::uint32_t slots = s.slots(launch);
+  const Graphics g = graphics_of(cfg);
+  const bool co_runner = kLoad.get(cfg) != "none";
+  const double scale = kScale.get(cfg);
+  const Tick period = static_cast<Tick>(std::llround(g.period_ms * scale * 1e9));  // ps
+  const Tick exec = static_cast<Tick>(std::llround(g.exec_ms * scale * 1e9));
+  const std::string share_name = kShare.get(cfg);
+  const std::uint32_t share = share_name == "one"       ? 1
+                              : share_name == "quarter" ? std::max(1u, slots / 4)
+                              : share_name == "half"    ? std::max(1u, slots / 2)
+                                                        : std::max(1u, slots - 1);
+  if (co_runner && (slots < 2 || share >= slots))
+    throw UserError(fmt::format("coop.graphics.share: {} of {} workgroup slots leaves the cooperative kernel none",
+                                share, slots));
+  GraphicsKernel gk(h, launch);
+  if (co_runner) {
+    // Size the matrix so that it takes E on all slots but one with the GPU
+    // to itself (the paper's E is the time on the whole GPU): double, then
+    // halve the step, six calibration runs.
+    std::uint32_t d = 8;
+    double t = 0;
+    for (int i = 0; i < 12; ++i) {
+      gk.size(d);
+      t = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns() * 1e3;
+      if (t >= static_cast<double>(exec)) break;
+      d *= 2;
+    }
+    std::uint32_t lo = d / 2, hi = d;
+    for (int i = 0; i < 6 && hi - lo > 1; ++i) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      gk.size(mid);
+      t = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns() * 1e3;
+      (t >= static_cast<double>(exec) ? hi : lo) = mid;
+    }
+    gk.size(hi);
+    const double full = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns();
+    h.result("graphics_matrix", hi);
+    h.result("graphics_exec_alone_ns", full);
+    h.result("graphics_period_ns", tick_to_ns(period));
+    h.result("graphics_share", share);
+  }
+  auto ck = s.prepare(groups);
+  launch.body = make_body(*ck);
+  const Tick t0 = sc_core::sc_time_stamp().value();
+  KernelState& k = s.launch(ck, std::move(launch));
+  Run r;
+  r.groups = groups;
+  r.active = s.active(k);
+  std::vector<double> periods, gathers, execs;
+  if (co_runner && kMode.get(cfg) == "cooperative") {
+    Tick next = sc_core::sc_time_stamp().value(), last = 0;
+    bool first = true;
+    while (!k.finished) {
+      const Tick now = sc_core::sc_time_stamp().value();
+      if (next > now) sc_core::wait(sc_core::sc_time::from_value(next - now), k.done);
+      if (k.finished) break;
+      const Tick launched = sc_core::sc_time_stamp().value();
+      if (!first) periods.push_back(tick_to_ns(launched - last));
+      first = false;
+      last = launched;
+      const TaskTimes tt = s.run_task(gk.launch(share), share);
+      gathers.push_back(tt.gather_ns());
+      execs.push_back(tt.exec_ns());
+      // The next launch a period after this one, or at once when it is late
+      // (the prototype's host loop: no launch is skipped).
+      next = std::max<Tick>(launched + period, sc_core::sc_time_stamp().value());
+    }
+    h.check(gk.check(), fmt::format("graphics: the {} x {} matrix product's diagonal equals the host's", gk.d(), gk.d()));
+  }
+  while (!k.finished) sc_core::wait(k.done);
+  r.kernel_ns = tick_to_ns(k.end - t0);
+  if (co_runner && kMode.get(cfg) == "preemption") {
+    // Kernel-level preemption (Sec. 5.5): every period the whole GPU goes to
+    // the graphics kernel for E, at the preemption cost c for each switch
+    // out and back; the kernel makes progress only in between. Its time
+    // alone (this run) is stretched by that schedule.
+    const double c = kPreemptCost.get(cfg) * scale * 1e6;  // ns
+    const double p = tick_to_ns(period), e = tick_to_ns(exec), alone = r.kernel_ns;
+    if (p - e - 2 * c <= 0)
+      throw UserError(fmt::format("coop.graphics.preemption_cost: two preemptions of {} ns and E = {} ns fill the "
+                                  "period of {} ns",
+                                  c, e, p));
+    double done = 0, t = 0;
+    while (done < alone) {
+      const double run = std::min(p - e - 2 * c, alone - done);
+      done += run;
+      t += run;
+      if (done < alone) t += e + 2 * c;
+    }
+    h.result("preemption_alone_ns", alone);
+    h.result("preemption_overhead_analytic", p / (p - e));
+    r.kernel_ns = t;
+  }
+  h.result("groups", groups);
+  h.result("active", r.active);
+  h.result("kernel_ns", r.kernel_ns);
+  if (!periods.empty() || !gathers.empty()) {
+    h.result("graphics_launches", gathers.size());
+    h.result("period_median_ns", median(periods));
+    h.result("period_mean_ns", mean(periods));
+    h.result("period_max_ns", periods.empty() ? 0.0 : *std::max_element(periods.begin(), periods.end()));
+    h.result("gather_median_ns", median(gathers));
+    h.result("gather_mean_ns", mean(gathers));
+    h.result("graphics_exec_mean_ns", mean(execs));
+  }
+  return r;
+}
+
+}  // namespace fg::coop
