@@ -27,7 +27,9 @@ const Param<bool> kReserve{"coop.reserve_slot", false, "",
 // Table 1: at most 4 transmitted values per kernel (bfs, l-sssp); the
 // prototype's restoration context adds a resume label (and, for bfs and
 // l-sssp, a fifth value and a barrier sense bit): 64 B holds them with room.
-const Param<std::uint64_t> kTransmit{"coop.transmit_limit", 64, "B",
+const Param<std::uint64_t> kTransmit{"coop.transmit_limit",
+                                     64,
+                                     "B",
                                      "largest transmit block (request_fork's root-scope variables, with the resume "
                                      "label); a larger one is refused (Table 1: at most 4 values)",
                                      {{4}, {4096}}};
@@ -35,15 +37,21 @@ const Param<std::uint64_t> kTransmit{"coop.transmit_limit", 64, "B",
 // (docs/cooperative.md, "Costs"): taking a request and setting up the
 // gather, one poll of `available` besides its load, building the dispatch
 // packet of the task (as aggregator.dispatch_instructions).
-const Param<std::uint64_t> kRequestInstr{"coop.request_instructions", 40, "instructions",
+const Param<std::uint64_t> kRequestInstr{"coop.request_instructions",
+                                         40,
+                                         "instructions",
                                          "scheduler firmware instructions to take a task request and start its "
                                          "gather (assumed; docs/cooperative.md)",
                                          {{0}, {1u << 20}}};
-const Param<std::uint64_t> kPollInstr{"coop.poll_instructions", 8, "instructions",
+const Param<std::uint64_t> kPollInstr{"coop.poll_instructions",
+                                      8,
+                                      "instructions",
                                       "scheduler firmware instructions per poll of the free slots besides its load "
                                       "(assumed; docs/cooperative.md)",
                                       {{0}, {1u << 20}}};
-const Param<std::uint64_t> kLaunchInstr{"coop.launch_instructions", 40, "instructions",
+const Param<std::uint64_t> kLaunchInstr{"coop.launch_instructions",
+                                        40,
+                                        "instructions",
                                         "scheduler firmware instructions to build a task's dispatch packet (as "
                                         "aggregator.dispatch_instructions; assumed)",
                                         {{0}, {1u << 20}}};
@@ -65,8 +73,8 @@ std::uint32_t read_word(IssueContext& c, std::uint64_t addr, Tick& done) {
 }
 std::uint32_t atomic_word(IssueContext& c, std::uint64_t addr, std::int32_t add, Tick& done) {
   std::uint64_t old = 0;
-  const sc_core::sc_time t = c.port().atomic(addr, AtomicOp::Add, 4, static_cast<std::uint32_t>(add), 0, old,
-                                             IssueContext::local(c.issue()));
+  const sc_core::sc_time t =
+      c.port().atomic(addr, AtomicOp::Add, 4, static_cast<std::uint32_t>(add), 0, old, IssueContext::local(c.issue()));
   done = std::max<Tick>(done, now_ps() + t.value());
   ++c.mem_requests;
   return static_cast<std::uint32_t>(old);
@@ -76,9 +84,10 @@ Kernel& kernel_of(IssueContext& c, const char* op) {
   KernelState& k = *c.wave().workgroup().kernel;
   Kernel* ck = k.ext<Kernel>();
   if (!ck)
-    throw SimFault(fmt::format("{} at {} in kernel '{}', which is not a cooperative kernel (launch it with the "
-                               "coop scheduler)",
-                               op, site_name(c.first().pending.site()), k.launch.name));
+    throw SimFault(
+        fmt::format("{} at {} in kernel '{}', which is not a cooperative kernel (launch it with the "
+                    "coop scheduler)",
+                    op, site_name(c.first().pending.site()), k.launch.name));
   return *ck;
 }
 
@@ -90,10 +99,10 @@ Kernel::Arrival* arrive(IssueContext& c, Kernel& k, const char* op) {
   Workgroup& wg = c.wave().workgroup();
   const Site site = c.first().pending.site();
   if (c.active() != c.wave().live())
-    throw SimFault(fmt::format("{} at {} reached by {} of the {} threads of wavefront {} of workgroup {} of kernel "
-                               "'{}' (a workgroup-level primitive: every thread must reach the same call)",
-                               op, site_name(site), c.active(), c.wave().live(), c.wave().slot, wg.id,
-                               k.state->launch.name));
+    throw SimFault(
+        fmt::format("{} at {} reached by {} of the {} threads of wavefront {} of workgroup {} of kernel "
+                    "'{}' (a workgroup-level primitive: every thread must reach the same call)",
+                    op, site_name(site), c.active(), c.wave().live(), c.wave().slot, wg.id, k.state->launch.name));
   Kernel::Arrival& a = k.arrivals[wg.id];
   if (a.exiting) {  // woken after its workgroup's kill was accepted
     c.exit();
@@ -105,9 +114,10 @@ Kernel::Arrival* arrive(IssueContext& c, Kernel& k, const char* op) {
     a.unit = unit;
     a.site = site;
   } else if (a.unit != unit || a.site != site) {
-    throw SimFault(fmt::format("workgroup {} of kernel '{}': its wavefronts reached different workgroup-level calls "
-                               "({} at {} and {} at {}): the workgroup is stuck",
-                               wg.id, k.state->launch.name, a.unit->name(), site_name(a.site), op, site_name(site)));
+    throw SimFault(
+        fmt::format("workgroup {} of kernel '{}': its wavefronts reached different workgroup-level calls "
+                    "({} at {} and {} at {}): the workgroup is stuck",
+                    wg.id, k.state->launch.name, a.unit->name(), site_name(a.site), op, site_name(site)));
   }
   // Thread 0's transmit block (its coroutine frame holds it while it waits).
   c.for_each([&](Lane& l) {
@@ -197,9 +207,10 @@ class ForkUnit final : public CoopUnit {
     Scheduler& s = *k.scheduler;
     ++s.forks_requested;
     if (a->transmit_bytes > k.transmit_limit)
-      throw UserError(fmt::format("coop.transmit_limit: request_fork in kernel '{}' transmits {} bytes, more than "
-                                  "the limit of {} B",
-                                  k.state->launch.name, a->transmit_bytes, k.transmit_limit));
+      throw UserError(
+          fmt::format("coop.transmit_limit: request_fork in kernel '{}' transmits {} bytes, more than "
+                      "the limit of {} B",
+                      k.state->launch.name, a->transmit_bytes, k.transmit_limit));
     Tick done = c.issue();
     std::uint32_t grant = 0;
     if (read_word(c, s.gathering_addr(), done) == 0) {
@@ -210,8 +221,8 @@ class ForkUnit final : public CoopUnit {
         atomic_word(c, s.available_addr(), -static_cast<std::int32_t>(grant), done);
         atomic_word(c, k.m, static_cast<std::int32_t>(grant), done);
         if (m != k.state->num_groups)
-          throw std::logic_error(fmt::format("coop: kernel '{}' has M {} in memory and {} workgroups", k.state->launch.name,
-                                             m, k.state->num_groups));
+          throw std::logic_error(fmt::format("coop: kernel '{}' has M {} in memory and {} workgroups",
+                                             k.state->launch.name, m, k.state->num_groups));
         // The transmit block: thread 0's values, written through this CU's
         // port; the new workgroups are requested for when it is written.
         const std::uint64_t block = s.memory().allocate(std::max<std::uint32_t>(a->transmit_bytes, 4));
@@ -370,9 +381,10 @@ KernelState& Scheduler::launch(std::shared_ptr<Kernel> ck, KernelLaunch launch) 
   const std::uint32_t avail = read(available_);
   const std::uint32_t m0 = std::min(ck->n, avail);
   if (m0 == 0)
-    throw SimFault(fmt::format("coop: cooperative kernel '{}' can never be granted a workgroup: 0 of {} slots free "
-                               "and nothing running that would give one back",
-                               launch.name, slots_));
+    throw SimFault(
+        fmt::format("coop: cooperative kernel '{}' can never be granted a workgroup: 0 of {} slots free "
+                    "and nothing running that would give one back",
+                    launch.name, slots_));
   const std::uint32_t left = avail - m0;
   gpu_.memory().copy_in(available_, &left, 4);
   gpu_.memory().copy_in(ck->m, &m0, 4);
@@ -502,10 +514,11 @@ std::string Scheduler::diagnose() const {
 
 std::vector<std::string> Scheduler::summary_lines() const {
   if (launches.value() == 0 && tasks.value() == 0) return {};
-  return {fmt::format("{:<22}{} kills of {} offered, {} forks of {} granted ({} workgroups), {} tasks, mean gather "
-                      "{:.0f} ns",
-                      "coop", kills_accepted.value(), kills_offered.value(), forks_granted.value(),
-                      forks_requested.value(), workgroups_forked.value(), tasks.value(), gather_ns.mean())};
+  return {
+      fmt::format("{:<22}{} kills of {} offered, {} forks of {} granted ({} workgroups), {} tasks, mean gather "
+                  "{:.0f} ns",
+                  "coop", kills_accepted.value(), kills_offered.value(), forks_granted.value(), forks_requested.value(),
+                  workgroups_forked.value(), tasks.value(), gather_ns.mean())};
 }
 
 namespace {
@@ -514,8 +527,8 @@ const RegisterMechanism kMechanism{{Scheduler::kName,
                                     "as firmware on the control core",
                                     {ctrl::ControlCore::kName},
                                     [](Gpu& g) {
-                                      return std::make_unique<Scheduler>("coop", Scheduler::Params::from(g.config()),
-                                                                         g, g.get<ctrl::ControlCore>("coop"));
+                                      return std::make_unique<Scheduler>("coop", Scheduler::Params::from(g.config()), g,
+                                                                         g.get<ctrl::ControlCore>("coop"));
                                     },
                                     {"coop."}}};
 }  // namespace

@@ -81,7 +81,7 @@ class Kernel : public KernelExtension {
     std::vector<WaveHandle> waiting;
     const void* transmit = nullptr;  // thread 0's transmit block (request_fork)
     std::uint32_t transmit_bytes = 0;
-    bool exiting = false;     // offer_kill accepted: the woken wavefronts exit
+    bool exiting = false;       // offer_kill accepted: the woken wavefronts exit
     std::uint32_t to_exit = 0;  // of those, the ones still to issue it again
   };
   std::map<std::uint32_t, Arrival> arrivals;  // by workgroup id

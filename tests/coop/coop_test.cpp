@@ -37,9 +37,10 @@ TEST(Coop, ACooperativeKernelFinishesAtAnyRequestedCount) {
     const auto plain = run_json(fmt::format("persistent --preset {} --set gpu.cus=2", preset));
     const int cap = plain["workload"]["results"]["resident_capacity"];
     for (int n : {cap + 1, 2 * cap, 1000}) {
-      const auto j = run_json(fmt::format("persistent --preset {} --set gpu.cus=2 --set persistent.mechanism=coop "
-                                          "--set persistent.groups={}",
-                                          preset, n));
+      const auto j =
+          run_json(fmt::format("persistent --preset {} --set gpu.cus=2 --set persistent.mechanism=coop "
+                               "--set persistent.groups={}",
+                               preset, n));
       EXPECT_EQ(j["workload"]["results"]["active"], cap) << preset << " n=" << n;
       EXPECT_EQ(j["workload"]["results"]["groups"], n);
     }

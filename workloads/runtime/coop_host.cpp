@@ -31,17 +31,23 @@ const Param<std::string> kShare{"coop.graphics.share", "quarter",
                                 "S slots"};
 // One factor for every time of the schedule, so that P/E is the paper's and
 // a simulable kernel sees as many periods relative to its length.
-const Param<double> kScale{"coop.graphics.scale", 0.01, "",
+const Param<double> kScale{"coop.graphics.scale",
+                           0.01,
+                           "",
                            "factor on the paper's periods, GPU times and preemption cost (keeps P/E; "
                            "docs/cooperative.md)",
                            {{1e-6}, {1}}};
-const Param<double> kPeriod{"coop.graphics.period", 0.0, "ms",
-                            "graphics period P before scaling (0: the load's)", {{0}, {1e6}}};
-const Param<double> kExec{"coop.graphics.exec", 0.0, "ms",
+const Param<double> kPeriod{
+    "coop.graphics.period", 0.0, "ms", "graphics period P before scaling (0: the load's)", {{0}, {1e6}}};
+const Param<double> kExec{"coop.graphics.exec",
+                          0.0,
+                          "ms",
                           "graphics GPU time E per period before scaling, on all slots but one (0: the load's)",
                           {{0}, {1e6}}};
 // Sec. 5.5: Nvidia reports about 0.1 ms per preemption on Pascal.
-const Param<double> kPreemptCost{"coop.graphics.preemption_cost", 0.1, "ms",
+const Param<double> kPreemptCost{"coop.graphics.preemption_cost",
+                                 0.1,
+                                 "ms",
                                  "cost of one kernel-level preemption before scaling, for the preemption model "
                                  "(Sorensen et al. Sec. 5.5: 0.1 ms on Pascal)",
                                  {{0}, {1e3}}};
@@ -63,9 +69,10 @@ Graphics graphics_of(const Config& cfg) {
   if (kPeriod.get(cfg) > 0) g.period_ms = kPeriod.get(cfg);
   if (kExec.get(cfg) > 0) g.exec_ms = kExec.get(cfg);
   if (load != "none" && g.exec_ms >= g.period_ms)
-    throw UserError(fmt::format("coop.graphics.exec: {} ms of GPU time per period is not less than the period of "
-                                "{} ms (coop.graphics.period)",
-                                g.exec_ms, g.period_ms));
+    throw UserError(
+        fmt::format("coop.graphics.exec: {} ms of GPU time per period is not less than the period of "
+                    "{} ms (coop.graphics.period)",
+                    g.exec_ms, g.period_ms));
   return g;
 }
 
@@ -145,8 +152,8 @@ std::uint32_t groups(Host& h, const KernelLaunch& shape, std::int64_t value, boo
   if (cooperative) cap = h.gpu().get<Scheduler>("coop").slots(shape);
   const std::int64_t n = cap + value;
   if (n < 1)
-    throw UserError(fmt::format("{}: {} workgroups below a resident capacity of {} leaves none", shape.name, -value,
-                                cap));
+    throw UserError(
+        fmt::format("{}: {} workgroups below a resident capacity of {} leaves none", shape.name, -value, cap));
   return static_cast<std::uint32_t>(n);
 }
 
@@ -156,6 +163,7 @@ Run run_persistent(Host& h, KernelLaunch launch, std::uint32_t groups) {
   r.groups = r.active = groups;
   r.kernel_ns = h.run_kernel(launch).to_seconds() * 1e9;
   h.result("groups", groups);
+  h.result("active", groups);
   h.result("kernel_ns", r.kernel_ns);
   return r;
 }
@@ -176,8 +184,8 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
                               : share_name == "half"    ? std::max(1u, slots / 2)
                                                         : std::max(1u, slots - 1);
   if (co_runner && (slots < 2 || share >= slots))
-    throw UserError(fmt::format("coop.graphics.share: {} of {} workgroup slots leaves the cooperative kernel none",
-                                share, slots));
+    throw UserError(
+        fmt::format("coop.graphics.share: {} of {} workgroup slots leaves the cooperative kernel none", share, slots));
   GraphicsKernel gk(h, launch);
   if (co_runner) {
     // Size the matrix so that it takes E on all slots but one with the GPU
@@ -231,7 +239,8 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
       // (the prototype's host loop: no launch is skipped).
       next = std::max<Tick>(launched + period, sc_core::sc_time_stamp().value());
     }
-    h.check(gk.check(), fmt::format("graphics: the {} x {} matrix product's diagonal equals the host's", gk.d(), gk.d()));
+    h.check(gk.check(),
+            fmt::format("graphics: the {} x {} matrix product's diagonal equals the host's", gk.d(), gk.d()));
   }
   while (!k.finished) sc_core::wait(k.done);
   r.kernel_ns = tick_to_ns(k.end - t0);
@@ -243,9 +252,10 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
     const double c = kPreemptCost.get(cfg) * scale * 1e6;  // ns
     const double p = tick_to_ns(period), e = tick_to_ns(exec), alone = r.kernel_ns;
     if (p - e - 2 * c <= 0)
-      throw UserError(fmt::format("coop.graphics.preemption_cost: two preemptions of {} ns and E = {} ns fill the "
-                                  "period of {} ns",
-                                  c, e, p));
+      throw UserError(
+          fmt::format("coop.graphics.preemption_cost: two preemptions of {} ns and E = {} ns fill the "
+                      "period of {} ns",
+                      c, e, p));
     double done = 0, t = 0;
     while (done < alone) {
       const double run = std::min(p - e - 2 * c, alone - done);

@@ -39,9 +39,9 @@ class Host;
 namespace fg::coop {
 
 struct Run {
-  double kernel_ns = 0;         // the kernel's time, submit to end
-  std::uint32_t groups = 0;     // workgroups it asked for (N)
-  std::uint32_t active = 0;     // workgroups it started with (M)
+  double kernel_ns = 0;      // the kernel's time, submit to end
+  std::uint32_t groups = 0;  // workgroups it asked for (N)
+  std::uint32_t active = 0;  // workgroups it started with (M)
 };
 
 // The workgroup count a `<w>.groups` value stands for: 0 the resident

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Pannotia applications of the cooperative-kernel paper (color, mis,
+// p-sssp): correct in both versions on both presets and several CU counts,
+// and the cooperative ones while sharing the GPU with a graphics-like kernel.
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fg_test.h"
+
+namespace fg {
+namespace {
+
+nlohmann::json run_json(const std::string& args) {
+  const std::string path = (test::scratch_dir() / "s.json").string();
+  const auto r = test::run_fgsim("run " + args + " --quiet --stats " + path);
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+  return nlohmann::json::parse(test::slurp(path));
+}
+
+using Case = std::tuple<const char*, const char*, const char*, int>;  // workload, mechanism, preset, CUs
+class Pannotia : public ::testing::TestWithParam<Case> {};
+
+// Every run checks its result against the host (colouring proper and equal to
+// the host's rounds, the set independent, maximal and equal, distances equal
+// Dijkstra's): exit 0 means it held.
+TEST_P(Pannotia, TheResultEqualsTheHostReference) {
+  const auto [w, m, preset, cus] = GetParam();
+  const std::string W = w;
+  const auto j = run_json(
+      fmt::format("{} --preset {} --set gpu.cus={} --set {}.mechanism={} --set {}.scale=9", W, preset, cus, W, m, W));
+  ASSERT_EQ(j["workload"]["checks"].size(), 1u);
+  EXPECT_GT(j["workload"]["results"]["kernel_ns"].get<double>(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, Pannotia,
+                         ::testing::Combine(::testing::Values("color", "mis", "p-sssp"),
+                                            ::testing::Values("persistent", "coop"),
+                                            ::testing::Values("orr2014", "kim2014"), ::testing::Values(1, 4)),
+                         [](const auto& info) {
+                           std::string s =
+                               fmt::format("{}_{}_{}_{}cu", std::get<0>(info.param), std::get<1>(info.param),
+                                           std::get<2>(info.param), std::get<3>(info.param));
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+// The cooperative versions give workgroups to a periodic graphics-like kernel
+// (kills) and take them back (forks), and their results still hold.
+TEST(Pannotia, CooperativeVersionsShareTheGpuWithAGraphicsKernel) {
+  for (const char* w : {"color", "mis", "p-sssp"}) {
+    const std::string W = w;
+    const auto j =
+        run_json(fmt::format("{} --preset orr2014 --set gpu.cus=2 --set {}.mechanism=coop --set {}.scale=10 "
+                             "--set coop.graphics.load=light --set coop.graphics.share=quarter "
+                             "--set coop.graphics.scale=0.0005",
+                             W, W, W));
+    EXPECT_EQ(j["workload"]["checks"].size(), 2u) << w;  // the workload's and the graphics kernel's
+    EXPECT_GT(j["workload"]["results"]["graphics_launches"].get<double>(), 1) << w;
+    EXPECT_GT(j["stats"]["coop.kills_accepted"].get<double>(), 0) << w;
+    EXPECT_GT(j["stats"]["coop.workgroups_forked"].get<double>(), 0) << w;
+  }
+}
+
+}  // namespace
+}  // namespace fg
