@@ -89,8 +89,8 @@ void persistent_cooperative(Host& h) {
   const auto m = h.download<std::uint32_t>(seen, rounds);
   std::uint32_t bad = 0;
   for (std::uint32_t i = 0; i < rounds; ++i) bad += got[i] != m[i] || m[i] == 0;
-  h.check(bad == 0, fmt::format("persistent (coop): {} of {} rounds counted other than their active workgroups", bad,
-                                rounds));
+  h.check(bad == 0,
+          fmt::format("persistent (coop): {} of {} rounds counted other than their active workgroups", bad, rounds));
   (void)r;
   for (std::uint32_t v : got) h.output() << v << "\n";
 }
