@@ -49,16 +49,41 @@ INSTANTIATE_TEST_SUITE_P(Versions, Pannotia,
                            return s;
                          });
 
+// LonestarGPU's bfs and sssp as one persistent kernel (the paper's bfs and
+// l-sssp): bfs.mechanism / sssp.mechanism persistent and coop.
+using LsCase = std::tuple<const char*, const char*, const char*, int, const char*>;  // + generator
+class Lonestar : public ::testing::TestWithParam<LsCase> {};
+TEST_P(Lonestar, DistancesEqualTheHostReference) {
+  const auto [w, m, preset, cus, gen] = GetParam();
+  const std::string W = w;
+  const auto j =
+      run_json(fmt::format("{} --preset {} --set gpu.cus={} --set {}.mechanism={} --set {}.generator={} "
+                           "--set {}.scale=9",
+                           W, preset, cus, W, m, W, gen, W));
+  ASSERT_EQ(j["workload"]["checks"].size(), 1u);
+}
+INSTANTIATE_TEST_SUITE_P(Versions, Lonestar,
+                         ::testing::Combine(::testing::Values("bfs", "sssp"), ::testing::Values("persistent", "coop"),
+                                            ::testing::Values("orr2014", "kim2014"), ::testing::Values(1, 4),
+                                            ::testing::Values("rmat", "grid")),
+                         [](const auto& info) {
+                           return fmt::format("{}_{}_{}_{}cu_{}", std::get<0>(info.param), std::get<1>(info.param),
+                                              std::get<2>(info.param), std::get<3>(info.param),
+                                              std::get<4>(info.param));
+                         });
+
 // The cooperative versions give workgroups to a periodic graphics-like kernel
 // (kills) and take them back (forks), and their results still hold.
 TEST(Pannotia, CooperativeVersionsShareTheGpuWithAGraphicsKernel) {
-  for (const char* w : {"color", "mis", "p-sssp"}) {
+  for (const char* w : {"color", "mis", "p-sssp", "bfs", "sssp"}) {
     const std::string W = w;
+    // Long enough for several periods (bfs and sssp on R-MAT: few rounds).
+    const int scale = W == "bfs" || W == "sssp" ? 13 : 10;
     const auto j =
-        run_json(fmt::format("{} --preset orr2014 --set gpu.cus=2 --set {}.mechanism=coop --set {}.scale=10 "
+        run_json(fmt::format("{} --preset orr2014 --set gpu.cus=2 --set {}.mechanism=coop --set {}.scale={} "
                              "--set coop.graphics.load=light --set coop.graphics.share=quarter "
                              "--set coop.graphics.scale=0.0005",
-                             W, W, W));
+                             W, W, W, scale));
     EXPECT_EQ(j["workload"]["checks"].size(), 2u) << w;  // the workload's and the graphics kernel's
     EXPECT_GT(j["workload"]["results"]["graphics_launches"].get<double>(), 1) << w;
     EXPECT_GT(j["stats"]["coop.kills_accepted"].get<double>(), 0) << w;

@@ -43,6 +43,8 @@
 
 #include <fmt/format.h>
 
+#include "coop/coop.h"
+#include "coop/lonestar.h"
 #include "gpu/dispatcher.h"
 #include "gpu/gpu.h"
 #include "gpu/host.h"
@@ -77,6 +79,9 @@ struct Workload {
   Param<std::string> buffer;
   // The plain load before each atomic on a neighbour (every variant with one).
   Param<bool> check_first;
+  // The persistent kernel of the cooperative-kernel paper (persistent, coop only).
+  Param<std::int64_t> groups;
+  Param<std::uint64_t> group_size;
 };
 
 Workload make(const char* name, bool weighted) {
@@ -85,9 +90,12 @@ Workload make(const char* name, bool weighted) {
       name,
       weighted,
       graph::GraphParams{name},
-      Param<std::string>{n + ".mechanism", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
+      Param<std::string>{n + ".mechanism", "topo",
+                         std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop"},
                          "how the work is scheduled: topo: topology-driven; swwl: shared software worklist; hwwl: "
-                         "the hardware worklist, double-buffered (docs/worklists.md)"},
+                         "the hardware worklist, double-buffered (docs/worklists.md); persistent / coop: "
+                         "LonestarGPU's data-driven kernel as one persistent kernel with plain or resizing "
+                         "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md)"},
       ParamAlias{n + ".variant", n + ".mechanism"},
       Param<std::int64_t>{
           n + ".source", -1, "", "source node, in the input's numbering (-1: the first node)", {{-1}, {9.2e18}}},
@@ -119,7 +127,18 @@ Workload make(const char* name, bool weighted) {
       Param<bool>{n + ".check_first", true, "",
                   "read a neighbour's distance before the atomic on it and skip the atomic when it "
                   "cannot change it, as LonestarGPU's kernels do; false: an atomic on every arc (not "
-                  "bfs topo, which reads and stores without atomics)"}};
+                  "bfs topo, which reads and stores without atomics)"},
+      Param<std::int64_t>{n + ".groups",
+                          0,
+                          "",
+                          "persistent / coop: workgroups (0: the resident capacity, the most the plain barriers "
+                          "allow; -k: that minus k)",
+                          {{-1e6}, {1e6}}},
+      Param<std::uint64_t>{n + ".group_size",
+                           128,
+                           "",
+                           "persistent / coop: work-items per workgroup (the cooperative-kernel paper's runs: 128)",
+                           {{1}, {1024}}}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -500,6 +519,10 @@ void run(const Workload& wl, Host& h) {
     if (variant != "hwwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
                                   wl.variant.name(), variant));
+  for (const std::string& k : {wl.groups.name(), wl.group_size.name()})
+    if (variant != "persistent" && variant != "coop" && !cfg.is_default(k))
+      throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not persistent or coop", k, cfg.origin(k),
+                                  wl.variant.name(), variant));
   if (sw.donate && sw.threads == 0)
     throw UserError(
         fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
@@ -524,7 +547,18 @@ void run(const Workload& wl, Host& h) {
     kernel_time += h.run_kernel({kname, n, kGroup, 16, lds, std::move(body)});
   };
 
-  if (variant == "topo") {
+  if (variant == "persistent" || variant == "coop") {
+    coopg::LonestarOptions o;
+    o.name = wl.name;
+    o.weighted = wl.weighted;
+    o.check_first = check;
+    o.mechanism = variant;
+    o.groups = wl.groups.get(cfg);
+    o.group_size = static_cast<std::uint32_t>(wl.group_size.get(cfg));
+    o.dist = dist;
+    coopg::run_lonestar(h, g, src, o);
+    kernel_time = sc_core::sc_time(h.results()["kernel_ns"].get<double>(), sc_core::SC_NS);
+  } else if (variant == "topo") {
     for (std::uint32_t level = 0;; ++level) {
       const std::uint32_t zero = 0;
       h.copy_in(flag, &zero, 4);
@@ -636,6 +670,7 @@ std::uint64_t device_bytes(const Workload& wl, const Config& c) {
 // The hardware worklist only for hwwl; topo and swwl are plain GPU code.
 std::vector<std::string> mechanisms(const Workload& wl, const Config& c) {
   if (wl.variant.get(c) == "hwwl") return {wl::Worklist::kName};
+  if (wl.variant.get(c) == "coop") return {coop::Scheduler::kName};
   return {};
 }
 
