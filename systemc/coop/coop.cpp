@@ -80,6 +80,12 @@ std::uint32_t atomic_word(IssueContext& c, std::uint64_t addr, std::int32_t add,
   return static_cast<std::uint32_t>(old);
 }
 
+// The kernel's call of the runtime function a lane is in (Lane::caller),
+// or the operation's own site when the kernel issued it directly.
+std::string call_site(const Lane& l) {
+  return site_name(l.caller.line() != 0 ? make_site(l.caller) : l.pending.site());
+}
+
 Kernel& kernel_of(IssueContext& c, const char* op) {
   KernelState& k = *c.wave().workgroup().kernel;
   Kernel* ck = k.ext<Kernel>();
@@ -87,7 +93,7 @@ Kernel& kernel_of(IssueContext& c, const char* op) {
     throw SimFault(
         fmt::format("{} at {} in kernel '{}', which is not a cooperative kernel (launch it with the "
                     "coop scheduler)",
-                    op, site_name(c.first().pending.site()), k.launch.name));
+                    op, call_site(c.first()), k.launch.name));
   return *ck;
 }
 
@@ -102,7 +108,7 @@ Kernel::Arrival* arrive(IssueContext& c, Kernel& k, const char* op) {
     throw SimFault(
         fmt::format("{} at {} reached by {} of the {} threads of wavefront {} of workgroup {} of kernel "
                     "'{}' (a workgroup-level primitive: every thread must reach the same call)",
-                    op, site_name(site), c.active(), c.wave().live(), c.wave().slot, wg.id, k.state->launch.name));
+                    op, call_site(c.first()), c.active(), c.wave().live(), c.wave().slot, wg.id, k.state->launch.name));
   Kernel::Arrival& a = k.arrivals[wg.id];
   if (a.exiting) {  // woken after its workgroup's kill was accepted
     c.exit();
@@ -112,12 +118,15 @@ Kernel::Arrival* arrive(IssueContext& c, Kernel& k, const char* op) {
   const OpUnit* unit = c.first().pending.unit;
   if (a.waves == 0) {
     a.unit = unit;
+    a.op = op;
     a.site = site;
+    a.caller = c.first().caller;
   } else if (a.unit != unit || a.site != site) {
     throw SimFault(
         fmt::format("workgroup {} of kernel '{}': its wavefronts reached different workgroup-level calls "
                     "({} at {} and {} at {}): the workgroup is stuck",
-                    wg.id, k.state->launch.name, a.unit->name(), site_name(a.site), op, site_name(site)));
+                    wg.id, k.state->launch.name, a.op, site_name(a.caller.line() != 0 ? make_site(a.caller) : a.site),
+                    op, call_site(c.first())));
   }
   // Thread 0's transmit block (its coroutine frame holds it while it waits).
   c.for_each([&](Lane& l) {

@@ -37,6 +37,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,9 @@ class Kernel : public KernelExtension {
   // A workgroup-level operation in progress: the wavefronts that arrived.
   struct Arrival {
     const OpUnit* unit = nullptr;
+    const char* op = nullptr;  // its name in the runtime (offer_kill, request_fork)
     Site site;
+    std::source_location caller;  // the kernel's call (its first wavefront's Lane::caller)
     std::uint32_t waves = 0;
     std::vector<WaveHandle> waiting;
     const void* transmit = nullptr;  // thread 0's transmit block (request_fork)

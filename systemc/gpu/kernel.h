@@ -470,8 +470,9 @@ class Lane {
     if (transmit_ && offset + sizeof(T) <= transmit_->size()) std::memcpy(&v, transmit_->data() + offset, sizeof(T));
     return v;
   }
-  // Whether this workgroup was added by Dispatcher::grow with a transmit block.
-  bool transmitted() const { return transmit_ && !transmit_->empty(); }
+  // Whether this workgroup was added by Dispatcher::grow (with a transmit
+  // block, possibly empty), not launched with its kernel.
+  bool transmitted() const { return transmit_ != nullptr; }
   // The front end's read of the transmit block (Dispatcher::grow).
   OpAwaiter<void> load_transmit(std::uint64_t addr, std::uint32_t bytes, Loc loc = Loc::current()) {
     return op(units::transmit, loc, [&](PendingOp& o) { o.addr = addr, o.n = bytes; });
@@ -485,6 +486,10 @@ class Lane {
   std::uint8_t scope = 0;  // the mechanism whose runtime the lane runs (MechanismScope; 0: the work)
   PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine
+  // Where the kernel called the mechanism runtime it is in (MechanismScope
+  // with a caller; empty otherwise): faults name the kernel's call, not the
+  // runtime's operation.
+  Loc caller{};
 
  private:
   friend class Wavefront;

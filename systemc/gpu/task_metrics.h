@@ -43,14 +43,23 @@ std::uint8_t mechanism_tag(std::string_view mechanism);
 // meantime are the mechanism's.
 class MechanismScope {
  public:
-  MechanismScope(Lane& l, std::uint8_t tag) : l_(l), prev_(l.scope) { l.scope = tag; }
-  ~MechanismScope() { l_.scope = prev_; }
+  MechanismScope(Lane& l, std::uint8_t tag) : l_(l), prev_(l.scope), prev_caller_(l.caller) { l.scope = tag; }
+  // A runtime entry point called by the kernel at `caller` (the outermost
+  // call is kept: a runtime calling itself is not the kernel's site).
+  MechanismScope(Lane& l, std::uint8_t tag, Lane::Loc caller) : MechanismScope(l, tag) {
+    if (prev_ == 0) l.caller = caller;
+  }
+  ~MechanismScope() {
+    l_.scope = prev_;
+    l_.caller = prev_caller_;
+  }
   MechanismScope(const MechanismScope&) = delete;
   MechanismScope& operator=(const MechanismScope&) = delete;
 
  private:
   Lane& l_;
   std::uint8_t prev_;
+  Lane::Loc prev_caller_;
 };
 
 class TaskMetrics {

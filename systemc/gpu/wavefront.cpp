@@ -82,7 +82,7 @@ Wavefront::Wavefront(Workgroup& wg, std::uint32_t first_local, std::uint32_t wid
     l.wave_size_ = width;
     l.group_size_ = k.group_size;
     l.global_id_ = wg.id * k.group_size + l.local_id_;
-    l.transmit_ = &wg.transmit;
+    l.transmit_ = wg.grow ? &wg.transmit : nullptr;  // null: not added by Dispatcher::grow
     // Lanes past the workgroup exist in hardware but stay inactive, and so do
     // lanes past the launch's grid in its own workgroups (grown workgroups are
     // whole).

@@ -3,6 +3,7 @@
 // occupancy-bound deadlock and its cooperative cure, kills and forks around a
 // task the scheduler gathers slots for, the resizing barrier's semantics, and
 // the faults of a primitive not every thread reaches.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,12 +57,18 @@ struct Loop {
 // Items taken from a global counter until none is left; workgroup 0 asks
 // for more workgroups at the top of every iteration, the others offer to
 // die there (the paper's work-stealing apps). LDS word 0 shares the item.
-Task<> take_items(Lane& l, std::uint64_t next, std::uint64_t done, std::uint32_t n, std::uint32_t work) {
+// `starts` counts the workgroups' starts: word 0 the launched ones, word 1
+// the forked ones (coop::joined); `bare` forks with no transmit block.
+Task<> take_items(Lane& l, std::uint64_t next, std::uint64_t done, std::uint32_t n, std::uint32_t work,
+                  std::uint64_t starts, bool bare) {
   Loop v;
-  if (coop::joined(l)) v = coop::transmitted<Loop>(l);
+  if (coop::joined(l) && !bare) v = coop::transmitted<Loop>(l);
+  if (l.local_id() == 0) co_await l.atomic_add<std::uint32_t>(starts + (coop::joined(l) ? 4 : 0), 1u);
   for (;;) {
     const std::uint32_t id = co_await l.get_group_id();
-    if (id == 0)
+    if (id == 0 && bare)
+      co_await coop::request_fork(l);
+    else if (id == 0)
       co_await coop::request_fork(l, v);
     else
       co_await coop::offer_kill(l);
@@ -80,29 +87,34 @@ Task<> take_items(Lane& l, std::uint64_t next, std::uint64_t done, std::uint32_t
 }
 
 Task<> busy(Lane& l, std::uint32_t work) { co_await l.alu(work); }
+Task<> busy_one(Lane& l) { co_await l.alu(1); }
 
 struct Shared {
   std::vector<std::uint32_t> done;
   coop::TaskTimes task;
   std::uint32_t slots = 0, share = 0;
   double kills = 0, forked = 0, tasks = 0;
+  std::vector<std::uint32_t> starts;  // launched, forked
+  Tick kernel_end = 0;
 };
 
 // The kernel takes every slot; after a while a task of `share` workgroups
 // arrives: the scheduler asks for workgroups back, they die at offer_kill,
 // the task runs on their slots, then workgroup 0's forks take them again.
-Shared share_the_gpu(const std::string& preset, std::uint32_t share_div) {
+// share_div 0: the task takes every slot but workgroup 0's.
+Shared share_the_gpu(const std::string& preset, std::uint32_t share_div, bool bare = false, std::uint32_t work = 400) {
   Shared out;
   HostHarness h(test::make_config(preset, {"gpu.cus=2", "gpu.mechanisms=coop"}), [&](Host& host) {
     auto& sched = host.gpu().get<coop::Scheduler>("test");
-    const std::uint32_t n = 2000, size = 128, work = 400;
+    const std::uint32_t n = 2000, size = 128;
     const KernelLaunch shape{"ws", 0, size, 16, 16, {}};
     out.slots = sched.slots(shape);
-    out.share = std::max(1u, out.slots / share_div);
+    out.share = share_div ? std::max(1u, out.slots / share_div) : out.slots - 1;
     const std::uint64_t next = host.upload(std::vector<std::uint32_t>(1, 0));
     const std::uint64_t done = host.upload(std::vector<std::uint32_t>(n, 0));
+    const std::uint64_t starts = host.upload(std::vector<std::uint32_t>(2, 0));
     KernelLaunch k = shape;
-    k.body = [=](Lane& l) { return take_items(l, next, done, n, work); };
+    k.body = [=](Lane& l) { return take_items(l, next, done, n, work, starts, bare); };
     KernelState& ks = sched.launch(sched.prepare(out.slots), std::move(k));
     host.wait(sc_core::sc_time(20, sc_core::SC_US));
     KernelLaunch task = shape;
@@ -111,6 +123,8 @@ Shared share_the_gpu(const std::string& preset, std::uint32_t share_div) {
     out.task = sched.run_task(std::move(task), out.share);
     while (!ks.finished) sc_core::wait(ks.done);
     out.done = host.download<std::uint32_t>(done, n);
+    out.starts = host.download<std::uint32_t>(starts, 2);
+    out.kernel_end = ks.end;
     out.kills = sched.kills_accepted.value();
     out.forked = sched.workgroups_forked.value();
     out.tasks = sched.tasks.value();
@@ -130,7 +144,142 @@ TEST(Coop, ATaskGetsItsSlotsByKillsAndTheKernelForksThemBack) {
   EXPECT_GT(s.task.gather_ns(), 0);
   EXPECT_GT(s.task.exec_ns(), 0);
   EXPECT_GE(s.task.launched, s.task.gathered);
+  EXPECT_EQ(s.starts, (std::vector<std::uint32_t>{s.slots, s.share}));
 }
 
+// No fork takes slots the scheduler gathers for a task: workgroup 0 asks
+// for workgroups every few cycles while the others die one by one for a task
+// that needs all of theirs. A fork granted during the gather takes a freed
+// slot back after the kills were counted out, and the task then waits for the
+// kernel's workgroups to end (the mutation "forks ignore the gathering word"
+// gathered at 62.6 us, after the kernel's end, against 30.4 us).
+TEST(Coop, NoForkTakesTheSlotsOfAGather) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Shared s = share_the_gpu("orr2014", 0, false, 20);
+  for (std::size_t i = 0; i < s.done.size(); ++i) ASSERT_EQ(s.done[i], 1u) << "item " << i;
+  EXPECT_LT(s.task.done, s.kernel_end);  // the task ran while the kernel did
+  EXPECT_EQ(s.kills, s.share);
+  EXPECT_EQ(s.forked, s.share);
+  EXPECT_EQ(s.starts, (std::vector<std::uint32_t>{s.slots, s.share}));
+}
+
+// A fork with no transmit variables (the paper's game has none): the new
+// workgroups still know they were forked.
+TEST(Coop, AForkWithoutTransmitVariablesIsStillJoined) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Shared s = share_the_gpu("kim2014", 4, true);
+  for (std::size_t i = 0; i < s.done.size(); ++i) ASSERT_EQ(s.done[i], 1u) << "item " << i;
+  EXPECT_EQ(s.kills, s.share);
+  EXPECT_EQ(s.starts, (std::vector<std::uint32_t>{s.slots, s.share}));
+}
+
+// ---- faults ----
+
+// Runs `body` as a cooperative kernel of `n` workgroups of 128 on orr2014
+// with 1 CU; returns the simulated fault's message ("" when none).
+std::string fault_of(std::function<Task<>(Lane&)> body, std::uint32_t n, std::vector<std::string> extra = {},
+                     std::uint32_t lds = 16) {
+  std::vector<std::string> keys{"gpu.cus=1", "gpu.mechanisms=coop"};
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  HostHarness h(test::make_config("orr2014", keys), [&](Host& host) {
+    auto& sched = host.gpu().get<coop::Scheduler>("test");
+    KernelLaunch k{"faulty", 0, 128, 16, lds, {}};
+    k.body = std::move(body);
+    KernelState& ks = sched.launch(sched.prepare(n), std::move(k));
+    while (!ks.finished) sc_core::wait(ks.done);
+  });
+  try {
+    h.run();
+  } catch (const SimFault& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// offer_kill is workgroup-level: reached by half the threads it is a fault
+// naming the primitive, its site, the threads and the kernel.
+Task<> half_offer(Lane& l) {
+  if (l.local_id() % 2 == 0)
+    co_await coop::offer_kill(l);
+  else
+    co_await l.alu(1);
+  co_await l.barrier();
+}
+
+TEST(CoopFault, AnOfferKillReachedByHalfTheThreadsIsAFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const std::string e = fault_of(half_offer, 2);
+  EXPECT_NE(e.find("offer_kill at "), std::string::npos) << e;
+  EXPECT_NE(e.find("coop_test.cpp"), std::string::npos) << e;  // the site
+  EXPECT_NE(e.find("reached by 32 of the 64 threads"), std::string::npos) << e;
+  EXPECT_NE(e.find("of kernel 'faulty'"), std::string::npos) << e;
+}
+
+// The wavefronts of one workgroup at different workgroup-level calls: the
+// workgroup can never go on.
+Task<> split_calls(Lane& l) {
+  if (l.local_id() < 64)
+    co_await coop::offer_kill(l);
+  else
+    co_await coop::request_fork(l);
+}
+
+TEST(CoopFault, WavefrontsAtDifferentCallsAreAFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const std::string e = fault_of(split_calls, 2);
+  EXPECT_NE(e.find("its wavefronts reached different workgroup-level calls"), std::string::npos) << e;
+  EXPECT_NE(e.find("offer_kill at coop_test.cpp:"), std::string::npos) << e;
+  EXPECT_NE(e.find("request_fork at coop_test.cpp:"), std::string::npos) << e;
+}
+
+// A transmit block over coop.transmit_limit is refused naming the key.
+struct Big {
+  std::uint32_t v[20] = {};
+};
+Task<> fork_big(Lane& l) {
+  const Big b;
+  co_await coop::request_fork(l, b);
+}
+
+TEST(CoopFault, ATransmitBlockOverItsLimitNamesTheKey) {
+  FG_REQUIRE_FRESH_KERNEL();
+  try {
+    fault_of(fork_big, 2);
+    FAIL() << "not refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("coop.transmit_limit: request_fork in kernel 'faulty' transmits 80 bytes, "
+                                         "more than the limit of 64 B"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A workgroup that takes a CU's whole LDS fits once per CU; with one CU and
+// the scheduler's reserved slot there is no slot left for it: diagnosed at
+// launch (exit 3), not a run that never starts.
+TEST(CoopFault, AKernelThatCanNeverBeGrantedAWorkgroupIsDiagnosed) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const std::string e = fault_of(busy_one, 4, {"coop.reserve_slot=true"}, 40 * 1024);
+  EXPECT_NE(e.find("cooperative kernel 'faulty' can never be granted a workgroup: 0 of 0 slots free"),
+            std::string::npos)
+      << e;
+}
+
+// The reserved slot: one workgroup slot fewer for the cooperative kernel, as
+// the paper's megakernel prototype (Table 2 compares both versions there).
+TEST(Coop, TheReservedSlotLeavesTheKernelOneSlotFewer) {
+  for (const char* preset : {"orr2014", "kim2014"}) {
+    const auto plain = run_json(fmt::format("persistent --preset {} --set gpu.cus=2", preset));
+    const int cap = plain["workload"]["results"]["resident_capacity"];
+    const auto j = run_json(fmt::format(
+        "persistent --preset {} --set gpu.cus=2 --set persistent.mechanism=coop --set coop.reserve_slot=true "
+        "--set persistent.groups=1000",
+        preset));
+    EXPECT_EQ(j["workload"]["results"]["active"], cap - 1) << preset;
+    const auto d = run_json(fmt::format(
+        "persistent --preset {} --set gpu.cus=2 --set persistent.mechanism=coop --set coop.reserve_slot=true", preset));
+    EXPECT_EQ(d["workload"]["results"]["groups"], cap - 1) << preset;  // groups=0: the slots
+  }
+}
 }  // namespace
 }  // namespace fg

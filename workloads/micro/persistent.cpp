@@ -102,6 +102,7 @@ void persistent(Host& h) {
   const auto rounds = static_cast<std::uint32_t>(kRounds.get(cfg));
   const auto work = static_cast<std::uint32_t>(kWork.get(cfg));
   KernelLaunch k{"persistent", 0, size, 16, 0, {}};
+  coop::refuse_scheduler_keys(h, k.name);
   const std::uint64_t capacity = h.dispatcher().resident_capacity(k);
   const auto groups = static_cast<std::uint32_t>(kGroups.get(cfg) ? kGroups.get(cfg) : capacity);
   const GridBarrier b = GridBarrier::make(h, "persistent");

@@ -56,14 +56,14 @@ Barrier Barrier::make(Host& h, const Kernel& k, const std::string& name) {
   return b;
 }
 
-Task<void> offer_kill(Lane& l) {
-  const MechanismScope scope(l, tag());
+Task<void> offer_kill(Lane& l, Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
   co_await l.barrier();
   co_await kill_now(l);
 }
 
-Task<std::uint32_t> request_fork(Lane& l, const void* transmit, std::uint32_t bytes) {
-  const MechanismScope scope(l, tag());
+Task<std::uint32_t> request_fork(Lane& l, const void* transmit, std::uint32_t bytes, Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
   co_await l.barrier();
   const std::uint32_t k = co_await fork_now(l, transmit, bytes);
   co_return k;
@@ -73,8 +73,8 @@ OpAwaiter<std::uint32_t> query(Lane& l, Lane::Loc loc) {
   return l.op<std::uint32_t>(query_unit(), loc, [](PendingOp&) {});
 }
 
-Task<void> global_barrier(Lane& l, const Barrier& b) {
-  const MechanismScope scope(l, tag());
+Task<void> global_barrier(Lane& l, const Barrier& b, Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
   co_await l.barrier();
   if (l.local_id() == 0) {
     const std::uint32_t m = co_await l.get_num_groups();
@@ -90,8 +90,9 @@ Task<void> global_barrier(Lane& l, const Barrier& b) {
   co_await l.barrier();
 }
 
-Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const void* transmit, std::uint32_t bytes) {
-  const MechanismScope scope(l, tag());
+Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const void* transmit, std::uint32_t bytes,
+                                     Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
   co_await l.barrier();
   const std::uint32_t id = co_await l.get_group_id();
   if (id != 0) {

@@ -52,22 +52,32 @@ struct Barrier {
   static Barrier make(Host& h, const Kernel& k, const std::string& name);
 };
 
+// Every call takes its caller's source location: the faults and the
+// diagnoses name the kernel's call site, not the runtime's.
+
 // Workgroup-level: the scheduler may take this workgroup (it then ends
 // here). It starts with a workgroup barrier (as the prototype's does), which
 // also reconverges lanes that diverged before the call.
-Task<void> offer_kill(Lane& l);
+Task<void> offer_kill(Lane& l, Lane::Loc loc = Lane::Loc::current());
 // Workgroup-level: new workgroups granted (0 when none); a workgroup barrier
 // first, as offer_kill.
-Task<std::uint32_t> request_fork(Lane& l, const void* transmit, std::uint32_t bytes);
+Task<std::uint32_t> request_fork(Lane& l, const void* transmit, std::uint32_t bytes,
+                                 Lane::Loc loc = Lane::Loc::current());
 template <class T>
-Task<std::uint32_t> request_fork(Lane& l, const T& transmit) {
+Task<std::uint32_t> request_fork(Lane& l, const T& transmit, Lane::Loc loc = Lane::Loc::current()) {
   static_assert(std::is_trivially_copyable_v<T>);
-  return request_fork(l, &transmit, sizeof(T));
+  return request_fork(l, &transmit, sizeof(T), loc);
+}
+// A kernel with no transmit variables (Table 1's game): the new workgroups
+// start at the entry with nothing; coop::joined still tells them apart.
+inline Task<std::uint32_t> request_fork(Lane& l, Lane::Loc loc = Lane::Loc::current()) {
+  return request_fork(l, nullptr, 0, loc);
 }
 // The workgroups the scheduler still needs back (Sec. 4.2's query).
 OpAwaiter<std::uint32_t> query(Lane& l, Lane::Loc loc = Lane::Loc::current());
 
-// A workgroup started by request_fork (it has a transmit block).
+// A workgroup started by request_fork or by a resizing barrier's growth,
+// not by the launch (its transmit block may be empty).
 inline bool joined(const Lane& l) { return l.transmitted(); }
 template <class T>
 T transmitted(const Lane& l) {
@@ -75,13 +85,15 @@ T transmitted(const Lane& l) {
 }
 
 // Kernel-level barrier of the active workgroups (M does not change here).
-Task<void> global_barrier(Lane& l, const Barrier& b);
+Task<void> global_barrier(Lane& l, const Barrier& b, Lane::Loc loc = Lane::Loc::current());
 // Kernel-level resizing barrier; returns the workgroups of the next interval.
-Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const void* transmit, std::uint32_t bytes);
+Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const void* transmit, std::uint32_t bytes,
+                                     Lane::Loc loc = Lane::Loc::current());
 template <class T>
-Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const T& transmit) {
+Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const T& transmit,
+                                     Lane::Loc loc = Lane::Loc::current()) {
   static_assert(std::is_trivially_copyable_v<T>);
-  return resizing_barrier(l, b, &transmit, sizeof(T));
+  return resizing_barrier(l, b, &transmit, sizeof(T), loc);
 }
 
 }  // namespace fg::coop

@@ -62,6 +62,13 @@ struct Graphics {
 };
 Graphics graphics_of(const Config& cfg) {
   const std::string load = kLoad.get(cfg);
+  if (load == "none")  // nothing a user gives is ignored
+    for (const char* key : {"coop.graphics.share", "coop.graphics.scale", "coop.graphics.period", "coop.graphics.exec",
+                            "coop.graphics.preemption_cost", "coop.graphics.model"})
+      if (cfg.set_by_user(key))
+        throw UserError(
+            fmt::format("{} (set by {}) does not apply: there is no graphics co-runner (coop.graphics.load=none)", key,
+                        cfg.origin(key)));
   Graphics g;
   if (load == "light") g = {70, 3};
   if (load == "medium") g = {40, 3};
@@ -157,7 +164,21 @@ std::uint32_t groups(Host& h, const KernelLaunch& shape, std::int64_t value, boo
   return static_cast<std::uint32_t>(n);
 }
 
+// The scheduler's and the co-runner's keys mean nothing to a kernel that
+// does not go through the scheduler: refused, not ignored.
+void refuse_scheduler_keys(const Host& h, const std::string& kernel) {
+  const Config& cfg = h.config();
+  const nlohmann::ordered_json keys = cfg.to_json();
+  for (const auto& [key, value] : keys.items())
+    if (key.starts_with("coop.") && cfg.set_by_user(key))
+      throw UserError(
+          fmt::format("{} (set by {}) does not apply: kernel '{}' runs in its non-cooperative version "
+                      "(its <workload>.mechanism chooses)",
+                      key, cfg.origin(key), kernel));
+}
+
 Run run_persistent(Host& h, KernelLaunch launch, std::uint32_t groups) {
+  refuse_scheduler_keys(h, launch.name);
   launch.grid = std::uint64_t{groups} * launch.group_size;
   Run r;
   r.groups = r.active = groups;

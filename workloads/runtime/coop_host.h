@@ -49,6 +49,11 @@ struct Run {
 // coop.reserve_slot), -k that minus k, n > 0 n.
 std::uint32_t groups(Host& h, const KernelLaunch& shape, std::int64_t value, bool cooperative);
 
+// Exit 2 naming the first coop.* key the user set: `kernel` runs in its
+// non-cooperative version, which neither the scheduler nor the co-runner
+// touches (run_persistent calls it).
+void refuse_scheduler_keys(const Host& h, const std::string& kernel);
+
 // The non-cooperative version: `launch` with `groups` workgroups (the grid
 // is set here), run to its end.
 Run run_persistent(Host& h, KernelLaunch launch, std::uint32_t groups);
