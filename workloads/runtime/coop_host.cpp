@@ -204,11 +204,21 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
                               : share_name == "quarter" ? std::max(1u, slots / 4)
                               : share_name == "half"    ? std::max(1u, slots / 2)
                                                         : std::max(1u, slots - 1);
+  if (co_runner && kMode.get(cfg) == "preemption" && cfg.set_by_user("coop.graphics.share"))
+    throw UserError(
+        fmt::format("coop.graphics.share (set by {}) does not apply: coop.graphics.model=preemption gives "
+                    "the graphics kernel the whole GPU every period",
+                    cfg.origin("coop.graphics.share")));
+  if (co_runner && kMode.get(cfg) == "cooperative" && cfg.set_by_user("coop.graphics.preemption_cost"))
+    throw UserError(
+        fmt::format("coop.graphics.preemption_cost (set by {}) does not apply: it is the cost of "
+                    "coop.graphics.model=preemption",
+                    cfg.origin("coop.graphics.preemption_cost")));
   if (co_runner && (slots < 2 || share >= slots))
     throw UserError(
         fmt::format("coop.graphics.share: {} of {} workgroup slots leaves the cooperative kernel none", share, slots));
   GraphicsKernel gk(h, launch);
-  if (co_runner) {
+  if (co_runner && kMode.get(cfg) == "cooperative") {
     // Size the matrix so that it takes E on all slots but one with the GPU
     // to itself (the paper's E is the time on the whole GPU): double, then
     // halve the step, six calibration runs.
@@ -243,22 +253,21 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
   r.active = s.active(k);
   std::vector<double> periods, gathers, execs;
   if (co_runner && kMode.get(cfg) == "cooperative") {
-    Tick next = sc_core::sc_time_stamp().value(), last = 0;
-    bool first = true;
+    Tick next = sc_core::sc_time_stamp().value();
     while (!k.finished) {
       const Tick now = sc_core::sc_time_stamp().value();
       if (next > now) sc_core::wait(sc_core::sc_time::from_value(next - now), k.done);
       if (k.finished) break;
       const Tick launched = sc_core::sc_time_stamp().value();
-      if (!first) periods.push_back(tick_to_ns(launched - last));
-      first = false;
-      last = launched;
       const TaskTimes tt = s.run_task(gk.launch(share), share);
       gathers.push_back(tt.gather_ns());
       execs.push_back(tt.exec_ns());
       // The next launch a period after this one, or at once when it is late
-      // (the prototype's host loop: no launch is skipped).
+      // (the prototype's host loop: no launch is skipped). That is this
+      // launch's achieved period, launch to launch; the last launch's too
+      // (a launch that outlives the kernel still had to wait that long).
       next = std::max<Tick>(launched + period, sc_core::sc_time_stamp().value());
+      periods.push_back(tick_to_ns(next - launched));
     }
     h.check(gk.check(),
             fmt::format("graphics: the {} x {} matrix product's diagonal equals the host's", gk.d(), gk.d()));
