@@ -179,7 +179,8 @@ const RegisterMechanism kMechanism{
        a->report_tasks(g);
        return a;
      },
-     {"aggregator.", "channel."}}};
+     {"aggregator.", "channel."},
+     {}}};
 }  // namespace
 
 chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consumer, const std::string& key) {

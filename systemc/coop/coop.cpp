@@ -365,7 +365,21 @@ std::uint32_t Scheduler::active(const KernelState& k) const {
   return ck ? read(ck->m) : 0;
 }
 
+double Scheduler::active_mean(const KernelState& k, Tick end) const {
+  const Kernel* ck = k.ext<Kernel>();
+  if (!ck || end <= k.submitted) return 0;
+  const double area = ck->m_area + double(ck->m_now) * double(end - std::min(end, ck->m_since));
+  return area / double(end - k.submitted);
+}
+
 void Scheduler::note_m(const KernelState& k, std::uint32_t m, Tick t) {
+  if (Kernel* ck = k.ext<Kernel>()) {
+    if (t > ck->m_since) {
+      ck->m_area += double(ck->m_now) * double(t - ck->m_since);
+      ck->m_since = t;
+    }
+    ck->m_now = m;
+  }
   if (!Trace::get().on()) return;
   if (track_ < 0) track_ = Trace::get().track("coop", "active workgroups");
   Trace::get().counter(track_, fmt::format("M of {}", k.launch.name).c_str(), t, m);
@@ -539,7 +553,8 @@ const RegisterMechanism kMechanism{{Scheduler::kName,
                                       return std::make_unique<Scheduler>("coop", Scheduler::Params::from(g.config()), g,
                                                                          g.get<ctrl::ControlCore>("coop"));
                                     },
-                                    {"coop."}}};
+                                    {"coop."},
+                                    {}}};
 }  // namespace
 
 }  // namespace fg::coop

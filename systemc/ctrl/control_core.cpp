@@ -219,7 +219,8 @@ const RegisterMechanism kMechanism{
        const ControlCore::Params p = ControlCore::Params::from(g.config());
        return std::make_unique<ControlCore>(p, g.agent_port("ctrl", "ctrl.l1", Clock(p.mhz)), g.memory());
      },
-     {"ctrl."}}};
+     {"ctrl."},
+     {}}};
 }  // namespace
 
 }  // namespace fg::ctrl

@@ -72,7 +72,7 @@ struct MechanismInfo {
   // mechanism refuses them when the user sets them (they would be ignored).
   std::vector<std::string> params;
   // Optional: more lines for `fgsim list` (e.g. the Verilated configurations).
-  std::function<void(std::ostream&)> list;
+  std::function<void(std::ostream&)> list = {};
 };
 
 class MechanismRegistry {

@@ -24,10 +24,10 @@ struct WorkloadInfo {
   // Device memory the workload allocates for a configuration (its buffers),
   // checked before the run against gpu.mem.size and, with the host copies,
   // against sim.max_memory. Empty: a few kilobytes.
-  std::function<std::uint64_t(const Config&)> device_bytes;
+  std::function<std::uint64_t(const Config&)> device_bytes = {};
   // The mechanisms (gpu/mechanism.h) this configuration of the workload uses:
   // the GPU builds those and no others. Empty: none.
-  std::function<std::vector<std::string>(const Config&)> mechanisms;
+  std::function<std::vector<std::string>(const Config&)> mechanisms = {};
 };
 
 class WorkloadRegistry {

@@ -116,7 +116,8 @@ const RegisterMechanism kMechanism{
        for (int i = 0; i < g.cus(); ++i) cus.push_back(&g.cu(i));
        return std::make_unique<Engine>(Engine::Params::from(g.config()), g.memory(), std::move(cus));
      },
-     {"yield."}}};
+     {"yield."},
+     {}}};
 }  // namespace
 
 void Engine::yielded(IssueContext& c, std::uint32_t resource, std::uint32_t need, std::string what) {

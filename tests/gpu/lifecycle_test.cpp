@@ -47,8 +47,9 @@ TEST(Lifecycle, AKernelGrowsAndShrinksItself) {
       EXPECT_EQ(k["grown"], 7);
       EXPECT_EQ(k["exited"], 4);
       // Grown workgroups pay no launch latency (orr2014's is 5000 cycles at 1 GHz).
-      if (std::string(preset) == "orr2014")
+      if (std::string(preset) == "orr2014") {
         EXPECT_LT(k["end_ns"].get<double>() - k["first_dispatch_ns"].get<double>(), 5000.0);
+      }
       EXPECT_EQ(j["stats"]["elastic.grown_groups"], 7);
     }
 }
