@@ -88,6 +88,11 @@ class Kernel : public KernelExtension {
     std::uint32_t to_exit = 0;  // of those, the ones still to issue it again
   };
   std::map<std::uint32_t, Arrival> arrivals;  // by workgroup id
+  // M over time (Scheduler::note_m): its value since `m_since`, and the
+  // workgroup-time before that (workgroups x ps).
+  std::uint32_t m_now = 0;
+  Tick m_since = 0;
+  double m_area = 0;
 };
 
 // Times of one non-cooperative task (run_task).
@@ -128,6 +133,8 @@ class Scheduler : public sc_core::sc_module, public Mechanism {
   TaskTimes run_task(KernelLaunch task, std::uint32_t workgroups);
   // The M of a cooperative kernel now (its channel's word).
   std::uint32_t active(const KernelState& k) const;
+  // Its M averaged over time from its submission to `end`.
+  double active_mean(const KernelState& k, Tick end) const;
 
   // ---- the units' side ----
   MemorySystem& memory();

@@ -274,6 +274,7 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
   }
   while (!k.finished) sc_core::wait(k.done);
   r.kernel_ns = tick_to_ns(k.end - t0);
+  const double active_mean = s.active_mean(k, k.end);
   if (co_runner && kMode.get(cfg) == "preemption") {
     // Kernel-level preemption (Sec. 5.5): every period the whole GPU goes to
     // the graphics kernel for E, at the preemption cost c for each switch
@@ -299,6 +300,7 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
   }
   h.result("groups", groups);
   h.result("active", r.active);
+  h.result("active_mean", active_mean);
   h.result("kernel_ns", r.kernel_ns);
   if (!periods.empty() || !gathers.empty()) {
     h.result("graphics_launches", gathers.size());
