@@ -42,6 +42,8 @@ STUDY = """studies:
     workload: vecadd
     preset: orr2014
 """
+NO_WORKLOAD = STUDY.replace("    workload: vecadd\n", "")
+TWO_CASES = "    cases: {x: {mem.magic: true}, y: {mem.magic: false}}\n"
 # name, file, line, key, message pattern, whether experiment.load (no fgsim) sees it too
 CASES = [
     ("unknown top-level key", "title: t\ntitel: x\n" + STUDY + "    metrics: {t: sim.time_ns}\n",
@@ -86,10 +88,81 @@ CASES = [
      5, "seeds", r"non-negative integer", True),
     ("missing workload", STUDY.replace("    workload: vecadd\n", "") + "    metrics: {t: sim.time_ns}\n",
      2, "workload", r"missing 'workload'", True),
+    # {workload} in a setting's name: every name it gives, for every workload that reaches it.
+    ("{workload} naming a parameter one workload lacks", NO_WORKLOAD + "    grid: {workload: [histogram, vecadd]}\n"
+     "    cases:\n      few: {\"{workload}.bins\": 4}\n      many: {histogram.bins: 4096}\n"
+     "    metrics: {t: sim.time_ns}\n",
+     6, "vecadd.bins", r"unknown parameter \(case 'few' of study 'a'; '\{workload\}.bins' for workload 'vecadd'\)",
+     False),
+    ("{workload} with a value out of range for one workload", NO_WORKLOAD +
+     "    grid: {workload: [vecadd, saxpy]}\n    fixed: {\"{workload}.n\": 100000000}\n    metrics: {t: sim.time_ns}\n",
+     5, "saxpy.n", r"value 100000000 for 'saxpy.n' is out of range .*'\{workload\}.n' for workload 'saxpy'", False),
+    ("{workload} of a case's own workload", NO_WORKLOAD + "    cases:\n      v: {workload: vecadd, \"{workload}.n\": 64}\n"
+     "      h: {workload: histogram, \"{workload}.bins\": 64}\n      r: {workload: reduce, \"{workload}.bins\": 1}\n"
+     "    metrics: {t: sim.time_ns}\n",
+     7, "reduce.bins", r"unknown parameter \(case 'r' of study 'a'; '\{workload\}.bins' for workload 'reduce'\)", False),
+    ("a placeholder other than {workload}", STUDY + "    fixed: {\"{wl}.n\": 4096}\n    metrics: {t: sim.time_ns}\n",
+     5, "{wl}.n", r"unknown placeholder '\{wl\}' in a parameter name \(fixed of study 'a'\): only \{workload\}", True),
+    ("{preset} in a grid key", STUDY + "    grid:\n      \"{preset}.x\": [1]\n    metrics: {t: sim.time_ns}\n",
+     6, "{preset}.x", r"unknown placeholder '\{preset\}'", True),
+    ("{workload} in area defaults", STUDY + "    area: {of: hwwl, lanes: 16, defaults: {\"{workload}.n\": 1}}\n"
+     "    metrics: {t: sim.time_ns}\n",
+     5, "{workload}.n", r"replaced in the names of fixed, grid and cases only", True),
+    ("{workload} giving a name set beside it", STUDY + "    fixed:\n      vecadd.n: 4096\n      \"{workload}.n\": 8192\n"
+     "    metrics: {t: sim.time_ns}\n",
+     7, "{workload}.n", r"'\{workload\}.n' and 'vecadd.n' \(line 6\) both set 'vecadd.n' for workload 'vecadd'", True),
+    ("{workload} in the grid overriding fixed", STUDY + "    fixed: {vecadd.n: 4096}\n    grid:\n"
+     "      \"{workload}.n\": [1, 2]\n    metrics: {t: sim.time_ns}\n",
+     7, "{workload}.n", r"is 'vecadd.n' for workload 'vecadd', also set in fixed \(line 5\): the grid's values", True),
+    # relative: invert and by.
+    ("relative invert not a boolean", STUDY + TWO_CASES + "    relative: {of: t, to: [x], name: s, invert: 1}\n"
+     "    metrics: {t: sim.time_ns}\n", 6, "invert", r"expected true or false \(study 'a'\), got '1'", True),
+    ("relative by a column that is not a grid key", STUDY + "    grid: {gpu.cus: [1, 2]}\n" + TWO_CASES +
+     "    relative:\n      of: t\n      to: [x]\n      name: s\n      by: [seed, gpu.cu]\n    metrics: {t: sim.time_ns}\n",
+     11, "by", r"'gpu.cu' is not a grid key or seed; did you mean 'gpu.cus'\?", True),
+    ("relative by the case", STUDY + TWO_CASES + "    relative: {of: t, to: [x], name: s, by: [case]}\n"
+     "    metrics: {t: sim.time_ns}\n", 6, "by", r"'case' is not a grid key or seed", True),
+    # summary, and plots of it.
+    ("summary of a column that is not a metric", STUDY + "    metrics: {t: sim.time_ns}\n    summary:\n"
+     "      of: [t, u]\n      stats: [mean]\n", 7, "of", r"'u' is not a metric or relative column", True),
+    ("summary's unknown statistic", STUDY + "    metrics: {t: sim.time_ns}\n    summary:\n      of: [t]\n"
+     "      stats: [mean, average]\n", 8, "stats", r"'average' is not a statistic \(known: mean, geomean", True),
+    ("summary by a column that is not a parameter", STUDY + "    grid: {gpu.cus: [1, 2]}\n"
+     "    metrics: {t: sim.time_ns}\n    summary: {by: [t], of: [t], stats: [max]}\n",
+     7, "by", r"'t' is not a parameter column \(case, a grid key, seed\)", True),
+    ("summary without stats", STUDY + "    metrics: {t: sim.time_ns}\n    summary: {of: [t]}\n",
+     6, "stats", r"summary needs 'stats'", True),
+    ("summary's argmax with nothing to name", STUDY + "    grid: {gpu.cus: [1, 2]}\n    metrics: {t: sim.time_ns}\n"
+     "    summary: {by: [gpu.cus, seed], of: [t], stats: [argmax]}\n", 7, "stats", r"argmax names a row", True),
+    ("summary's column taken by a metric", STUDY + "    metrics: {t: sim.time_ns, t_max: sim.time_ps}\n"
+     "    summary: {of: [t], stats: [max]}\n", 6, "of", r"the summary's column 't_max' is taken", True),
+    ("plot from the summary of a column not in it", STUDY + "    grid: {gpu.cus: [1, 2]}\n"
+     "    metrics: {t: sim.time_ns}\n    summary: {by: [gpu.cus], of: [t], stats: [max]}\n"
+     "    plot: {from: summary, x: gpu.cus, y: t}\n",
+     8, "y", r"'t' is not a column of the study's summary \(columns: gpu.cus, t_max\)", True),
+    ("plot from something else", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {from: rows, x: seed, y: t}\n",
+     6, "from", r"expected summary", True),
+    ("plot from a summary the study does not have", STUDY + "    metrics: {t: sim.time_ns}\n"
+     "    plot: {from: summary, x: seed, y: t}\n", 6, "from", r"the study has no summary", True),
+    ("plot of the summary's argmax", STUDY + "    grid: {gpu.cus: [1, 2]}\n    metrics: {t: sim.time_ns}\n"
+     "    summary: {of: [t], stats: [argmax]}\n    plot: {from: summary, x: t_argmax, y: t_argmax}\n",
+     8, "y", r"'t_argmax' names rows, it is not a value", True),
 ]
 VALID = STUDY + "    fixed: {vecadd.n: 4096, gpu.mem.size: 64MiB, mem.magic: yes}\n    grid: {gpu.cus: [1, 2]}\n" \
     "    seeds: [1, 18446744073709551615]\n    metrics: {t: sim.time_ns / 1000, u: stats.gpu.cu*.lane_ops}\n" \
     "    plot: {x: gpu.cus, y: t}\n"
+# {workload} in cases and the grid, relative inverted per workload and seed, a summary and its plot.
+VALID_FEATURES = NO_WORKLOAD + """    grid: {workload: [vecadd, saxpy], "{workload}.n": [1024, 4096]}
+    cases:
+      plain: {}
+      magic: {mem.magic: true}
+    seeds: [1, 2]
+    metrics: {t: sim.time_ns}
+    relative: {of: t, to: [plain], name: slowdown, invert: true, by: [workload, seed]}
+    summary: {by: [case], of: [slowdown, t], stats: [mean, geomean, median, min, max, argmax]}
+    plot: {from: summary, x: case, y: slowdown_median}
+    paper: {source: "x", values: [{case: magic, slowdown_median: 0.5}]}
+"""
 
 failures = []
 
@@ -162,6 +235,19 @@ if os.path.exists(calls):
 r = subprocess.run([experiment_sh, "--check", valid, "--config", f"fgsim={standin}"], capture_output=True, text=True)
 if r.returncode or r.stderr or r.stdout != f"{valid}: ok, 1 study, 4 points\n" or runs_started():
     failures.append(f"valid file: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}, runs {runs_started()}")
+with open(valid, "w") as f:
+    f.write(VALID_FEATURES)
+r = subprocess.run([experiment_sh, "--check", valid, "--config", f"fgsim={standin}"], capture_output=True, text=True)
+if r.returncode or r.stderr or r.stdout != f"{valid}: ok, 1 study, 16 points\n" or runs_started():
+    failures.append(f"valid file ({{workload}}, relative invert/by, summary): exit {r.returncode}, stdout {r.stdout!r}, "
+                    f"stderr {r.stderr!r}")
+# Its points: {workload} replaced by each run's workload in the --set names; the grid's column
+# keeps the name as written.
+pts = [(p, seed, " ".join(a)) for p, seed, a in X.points(X.load(valid)["studies"][0])]
+want = ({"case": "magic", "workload": "saxpy", "{workload}.n": 4096}, 2,
+        "run saxpy --preset orr2014 --seed 2 --set mem.magic=true --set saxpy.n=4096")
+if len(pts) != 16 or pts[-1] != want or any(f"{p['workload']}.n={p['{workload}.n']}" not in a for p, _, a in pts):
+    failures.append(f"points of {{workload}} settings: {pts}")
 
 # Every experiment in the repository passes.
 files = sorted(os.path.join(root, "experiments", f) for f in os.listdir(os.path.join(root, "experiments"))

@@ -221,6 +221,139 @@ table_rows = text.split("| case | t | act_mean | act_max |")[-1].split("\n\n")[0
 if table_rows != ["| a | 1 | 25 | 50 |", "| b | 2 | 100 | 100 |"]:
     failures.append(f"sampled study's page table:\n{text}")
 
+# {workload} in a setting's name is the run's workload; a case's literal name overrides fixed's
+# {workload} one for that workload, as any case setting overrides fixed; the grid's column keeps
+# the name as written; a case's own workload is its runs' workload.
+study = {"name": "w", "preset": "orr2014", "fixed": {"{workload}.groups": 0, "gpu.cus": 8},
+         "grid": {"workload": ["color", "mis"], "{workload}.size": [1]},
+         "cases": {"plain": {"{workload}.mechanism": "persistent", "{workload}.groups": -1},
+                   "coop": {"{workload}.mechanism": "coop", "color.groups": 2}},
+         "metrics": {"t": "result.t"}}
+got = [(p, " ".join(a)) for p, _, a in X.points(study)]
+want = [({"case": "plain", "workload": "color", "{workload}.size": 1}, "run color --preset orr2014 --seed 1 "
+         "--set color.groups=-1 --set gpu.cus=8 --set color.mechanism=persistent --set color.size=1"),
+        ({"case": "plain", "workload": "mis", "{workload}.size": 1}, "run mis --preset orr2014 --seed 1 "
+         "--set mis.groups=-1 --set gpu.cus=8 --set mis.mechanism=persistent --set mis.size=1"),
+        ({"case": "coop", "workload": "color", "{workload}.size": 1}, "run color --preset orr2014 --seed 1 "
+         "--set color.groups=2 --set gpu.cus=8 --set color.mechanism=coop --set color.size=1"),
+        ({"case": "coop", "workload": "mis", "{workload}.size": 1}, "run mis --preset orr2014 --seed 1 "
+         "--set mis.groups=0 --set gpu.cus=8 --set mis.mechanism=coop --set color.groups=2 --set mis.size=1")]
+if got != want:
+    failures.append("{workload} points:\n    " + "\n    ".join(map(str, got)))
+study = {"name": "w", "preset": "orr2014", "cases": {"v": {"workload": "vecadd", "{workload}.n": 64},
+                                                    "h": {"workload": "histogram", "{workload}.bins": 4}}}
+got = [" ".join(a) for _, _, a in X.points(study)]
+if got != ["run vecadd --preset orr2014 --seed 1 --set vecadd.n=64",
+           "run histogram --preset orr2014 --seed 1 --set histogram.bins=4"]:
+    failures.append(f"{{workload}} of a case's own workload: {got}")
+
+# relative with invert (this row over the best `to` row: a slowdown) and by (the columns
+# that make the same point: here the workload only, across sizes and seeds).
+study = {"name": "r", "preset": "orr2014", "grid": {"workload": ["a", "b"], "n": [1, 2]}, "seeds": [1, 2],
+         "cases": {"plain": {}, "coop": {}}, "metrics": {"t": "result.t"},
+         "relative": {"of": "t", "to": ["plain"], "name": "slowdown", "invert": True, "by": ["workload"]}}
+times = {("plain", "a", 1): 4.0, ("plain", "a", 2): 2.0, ("plain", "b", 1): 10.0, ("plain", "b", 2): 20.0}
+res = [(p, s_, {"workload": {"results": {"t": times.get((p["case"], p["workload"], p["n"]), 1.0) * s_}}})
+       for p, s_, _ in X.points(study)]
+got = {(r["case"], r["workload"], r["n"], r["seed"]): r["slowdown"] for r in X.rows(study, res)}
+# best plain t: a 2.0 (n 2, seed 1), b 10.0 (n 1, seed 1)
+want = {("plain", "a", 1, 1): 2.0, ("plain", "a", 2, 1): 1.0, ("plain", "a", 1, 2): 4.0, ("plain", "a", 2, 2): 2.0,
+        ("plain", "b", 1, 1): 1.0, ("plain", "b", 2, 1): 2.0, ("plain", "b", 1, 2): 2.0, ("plain", "b", 2, 2): 4.0,
+        ("coop", "a", 1, 1): 0.5, ("coop", "a", 2, 1): 0.5, ("coop", "a", 1, 2): 1.0, ("coop", "a", 2, 2): 1.0,
+        ("coop", "b", 1, 1): 0.1, ("coop", "b", 2, 1): 0.1, ("coop", "b", 1, 2): 0.2, ("coop", "b", 2, 2): 0.2}
+if got != want:
+    failures.append(f"relative invert/by: {got} != {want}")
+study["relative"]["by"] = []  # every row against the best `to` row of the whole study (plain, a, 2, seed 1: 2.0)
+if any(r["slowdown"] != r["t"] / 2.0 for r in X.rows(study, res)):
+    failures.append(f"relative by []: {[(r['t'], r['slowdown']) for r in X.rows(study, res)]}")
+del study["relative"]["invert"], study["relative"]["by"]  # the default: best over this row, per grid point and seed
+got = {(r["case"], r["workload"], r["n"], r["seed"]): r["slowdown"] for r in X.rows(study, res)}
+if got[("coop", "a", 1, 2)] != 4.0 or got[("coop", "b", 2, 1)] != 20.0 or got[("plain", "a", 1, 1)] != 1.0:
+    failures.append(f"relative (default): {got}")
+
+# summary: per group of `by` values, each statistic of each column over the rows that have
+# a value; argmax names the row by the first parameter column not in `by`.
+study = {"name": "m", "preset": "orr2014", "grid": {"workload": ["a", "b", "c"]}, "cases": {"plain": {}, "coop": {}},
+         "metrics": {"t": "stats.t", "u": "stats.u"},  # a run without the stat: no value
+         "summary": {"by": ["case"], "of": ["t", "u"], "stats": ["mean", "geomean", "median", "min", "max", "argmax"]}}
+vals = {("plain", "a"): (1.0, None), ("plain", "b"): (4.0, None), ("plain", "c"): (2.0, None),
+        ("coop", "a"): (8.0, 3.0), ("coop", "b"): (1.0, None), ("coop", "c"): (8.0, 1.0)}
+res = [(p, s_, {"stats": {k: v for k, v in zip("tu", vals[(p["case"], p["workload"])]) if v is not None}})
+       for p, s_, _ in X.points(study)]
+rows = X.rows(study, res)
+want = [{"study": "m", "summary": 1, "case": "plain", "t_mean": 7 / 3, "t_geomean": 2.0, "t_median": 2.0, "t_min": 1.0,
+         "t_max": 4.0, "t_argmax": "b", "u_mean": None, "u_geomean": None, "u_median": None, "u_min": None,
+         "u_max": None, "u_argmax": None},
+        {"study": "m", "summary": 1, "case": "coop", "t_mean": 17 / 3, "t_geomean": 4.0, "t_median": 8.0, "t_min": 1.0,
+         "t_max": 8.0, "t_argmax": "a", "u_mean": 2.0, "u_geomean": 3 ** 0.5, "u_median": 2.0, "u_min": 1.0,
+         "u_max": 3.0, "u_argmax": "a"}]
+
+
+def close(a, b):
+    return a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-12 if isinstance(b[k], float) else a[k] == b[k]
+                                        for k in b)
+
+
+if len(rows) != 8 or not all(close(g, w) for g, w in zip(rows[6:], want)) or any("summary" in r for r in rows[:6]):
+    failures.append("summary rows:\n    " + "\n    ".join(map(str, rows[6:])))
+study["summary"] = {"of": ["t"], "stats": ["median", "argmax"]}  # no `by`: one group; argmax names the case
+if [(r["t_median"], r["t_argmax"]) for r in X.rows(study, res)[6:]] != [(3.0, "coop")]:
+    failures.append(f"summary of all rows: {X.rows(study, res)[6:]}")
+study["summary"] = {"by": ["case"], "of": ["t"], "stats": ["max"]}
+
+# The page: the relative sentence says what invert and by do; the summary table under the
+# study's table (not in it), with the paper's summary values beside ours.
+study["relative"] = {"of": "t", "to": ["plain"], "name": "slowdown", "invert": True, "by": ["workload"]}
+study["summary"] = {"by": ["case"], "of": ["slowdown", "t"], "stats": ["median", "argmax"]}
+study["paper"] = {"source": "Paper T1", "values": [{"case": "coop", "slowdown_median": 1.47, "other": 1}]}
+csv_path, page4 = os.path.join(tmp, "m.csv"), os.path.join(tmp, "m.md")
+X.write_csv(csv_path, X.rows(study, res))
+X.page({"studies": [study]}, "m", csv_path, page4, tmp, root)
+text = open(page4).read()
+for want in ("`slowdown` = this row's `t` over the smallest `t` of the cases `plain` with the same `workload` "
+             "(above 1: slower than the best).",
+             "Summary (median, argmax of `slowdown`, `t` over the rows of each `case`; rows without a value left out; "
+             "`_argmax`: the `workload` of the row with the largest value; `paper_`: Paper T1):\n\n"
+             "| case | slowdown_median | paper_slowdown_median | slowdown_argmax | t_median | t_argmax |\n"
+             "|---|---|---|---|---|---|\n| plain | 1 |  | a | 2 | b |\n| coop | 4 | 1.47 | a | 8 | a |\n"):
+    if want not in text:
+        failures.append(f"page lacks '{want}':\n{text}")
+main_table = text.split("| case | workload | t | u | slowdown |")[-1].split("\n\n")[0].strip().splitlines()[1:]
+if len(main_table) != 6:
+    failures.append(f"the page's study table has {len(main_table)} rows, not 6:\n{text}")
+
+# The plot (Matplotlib, in the interpreter snakemake runs the plot job with): `from: summary`
+# draws the summary rows; paper values with the series column are drawn per series, in its
+# colour, over its bars; without it, as one black set.
+interp = open(shutil.which("snakemake")).readline()[2:].split()
+plot_check = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import experiment as X
+from matplotlib.figure import Figure
+study = {"name": "m", "grid": {"workload": ["a", "b"]}, "cases": {"plain": {}, "coop": {}},
+         "metrics": {"t": "x"}, "summary": {"by": ["case", "workload"], "of": ["t"], "stats": ["max"]},
+         "plot": {"from": "summary", "x": "case", "y": "t_max", "series": "workload"},
+         "paper": {"source": "P", "values": [{"case": "coop", "workload": "b", "t_max": 7},
+                                             {"case": "plain", "t_max": 9}]}}
+rows = [{"study": "m", "case": c, "workload": w, "seed": "1", "t": "1", "summary": "", "t_max": ""}
+        for c in ("plain", "coop") for w in "ab"]
+rows += [{"study": "m", "case": c, "workload": w, "seed": "", "t": "", "summary": "1", "t_max": str(v)}
+         for (c, w), v in {("plain", "a"): 2, ("plain", "b"): 3, ("coop", "a"): 4, ("coop", "b"): 5}.items()]
+ax = Figure().subplots()
+X.draw(study, rows, ax)
+bars = {round(p.get_x() + p.get_width() / 2, 6): (p.get_height(), p.get_facecolor()) for p in ax.patches}
+lines = {l.get_label(): (list(l.get_xdata()), list(l.get_ydata()), l.get_color()) for l in ax.lines}
+print(sorted((x, h) for x, (h, _) in bars.items()))
+b_coop = bars[1.2]  # workload b's bar over coop (the second category, offset +0.2)
+print(lines["P (workload=b)"][:2] == ([1.2], [7]) and lines["P (workload=b)"][2] == b_coop[1])
+print(lines["P"][:2] == ([0], [9]) and lines["P"][2] == "black")
+"""
+r = subprocess.run([*interp, "-c", plot_check, os.path.join(root, "tools", "experiments")], capture_output=True,
+                   text=True)
+if r.returncode or r.stdout.splitlines() != ["[(-0.2, 2.0), (0.2, 3.0), (0.8, 4.0), (1.2, 5.0)]", "True", "True"]:
+    failures.append(f"plot from summary, paper per series: exit {r.returncode}\n{r.stdout}{r.stderr[-1500:]}")
+
 # tools/experiment.sh passes the caller's --config values with the
 # experiment's name (snakemake keeps only the last --config option).
 page2 = os.path.join(tmp, "smoke2.md")

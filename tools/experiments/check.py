@@ -5,12 +5,14 @@
     check.py [--fgsim PATH] FILE...       (tools/experiment.sh --check FILE does this)
 
 Checked: the YAML itself (one document, no key given twice); the keys the workflow knows
-(top level, study, plot, paper, cases, relative, area, samples: what experiment.py reads);
-every --set value of `fixed`, `grid`, `cases` and `area.defaults` against fgsim's own
+(top level, study, plot, paper, cases, relative, area, samples, summary: what experiment.py
+reads); every --set value of `fixed`, `grid`, `cases` and `area.defaults` against fgsim's own
 parameter list (`fgsim params --json`: name, type, range, choices; parsed as fgsim parses
-it), workloads and presets against `fgsim list`, seeds as `--seed` values; metric
-expressions (syntax, a root the stats JSON has, `config.` naming a parameter); the
-columns that `plot`, `relative` and `samples` name. A problem is one line
+it), a name with {workload} once for every workload that reaches it (the name it gives;
+any other {placeholder} is an error), workloads and presets against `fgsim list`, seeds as
+`--seed` values; metric expressions (syntax, a root the stats JSON has, `config.` naming a
+parameter); the columns that `plot`, `relative`, `samples` and `summary` name (a plot
+`from: summary` names the summary's columns). A problem is one line
 `FILE:LINE: KEY: message` on standard error and exit 2; a valid file is one line on
 standard output (studies and points) and exit 0.
 
@@ -36,10 +38,13 @@ import experiment as X  # noqa: E402  (experiment.load imports this module only 
 # What experiment.py reads: an unknown key is an error (it would be silently ignored).
 TOP_KEYS = ("title", "page", "intro", "studies")
 STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
-              "paper", "relative", "area", "samples", "text")
-PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel")
+              "paper", "relative", "area", "samples", "summary", "text")
+PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from")
+PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
-RELATIVE_KEYS = ("of", "to", "name")
+RELATIVE_KEYS = ("of", "to", "name", "invert", "by")
+RELATIVE_NEEDS = ("of", "to", "name")
+SUMMARY_KEYS = ("by", "of", "stats")
 AREA_KEYS = ("of", "part", "lanes", "defaults")
 AREA_PARTS = ("unit", "redistribution")
 SAMPLES_KEYS = ("x", "per", "y", "percent_of")
@@ -51,7 +56,9 @@ SWEPT_NON_PARAMS = ("workload", "preset")
 METRIC_ROOTS = ("config", "host", "kernels", "result", "sim", "stats", "totals", "workload")
 SIM_KEYS = ("time_ns", "time_ps")
 # Columns the rows carry besides the study's own (experiment.rows).
-RESERVED_COLUMNS = ("study", "case", "seed", "sample")
+RESERVED_COLUMNS = ("study", "case", "seed", "sample", "summary")
+# A placeholder in a setting's name ({workload}; experiment.settings replaces it).
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 # A file expanding to more runs than this is refused (the workflow enumerates them all).
 MAX_POINTS = 100_000
 
@@ -385,11 +392,23 @@ class _Checker:
 
     # -- settings: --set NAME=VALUE, or workload / preset
 
-    def setting(self, line, key, v, where, text=None):
+    def setting(self, line, key, v, where, text=None, scope=None):
+        """scope: where {workload} may be in the name (None: not here; "study": fixed and grid,
+        whose settings every point of the study gets; a case's name: that case's points)."""
         if not isinstance(key, str):
             self.fail(line, text or X.fmt_value(key), f"expected a parameter name{where}")
         if isinstance(v, (dict, list)) or v is None:
             self.fail(line, key, f"expected one value{where}, got {self.kind(v)}")
+        holders = PLACEHOLDER.findall(key)
+        if holders:
+            other = next((h for h in holders if h != X.WORKLOAD), None)
+            if other is not None:
+                self.fail(line, key, f"unknown placeholder '{shown(other)}' in a parameter name{where}: only "
+                          f"{X.WORKLOAD} is replaced (by each run's workload)")
+            if scope is None:
+                self.fail(line, key, f"{X.WORKLOAD} is replaced in the names of fixed, grid and cases only{where}")
+            self.deferred.append((line, key, v, where, scope))  # checked once the study's workloads are known
+            return
         if key == "workload":
             return self.workload(line, v, where)
         if key == "preset":
@@ -422,6 +441,23 @@ class _Checker:
         why = value_error(p, str(v)) if p else (None if v >= 0 else "expected a non-negative integer")
         if why:
             self.fail(line, "seeds", why + where)
+
+    def names(self, item, key, known, what, where, empty=False):
+        """A list of names (item: (line, Marked)), each one of `known`, none twice."""
+        line, lm = item
+        if not isinstance(lm.value, list) or (not lm.value and not empty):
+            self.fail(line, key, f"expected a {'' if empty else 'non-empty '}list of names{where}, got "
+                      f"{self.kind(lm.value)}")
+        seen = {}
+        for it in lm.items():
+            v = it.value
+            if not isinstance(v, str) or v not in known:
+                self.fail(it.line, key, f"'{shown(v)}' is not {what}{_close(v, known)} (known: "
+                          f"{', '.join(map(shown, known))}){where}")
+            if v in seen:
+                self.fail(it.line, key, f"'{shown(v)}' given twice{where}")
+            seen[v] = it.line
+        return list(lm.value)
 
     # -- metrics
 
@@ -460,10 +496,63 @@ class _Checker:
 
     # -- one study
 
+    # -- {workload} in settings' names
+
+    @staticmethod
+    def workloads(s, case):
+        """The workloads that the points of a study's case (None: of a study without cases)
+        run: the case's own, else the grid's, fixed's or the study's (experiment.settings)."""
+        sets = ((s.get("cases") or {}).get(case) or {}) if case is not None else {}
+        if "workload" in sets:
+            return [sets["workload"]]
+        if "workload" in (s.get("grid") or {}):
+            return list(dict.fromkeys(s["grid"]["workload"]))
+        if "workload" in (s.get("fixed") or {}):
+            return [s["fixed"]["workload"]]
+        return [s["workload"]] if "workload" in s else []
+
+    def placeholders(self, s, fixed, grid, cases, where):
+        """The settings whose names have {workload}: for every workload that reaches them, the
+        name it gives must be a parameter taking the value, and must not be a name that another
+        setting of the same point gives (twice in one mapping, or in the grid and in fixed or
+        the case, whose value the grid's would override)."""
+        if not self.deferred:
+            return
+        case_names = list(cases) or [None]
+        for line, key, v, w_, scope in self.deferred if self.cat is not None else []:
+            runs = [w for c in (case_names if scope == "study" else [scope]) for w in self.workloads(s, c)]
+            for w in dict.fromkeys(runs):
+                name, why = X.substitute(key, w), f"{w_[:-1]}; '{shown(key)}' for workload '{shown(w)}')"
+                p = self.cat.params.get(name)
+                if p is None:
+                    self.fail(line, name, f"unknown parameter{why}{_close(name, self.cat.params)} (see `fgsim params`)")
+                err = value_error(p, X.fmt_value(v))
+                if err:
+                    self.fail(line, name, err + why)
+        for c in case_names:
+            for w in self.workloads(s, c):
+                before = {}  # name -> (mapping, line, key as written) in fixed and the case
+                for what, keys in (("fixed", fixed), (f"case '{shown(c)}'", cases.get(c, {})), ("grid", grid)):
+                    mine = {}
+                    for k, line in keys.items():
+                        if k in ("workload", "preset"):
+                            continue
+                        name = X.substitute(k, w)
+                        if name in mine:
+                            self.fail(line, k, f"'{shown(k)}' and '{shown(mine[name][1])}' (line {mine[name][0]}) "
+                                      f"both set '{shown(name)}' for workload '{shown(w)}'{where}")
+                        mine[name] = (line, k)
+                        if what == "grid" and name in before and X.WORKLOAD in k + before[name][2]:
+                            self.fail(line, k, f"'{shown(k)}' is '{shown(name)}' for workload '{shown(w)}', also "
+                                      f"set in {before[name][0]} (line {before[name][1]}): the grid's values would "
+                                      f"override it{where}")
+                    before.update({name: (what, line, k) for name, (line, k) in mine.items()})
+
     def study(self, m, names):
         s = m.value
         if not isinstance(s, dict):
             self.fail(m.line, "studies", f"expected a study (a mapping), got {self.kind(s)}")
+        self.deferred = []
         self.keys(m, STUDY_KEYS, "study")
         at = {k: (line, v) for k, line, v in m.pairs()}
         if "name" not in at:
@@ -491,7 +580,7 @@ class _Checker:
             if not isinstance(fm.value, dict):
                 self.fail(fm.line, "fixed", f"expected a mapping of parameter: value{where}")
             for k, kl, v in fm.pairs():
-                self.setting(kl, k, v.value, f" (fixed of study '{shown(name)}')", fm.text(k))
+                self.setting(kl, k, v.value, f" (fixed of study '{shown(name)}')", fm.text(k), "study")
                 fixed[k] = kl
         n_points = 1
         if "grid" in at:
@@ -504,7 +593,7 @@ class _Checker:
                     self.fail(kl, gm.text(k),
                               f"expected a non-empty list of values{w}, got {self.kind(v.value)}")
                 for item in v.items():
-                    self.setting(item.line, k, item.value, w, gm.text(k))
+                    self.setting(item.line, k, item.value, w, gm.text(k), "study")
                 if k in fixed:
                     self.fail(kl, k, f"in the grid and in fixed (line {fixed[k]}): the grid's values would "
                               f"override it{where}")
@@ -524,7 +613,7 @@ class _Checker:
                     self.fail(cv.line, c, f"expected the case's settings (a mapping){where}")
                 cases[c] = {}
                 for k, kl, v in cv.pairs():
-                    self.setting(kl, k, v.value, f" (case '{shown(c)}' of study '{shown(name)}')", cv.text(k))
+                    self.setting(kl, k, v.value, f" (case '{shown(c)}' of study '{shown(name)}')", cv.text(k), c)
                     if k in grid:
                         self.fail(kl, k, f"set by case '{shown(c)}' and swept in the grid (line {grid[k]}): the "
                                   f"grid's values would override it{where}")
@@ -542,6 +631,7 @@ class _Checker:
             elif k not in fixed and k not in grid and not by_cases:
                 self.fail(m.line, k, f"missing '{k}'{where}: give it in the study, in fixed, in the grid or in "
                           "every case")
+        self.placeholders(s, fixed, grid, cases, where)
 
         if "seeds" in at:
             sl, sm = at["seeds"]
@@ -553,6 +643,7 @@ class _Checker:
 
         # Columns: metrics (and relative, samples) next to the study's own.
         own = ["study", "seed"] + (["case"] if cases else []) + [k for k in grid]
+        own_params = (["case"] if cases else []) + [k for k in grid] + ["seed"]
         if "metrics" not in at:
             self.fail(m.line, "metrics", f"missing 'metrics'{where}")
         mm = at["metrics"][1]
@@ -600,7 +691,7 @@ class _Checker:
             rm = at["relative"][1]
             self.keys(rm, RELATIVE_KEYS, "relative")
             ra = {k: (line, v) for k, line, v in rm.pairs()}
-            for k in RELATIVE_KEYS:
+            for k in RELATIVE_NEEDS:
                 if k not in ra:
                     self.fail(rm.line, k, f"relative needs '{k}'{where}")
             if not cases:
@@ -620,7 +711,35 @@ class _Checker:
             self.string(ra["name"][0], "name", rname, where)
             if rname in columns:
                 self.fail(ra["name"][0], "name", f"the column '{shown(rname)}' is taken{where}")
+            if "invert" in ra and not isinstance(ra["invert"][1].value, bool):
+                self.fail(ra["invert"][0], "invert", f"expected true or false{where}, got "
+                          f"{self.kind(ra['invert'][1].value)}")
+            if "by" in ra:
+                self.names(ra["by"], "by", list(grid) + ["seed"], "a grid key or seed", where, empty=True)
             columns.append(rname)
+            summary_cols.append(rname)
+
+        if "summary" in at:
+            um = at["summary"][1]
+            self.keys(um, SUMMARY_KEYS, "summary")
+            ua = {k: (line, v) for k, line, v in um.pairs()}
+            for k in ("of", "stats"):
+                if k not in ua:
+                    self.fail(um.line, k, f"summary needs '{k}'{where}")
+            by = self.names(ua["by"], "by", own_params, "a parameter column (case, a grid key, seed)", where,
+                            empty=True) if "by" in ua else []
+            ofs = self.names(ua["of"], "of", summary_cols, "a metric or relative column", where)
+            stats = self.names(ua["stats"], "stats", X.SUMMARY_STATS, "a statistic", where)
+            summary = {"by": by, "of": ofs, "stats": stats}
+            label = X.summary_label({"summary": summary, "cases": cases, "grid": grid})
+            if "argmax" in stats and label is None:
+                self.fail(ua["stats"][0], "stats", f"argmax names a row by the first of case, the grid's keys and "
+                          f"seed that is not a `by` column, and every one is{where}")
+            summary_columns = list(by)
+            for col in X.summary_columns({"summary": summary}):
+                if col in columns:
+                    self.fail(ua["of"][0], "of", f"the summary's column '{shown(col)}' is taken{where}")
+                summary_columns.append(col)
 
         if "area" in at:
             am = at["area"][1]
@@ -649,12 +768,23 @@ class _Checker:
             for k in ("x", "y"):
                 if k not in pa:
                     self.fail(pm.line, k, f"plot needs x and y{where}")
+            cols, of_what = columns, "the study"
+            if "from" in pa:
+                src = pa["from"][1].value
+                if src not in PLOT_FROM:
+                    self.fail(pa["from"][0], "from", f"expected {' or '.join(PLOT_FROM)} (the study's summary rows; "
+                              f"without 'from', its rows){where}, got {self.kind(src)}")
+                if "summary" not in at:
+                    self.fail(pa["from"][0], "from", f"the study has no summary{where}")
+                cols, of_what = summary_columns, "the study's summary"
             for k in ("x", "y", "series"):
                 if k in pa and not (k == "series" and pa[k][1].value is None):
                     col = pa[k][1].value
-                    if col not in columns:
-                        self.fail(pa[k][0], k, f"'{shown(col)}' is not a column of the study"
-                                  f"{_close(col, columns)} (columns: {', '.join(map(shown, columns))}){where}")
+                    if col not in cols:
+                        self.fail(pa[k][0], k, f"'{shown(col)}' is not a column of {of_what}"
+                                  f"{_close(col, cols)} (columns: {', '.join(map(shown, cols))}){where}")
+            if "from" in pa and isinstance(pa["y"][1].value, str) and pa["y"][1].value.endswith("_argmax"):
+                self.fail(pa["y"][0], "y", f"'{shown(pa['y'][1].value)}' names rows, it is not a value{where}")
             for k in ("logx", "logy"):
                 if k in pa and not isinstance(pa[k][1].value, bool):
                     self.fail(pa[k][0], k, f"expected true or false{where}")

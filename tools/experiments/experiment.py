@@ -36,6 +36,49 @@ some cases at the same grid point and seed:
         text: |
           What the study shows (free text under its table).
 
+`relative` may add `invert: true` (the column is then this row's `of` over the
+best `of` of the `to` cases: a slowdown, above 1 when this row is slower) and
+`by: [COLUMN, ...]` (grid keys and/or seed: the rows matched against the `to`
+cases are those with the same values of these; default all grid keys and the
+seed; [] matches every row with the best over the whole study):
+
+        relative: {of: period_ms, to: [plain], name: slowdown, invert: true, by: [workload]}
+
+A setting's name in `fixed`, `grid` or `cases` may contain `{workload}`,
+replaced in each run by that run's workload (from the study, fixed, the grid or
+the case), so that one case sets a per-workload parameter for every workload:
+
+        grid: {workload: [color, mis, octree]}
+        cases:
+          plain: {"{workload}.mechanism": persistent, "{workload}.groups": -1}
+          coop: {"{workload}.mechanism": coop, coop.reserve_slot: true}
+
+runs `--set color.mechanism=persistent --set color.groups=-1` for color. A grid
+key keeps the placeholder as its CSV column (`{workload}.groups`: one column
+whatever the workload); the page shows settings as written.
+
+A study may summarize its rows in a small table under its own (`summary`):
+one row per group of rows with equal `by` values (case, grid keys, seed; [] or
+absent: one group of all rows), with a column <of>_<stat> for each `of` column
+(a metric, a sampled <col>_mean/_max, or the relative column) and statistic
+(mean, geomean, median, min, max, argmax). A row without a value is left out;
+a group without any gives an empty cell. argmax is not a number: it is the
+value, in the row with the largest `of` (the first such row), of the first of
+case, the grid's keys and seed that is not a `by` column (e.g. `workload`: "max
+1.5 (mis)"). The summary rows are in the CSV after the study's other rows, with
+`summary` = 1. Paper values that have a summary column (and the `by` columns)
+are printed beside ours as paper_<col>. A plot may draw the summary rows
+instead of the study's (`from: summary`; x, y and series are then summary
+columns):
+
+        summary: {by: [case], of: [slowdown, period_ms], stats: [geomean, max, median]}
+        plot: {from: summary, x: case, y: slowdown_median}
+        paper: {source: "...", values: [{case: coop, slowdown_median: 1.47}]}
+
+The plot draws the paper's values that have its x and y; when they also have
+its series column, each series' paper points in that series' colour (beside its
+bars over categorical x).
+
 A study of the hardware worklist may add the synthesized area of the
 configuration each case runs (column `area_mm2`, from synth/results.json;
 docs/synthesis.md), next to its speed-up:
@@ -67,8 +110,10 @@ import csv
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
+import statistics
 import subprocess
 
 
@@ -110,21 +155,44 @@ def fmt_value(v):
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
+WORKLOAD = "{workload}"  # in a setting's name: replaced by the run's workload
+
+
+def substitute(name, workload):
+    """A setting's name with {workload} replaced by the run's workload."""
+    return name.replace(WORKLOAD, str(workload)) if isinstance(name, str) else name
+
+
+def settings(study, case_sets, grid_values):
+    """One point's (workload, preset, {parameter: value}): fixed, then the case's settings, then
+    the grid's values (each overriding the one before), `workload` and `preset` taken out,
+    {workload} in a name replaced by the point's workload."""
+    parts = (study.get("fixed") or {}, case_sets or {}, grid_values)
+    merged = {k: v for part in parts for k, v in part.items()}
+    # `workload` and `preset` may be swept like parameters.
+    workload = merged.get("workload", study.get("workload"))
+    preset = merged.get("preset", study.get("preset"))
+    out = {}
+    for part in parts:
+        for k, v in part.items():
+            if k not in ("workload", "preset"):
+                out[substitute(k, workload)] = v
+    return workload, preset, out
+
+
 def points(study):
-    """Every run of a study: (parameters dict, seed, fgsim argument list)."""
+    """Every run of a study: (parameters dict, seed, fgsim argument list). The parameters are
+    the case and the grid's values under the grid's keys as written ({workload} kept)."""
     grid = study.get("grid") or {}
     keys = list(grid)
     cases = study.get("cases") or {None: {}}
     for (case, case_sets), combo in itertools.product(cases.items(),
                                                       itertools.product(*(grid[k] for k in keys)) if keys else [()]):
         params = ({"case": case} if case is not None else {}) | dict(zip(keys, combo))
-        settings = {**(study.get("fixed") or {}), **(case_sets or {}), **dict(zip(keys, combo))}
-        # `workload` and `preset` may be swept like parameters.
-        workload = settings.pop("workload", study.get("workload"))
-        preset = settings.pop("preset", study.get("preset"))
+        workload, preset, sets = settings(study, case_sets, dict(zip(keys, combo)))
         for seed in study.get("seeds", [1]):
             args = ["run", str(workload), "--preset", str(preset), "--seed", str(seed)]
-            for k, v in settings.items():
+            for k, v in sets.items():
                 args += ["--set", f"{k}={fmt_value(v)}"]
             yield params, seed, args
 
@@ -232,10 +300,13 @@ def rows(study, results):
             raise KeyError(f"study {study['name']}: metric {col} ('{expr}'): no run of the study has that statistic")
     rel = study.get("relative")
     if rel:
-        # Per grid point and seed: the best (smallest) `of` among the `to`
-        # cases over this row's `of`.
+        # Per point (the `by` columns; all grid keys and the seed by default): the best
+        # (smallest) `of` among the `to` cases over this row's `of`, or, inverted, this
+        # row's `of` over that best.
+        by = relative_by(study)
+
         def key(r):
-            return tuple((k, v) for k, v in r.items() if k in list((study.get("grid") or {}).keys()) + ["seed"])
+            return tuple((k, r.get(k)) for k in by)
         best = {}
         for r in out:
             if r.get("case") in rel["to"]:
@@ -243,8 +314,81 @@ def rows(study, results):
         for r in out:
             if key(r) not in best:
                 raise SystemExit(f"study {study['name']}: relative: no '{rel['to']}' case at {key(r)}")
-            r[rel["name"]] = best[key(r)] / r[rel["of"]]
-    return out + series_rows
+            r[rel["name"]] = r[rel["of"]] / best[key(r)] if rel.get("invert") else best[key(r)] / r[rel["of"]]
+    return out + series_rows + (summary_rows(study, out) if study.get("summary") else [])
+
+
+def relative_by(study):
+    """The columns whose equal values make the same point for `relative`."""
+    rel = study["relative"]
+    return list(rel["by"]) if rel.get("by") is not None else list((study.get("grid") or {}).keys()) + ["seed"]
+
+
+SUMMARY_STATS = ("mean", "geomean", "median", "min", "max", "argmax")
+
+
+def summary_label(study):
+    """The column that a summary's argmax names: the first of case, the grid's keys and seed
+    that is not a `by` column (None when all are)."""
+    by = (study.get("summary") or {}).get("by") or []
+    own = (["case"] if study.get("cases") else []) + list((study.get("grid") or {}).keys()) + ["seed"]
+    return next((c for c in own if c not in by), None)
+
+
+def summary_columns(study):
+    spec = study["summary"]
+    return [f"{of}_{stat}" for of in spec["of"] for stat in spec["stats"]]
+
+
+def _stat(stat, vals):
+    """vals: [(value, label)], not empty."""
+    xs = [v for v, _ in vals]
+    if stat == "mean":
+        return sum(xs) / len(xs)
+    if stat == "geomean":
+        return math.exp(sum(math.log(v) for v in xs) / len(xs))
+    if stat == "median":
+        return statistics.median(xs)
+    if stat == "min":
+        return min(xs)
+    if stat == "max":
+        return max(xs)
+    if stat == "argmax":
+        return max(vals, key=lambda vl: vl[0])[1]  # the first row of the largest value
+    raise ValueError(f"unknown statistic '{stat}'")
+
+
+def summary_rows(study, rows_):
+    """A study's summary: one row per group of its rows (equal `by` values, in the order the
+    groups first appear; all rows when `by` is empty or absent) with <of>_<stat> for each
+    `of` column and statistic, over the rows that have a value (a row without one is left
+    out; a group without any gives no value). argmax is the `summary_label` of the first row
+    with the largest value. Each row has `summary` = 1 and the study's name."""
+    spec, label = study["summary"], summary_label(study)
+    by = list(spec.get("by") or [])
+    groups = {}
+    for r in rows_:
+        groups.setdefault(tuple(r.get(b) for b in by), []).append(r)
+    out = []
+    for key, rs in groups.items():
+        row = {"study": study["name"], "summary": 1, **dict(zip(by, key))}
+        for of in spec["of"]:
+            vals = []
+            for r in rs:
+                v = r.get(of)
+                if v is None or v == "":
+                    continue
+                try:
+                    v = float(v)
+                except (TypeError, ValueError):
+                    raise SystemExit(f"study {study['name']}: summary: {of} is '{v}' in a row, not a number")
+                if v <= 0 and "geomean" in spec["stats"]:
+                    raise SystemExit(f"study {study['name']}: summary: geomean of {of} over {v:g} (needs values > 0)")
+                vals.append((v, r.get(label) if label else None))
+            for stat in spec["stats"]:
+                row[f"{of}_{stat}"] = _stat(stat, vals) if vals else None
+        out.append(row)
+    return out
 
 
 def write_csv(path, rows_):
@@ -282,36 +426,71 @@ def plot(study, rows_, png, svg):
     # plots then depended on which jobs ran together).
     from matplotlib.figure import Figure
 
+    fig = Figure(figsize=(5.5, 3.6))
+    draw(study, rows_, fig.subplots())
+    fig.tight_layout()
+    # Reproducible files: no timestamps or random ids in the outputs.
+    fig.savefig(png, dpi=110, metadata={"Software": None})
+    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+
+
+def draw(study, rows_, ax):
+    """A study's plot on the Matplotlib axes `ax` (rows_: its rows from the CSV)."""
     spec = study.get("plot") or {}
     x, y, series = spec.get("x"), spec.get("y"), spec.get("series")
     if not x or not y:
         raise SystemExit(f"study {study['name']}: plot needs x and y")
-    if study.get("samples"):
-        rows_ = [r for r in rows_ if str(r.get("sample", "")) != ""]
-    fig = Figure(figsize=(5.5, 3.6))
-    ax = fig.subplots()
+    if spec.get("from") == "summary":
+        rows_ = [r for r in rows_ if str(r.get("summary", "")) != ""]
+    else:
+        rows_ = [r for r in rows_ if str(r.get("summary", "")) == ""]
+        if study.get("samples"):
+            rows_ = [r for r in rows_ if str(r.get("sample", "")) != ""]
     groups = {}
     for r in rows_:
         groups.setdefault(r.get(series) if series else None, []).append(r)
     categorical = any(isinstance(number(r[x]), str) for r in rows_)
+    colors, offsets = {}, {}  # per series: its colour, and its bars' offset from the category
     if categorical:
         # Named cases: grouped bars in the order the study lists them.
         cats = list(dict.fromkeys(r[x] for r in rows_))
         width = 0.8 / max(1, len(groups))
         for i, (key, rs) in enumerate(groups.items()):
             by = {r[x]: number(r[y]) for r in rs}
-            ax.bar([c + (i - (len(groups) - 1) / 2) * width for c in range(len(cats))],
-                   [by.get(c, 0) for c in cats], width, label=f"{series}={key}" if series else "FineGrain")
+            offsets[key] = (i - (len(groups) - 1) / 2) * width
+            bars = ax.bar([c + offsets[key] for c in range(len(cats))],
+                          [by.get(c, 0) for c in cats], width, label=f"{series}={key}" if series else "FineGrain")
+            if bars.patches:
+                colors[key] = bars.patches[0].get_facecolor()
         ax.set_xticks(range(len(cats)))
         ax.set_xticklabels(cats, rotation=30, ha="right", fontsize=8)
     for key, rs in ({} if categorical else groups).items():
         rs = sorted(rs, key=lambda r: number(r[x]))
-        ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker=spec.get("marker", "o") or None,
-                label=f"{series}={key}" if series else "FineGrain")
+        line, = ax.plot([number(r[x]) for r in rs], [number(r[y]) for r in rs], marker=spec.get("marker", "o") or None,
+                        label=f"{series}={key}" if series else "FineGrain")
+        colors[key] = line.get_color()
     # The paper's values, where they are of this plot's x and y (a table in
     # another shape is only printed): points over the bars of categorical x.
     paper = [p for p in (study.get("paper") or {}).get("values") or [] if x in p and y in p]
-    if paper and categorical:
+    if paper and series and any(series in p for p in paper):
+        # Per series, where the paper's values name it: our series' colour, beside its bars.
+        source = study["paper"].get("source") or "paper"
+        pgroups = {}
+        for p in paper:
+            pgroups.setdefault(fmt_value(p[series]) if series in p else None, []).append(p)
+        for key, ps in pgroups.items():
+            ours = next((k for k in groups if key is not None and same_value(k, key)), None)
+            style = dict(marker="s", color=colors.get(ours, "black"), markeredgecolor="black",
+                         label=f"{source} ({series}={key})" if key is not None else source)
+            if categorical:
+                pos = {c: i for i, c in enumerate(cats)}
+                ps = [p for p in ps if fmt_value(p[x]) in pos]
+                ax.plot([pos[fmt_value(p[x])] + offsets.get(ours, 0) for p in ps], [number(p[y]) for p in ps],
+                        linestyle="none", **style)
+            else:
+                ps = sorted(ps, key=lambda p: number(p[x]))
+                ax.plot([number(p[x]) for p in ps], [number(p[y]) for p in ps], linestyle="--", **style)
+    elif paper and categorical:
         pos = {c: i for i, c in enumerate(cats)}
         ps = [p for p in paper if p[x] in pos]
         ax.plot([pos[p[x]] for p in ps], [number(p[y]) for p in ps], marker="s", linestyle="none", color="black",
@@ -329,10 +508,16 @@ def plot(study, rows_, png, svg):
     ax.set_title(study.get("title", study["name"]), fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    # Reproducible files: no timestamps or random ids in the outputs.
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+
+
+def same_value(a, b):
+    """Whether two cells are the same value: one read from the CSV (text), the other from the
+    experiment file (a number, a boolean or text)."""
+    def norm(v):
+        v = fmt_value(v) if isinstance(v, bool) else v
+        n = number(v)
+        return n.lower() if isinstance(n, str) and n.lower() in ("true", "false") else n
+    return norm(a) == norm(b)
 
 
 def table(rows_, cols):
@@ -405,9 +590,39 @@ def _area_column(study, rs, root):
         synth = json.load(f)
     grid = list((study.get("grid") or {}).keys())
     for r in rs:
-        settings = {**(study.get("fixed") or {}), **((study.get("cases") or {}).get(r.get("case")) or {}),
-                    **{k: number(r[k]) for k in grid}}
-        r["area_mm2"] = hwwl_area(settings, spec, synth)
+        _, _, sets = settings(study, (study.get("cases") or {}).get(r.get("case")), {k: number(r[k]) for k in grid})
+        r["area_mm2"] = hwwl_area(sets, spec, synth)
+
+
+_STAT_WORDS = {"mean": "mean", "geomean": "geometric mean", "median": "median", "min": "minimum",
+               "max": "maximum", "argmax": "argmax"}
+
+
+def summary_table(study, srows):
+    """The page's lines for a study's summary (its rows from the CSV): a line saying what was
+    taken over what, and the table; beside each column that the paper's values give, the
+    paper's value (column paper_<col>) of the paper row with the same `by` values."""
+    spec = study["summary"]
+    by, cols = list(spec.get("by") or []), summary_columns(study)
+    values = (study.get("paper") or {}).get("values") or []
+    shown_cols = list(by)
+    for c in cols:
+        shown_cols.append(c)
+        if any(c in p for p in values):
+            shown_cols.append("paper_" + c)
+            for r in srows:
+                match = next((p for p in values if c in p and all(b in p and same_value(r.get(b, ""), p[b])
+                                                                  for b in by)), None)
+                r["paper_" + c] = fmt_value(match[c]) if match is not None else ""
+    stats = ", ".join(_STAT_WORDS[st] for st in spec["stats"])
+    text = (f"Summary ({stats} of " + ", ".join(f"`{o}`" for o in spec["of"]) + " over " +
+            ("the rows of each " + ", ".join(f"`{b}`" for b in by) if by else "all rows") +
+            "; rows without a value left out")
+    if "argmax" in spec["stats"]:
+        text += f"; `_argmax`: the `{summary_label(study)}` of the row with the largest value"
+    if any(c.startswith("paper_") for c in shown_cols):
+        text += f"; `paper_`: {(study.get('paper') or {}).get('source') or 'the paper'}"
+    return [text + "):", "", table(srows, shown_cols), ""]
 
 
 def page(exp, name, csv_path, page_path, plot_dir, root):
@@ -419,7 +634,8 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
     if exp.get("intro"):
         out += [exp["intro"].strip(), ""]
     for s in exp["studies"]:
-        rs = [r for r in all_rows if r["study"] == s["name"] and str(r.get("sample", "")) == ""]
+        rs = [r for r in all_rows if r["study"] == s["name"] and str(r.get("sample", "")) == ""
+              and str(r.get("summary", "")) == ""]
         cols = (["case"] if s.get("cases") else []) + list((s.get("grid") or {}).keys()) + \
             (["seed"] if len(s.get("seeds", [1])) > 1 else []) + list(s["metrics"].keys()) + \
             ([s["relative"]["name"]] if s.get("relative") else []) + \
@@ -438,8 +654,12 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
                 for c, cs in s["cases"].items()] + [""]
         if s.get("relative"):
             r_ = s["relative"]
-            out += [f"`{r_['name']}` = the smallest `{r_['of']}` of the cases " +
-                    ", ".join(f"`{c}`" for c in r_["to"]) + f" at the same point, over this row's `{r_['of']}`.", ""]
+            best = f"the smallest `{r_['of']}` of the cases " + ", ".join(f"`{c}`" for c in r_["to"])
+            at = (" at the same point" if r_.get("by") is None else
+                  (" with the same " + ", ".join(f"`{c}`" for c in r_["by"])) if r_["by"] else " over the whole study")
+            out += [(f"`{r_['name']}` = this row's `{r_['of']}` over {best}{at} (above 1: slower than the best)."
+                     if r_.get("invert") else
+                     f"`{r_['name']}` = {best}{at}, over this row's `{r_['of']}`."), ""]
         if s.get("samples"):
             sp = s["samples"]
             out += ["Sampled over time: " + ", ".join(f"`{c}` (`{st}`" + (f" as % of `{sp['percent_of']}`"
@@ -458,6 +678,8 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
                     "; 0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
                     "sweep has no such block.", ""]
         out += [table(rs, cols), ""]
+        if s.get("summary"):
+            out += summary_table(s, [r for r in all_rows if r["study"] == s["name"] and str(r.get("summary", "")) != ""])
         if s.get("plot"):
             out += [f"![{s['name']}]({rel}/{s['name']}.svg)", ""]
         if s.get("paper"):
