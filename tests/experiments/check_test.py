@@ -114,6 +114,27 @@ CASES = [
     ("{workload} in the grid overriding fixed", STUDY + "    fixed: {vecadd.n: 4096}\n    grid:\n"
      "      \"{workload}.n\": [1, 2]\n    metrics: {t: sim.time_ns}\n",
      7, "{workload}.n", r"is 'vecadd.n' for workload 'vecadd', also set in fixed \(line 5\): the grid's values", True),
+    # A grid key of bundles (name -> settings).
+    ("a bundle's unknown parameter", NO_WORKLOAD + "    grid:\n      pair:\n        v: {workload: vecadd, vecadd.m: 1}\n"
+     "    metrics: {t: sim.time_ns}\n", 6, "vecadd.m", r"unknown parameter \(bundle 'v' of grid key 'pair' of study 'a'\)",
+     False),
+    ("a bundle that is not a mapping", NO_WORKLOAD + "    grid:\n      pair:\n        v: [1, 2]\n"
+     "    metrics: {t: sim.time_ns}\n", 6, "v", r"expected the bundle's settings \(a mapping\)", True),
+    ("a bundle's setting also in fixed", STUDY + "    fixed: {vecadd.n: 4}\n    grid:\n      pair:\n"
+     "        v: {vecadd.n: 8}\n    metrics: {t: sim.time_ns}\n",
+     8, "vecadd.n", r"in a grid bundle and in fixed \(line 5\): the bundle's value would override it", True),
+    ("a bundle's setting also in a case", STUDY + "    grid:\n      pair:\n        v: {vecadd.n: 8}\n"
+     "    cases:\n      c: {vecadd.n: 4}\n    metrics: {t: sim.time_ns}\n",
+     9, "vecadd.n", r"set by case 'c' and by grid bundle 'v' \(line 7\)", True),
+    ("a bundle's workload beside the study's", STUDY + "    grid:\n      pair:\n        v: {workload: saxpy}\n"
+     "    metrics: {t: sim.time_ns}\n", 7, "workload", r"set by grid bundle 'v' and in the study", True),
+    ("a bundle's {workload} name its workload lacks", NO_WORKLOAD + "    grid:\n      pair:\n"
+     "        v: {workload: vecadd, \"{workload}.bins\": 4}\n    metrics: {t: sim.time_ns}\n",
+     6, "vecadd.bins", r"unknown parameter .*'\{workload\}.bins' for workload 'vecadd'", False),
+    ("a bundle's setting that a case's {workload} name also gives", NO_WORKLOAD + "    grid:\n      pair:\n"
+     "        v: {workload: vecadd, vecadd.n: 64}\n    cases:\n      c: {\"{workload}.n\": 8}\n"
+     "    metrics: {t: sim.time_ns}\n", 6, "vecadd.n", r"is 'vecadd.n' for workload 'vecadd', also set in case 'c' "
+     r"\(line 8\): bundle 'v' would override it", True),
     # relative: invert and by.
     ("relative invert not a boolean", STUDY + TWO_CASES + "    relative: {of: t, to: [x], name: s, invert: 1}\n"
      "    metrics: {t: sim.time_ns}\n", 6, "invert", r"expected true or false \(study 'a'\), got '1'", True),
@@ -248,6 +269,34 @@ want = ({"case": "magic", "workload": "saxpy", "{workload}.n": 4096}, 2,
         "run saxpy --preset orr2014 --seed 2 --set mem.magic=true --set saxpy.n=4096")
 if len(pts) != 16 or pts[-1] != want or any(f"{p['workload']}.n={p['{workload}.n']}" not in a for p, _, a in pts):
     failures.append(f"points of {{workload}} settings: {pts}")
+# Bundles: a grid key sweeping named settings (the column gets the name), with {workload}
+# replaced by the bundle's workload, relative per bundle.
+valid_b = os.path.join(tmp, "valid_bundles.yaml")
+VALID_BUNDLES = NO_WORKLOAD + """    grid:
+      pair:
+        v-two: {workload: vecadd, gpu.cus: 2}
+        h-many: {workload: histogram, histogram.bins: 4096}
+    cases:
+      plain: {}
+      big: {"{workload}.n": 8192}
+    metrics: {t: sim.time_ns}
+    relative: {of: t, to: [plain], name: slowdown, invert: true}
+"""
+with open(valid_b, "w") as f:
+    f.write(VALID_BUNDLES)
+r = subprocess.run([experiment_sh, "--check", valid_b, "--config", f"fgsim={standin}"], capture_output=True, text=True)
+if r.returncode or r.stderr or r.stdout != f"{valid_b}: ok, 1 study, 4 points\n" or runs_started():
+    failures.append(f"valid file (bundles): exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
+else:
+    pts = [(p, " ".join(a)) for p, _, a in X.points(X.load(valid_b)["studies"][0])]
+    want = [({"case": "plain", "pair": "v-two"}, "run vecadd --preset orr2014 --seed 1 --set gpu.cus=2"),
+            ({"case": "plain", "pair": "h-many"}, "run histogram --preset orr2014 --seed 1 --set histogram.bins=4096"),
+            ({"case": "big", "pair": "v-two"},
+             "run vecadd --preset orr2014 --seed 1 --set vecadd.n=8192 --set gpu.cus=2"),
+            ({"case": "big", "pair": "h-many"},
+             "run histogram --preset orr2014 --seed 1 --set histogram.n=8192 --set histogram.bins=4096")]
+    if pts != want:
+        failures.append(f"points of bundles: {pts}")
 
 # Every experiment in the repository passes.
 files = sorted(os.path.join(root, "experiments", f) for f in os.listdir(os.path.join(root, "experiments"))

@@ -247,6 +247,21 @@ if got != ["run vecadd --preset orr2014 --seed 1 --set vecadd.n=64",
            "run histogram --preset orr2014 --seed 1 --set histogram.bins=4"]:
     failures.append(f"{{workload}} of a case's own workload: {got}")
 
+# A result that one version of a workload reports and another does not: no value there
+# (an empty cell), and a metric that no run has is refused.
+study = {"name": "m", "metrics": {"a": "result.active_mean", "t": "result.t"}}
+got = X.rows(study, [({}, 1, {"workload": {"results": {"t": 1.0, "active_mean": 3.5}}, "stats": {}}),
+                     ({}, 1, {"workload": {"results": {"t": 2.0}}, "stats": {}})])
+if [(r["a"], r["t"]) for r in got] != [(3.5, 1.0), (None, 2.0)]:
+    failures.append(f"a result only some runs have: {got}")
+try:
+    X.rows({"name": "m", "metrics": {"a": "result.actve_mean"}},
+           [({}, 1, {"workload": {"results": {"t": 1.0}}, "stats": {}})])
+    failures.append("a result that no run has was accepted")
+except (SystemExit, KeyError) as e:
+    if "actve_mean" not in str(e):
+        failures.append(f"a result that no run has: '{e}'")
+
 # relative with invert (this row over the best `to` row: a slowdown) and by (the columns
 # that make the same point: here the workload only, across sizes and seeds).
 study = {"name": "r", "preset": "orr2014", "grid": {"workload": ["a", "b"], "n": [1, 2]}, "seeds": [1, 2],

@@ -499,14 +499,25 @@ class _Checker:
     # -- {workload} in settings' names
 
     @staticmethod
-    def workloads(s, case):
+    def workloads(s, case, bundle=None):
         """The workloads that the points of a study's case (None: of a study without cases)
-        run: the case's own, else the grid's, fixed's or the study's (experiment.settings)."""
+        run, with the grid bundle `bundle` ((key, name); None: any): the bundle's own, the
+        case's own, else the grid's (a list, or the bundles that set one), fixed's or the
+        study's (experiment.settings)."""
+        grid = s.get("grid") or {}
+        if bundle is not None:
+            bs = grid[bundle[0]][bundle[1]] or {}
+            if "workload" in bs:
+                return [bs["workload"]]
         sets = ((s.get("cases") or {}).get(case) or {}) if case is not None else {}
         if "workload" in sets:
             return [sets["workload"]]
-        if "workload" in (s.get("grid") or {}):
-            return list(dict.fromkeys(s["grid"]["workload"]))
+        if isinstance(grid.get("workload"), list):
+            return list(dict.fromkeys(grid["workload"]))
+        from_bundles = [bs["workload"] for v in grid.values() if isinstance(v, dict) and bundle is None
+                        for bs in v.values() if isinstance(bs, dict) and "workload" in bs]
+        if from_bundles:
+            return list(dict.fromkeys(from_bundles))
         if "workload" in (s.get("fixed") or {}):
             return [s["fixed"]["workload"]]
         return [s["workload"]] if "workload" in s else []
@@ -516,11 +527,26 @@ class _Checker:
         name it gives must be a parameter taking the value, and must not be a name that another
         setting of the same point gives (twice in one mapping, or in the grid and in fixed or
         the case, whose value the grid's would override)."""
+        case_names = list(cases) or [None]
+        # A bundle's setting that is, for a workload it runs, a name fixed or the case sets.
+        for c in case_names:
+            for (gk, b), keys in self.bundle_lines.items():
+                for w in self.workloads(s, c, (gk, b)):
+                    before = {X.substitute(k, w): (what, line) for what, m in
+                              (("fixed", fixed), (f"case '{shown(c)}'", cases.get(c, {}))) for k, line in m.items()}
+                    for k, line in keys.items():
+                        name = X.substitute(k, w)
+                        if k not in ("workload", "preset") and name in before:
+                            self.fail(line, k, f"is '{shown(name)}' for workload '{shown(w)}', also set in "
+                                      f"{before[name][0]} (line {before[name][1]}): bundle '{shown(b)}' would "
+                                      f"override it{where}")
         if not self.deferred:
             return
-        case_names = list(cases) or [None]
         for line, key, v, w_, scope in self.deferred if self.cat is not None else []:
-            runs = [w for c in (case_names if scope == "study" else [scope]) for w in self.workloads(s, c)]
+            if isinstance(scope, tuple):  # a grid bundle's setting: (key, bundle name)
+                runs = [w for c in case_names for w in self.workloads(s, c, scope)]
+            else:
+                runs = [w for c in (case_names if scope == "study" else [scope]) for w in self.workloads(s, c)]
             for w in dict.fromkeys(runs):
                 name, why = X.substitute(key, w), f"{w_[:-1]}; '{shown(key)}' for workload '{shown(w)}')"
                 p = self.cat.params.get(name)
@@ -548,11 +574,43 @@ class _Checker:
                                       f"override it{where}")
                     before.update({name: (what, line, k) for name, (line, k) in mine.items()})
 
+    def bundles(self, key, line, v, gm, fixed, grid, study):
+        """A grid key sweeping bundles (name -> settings): checks each bundle's settings like a
+        case's; returns how many there are."""
+        where = f" (grid key '{shown(key)}' of study '{shown(study)}')"
+        if not v.value:
+            self.fail(line, gm.text(key), f"expected a non-empty mapping of bundle name: settings{where}")
+        if key in ("workload", "preset") or key in RESERVED_COLUMNS:
+            self.fail(line, key, f"a grid key of bundles names a column: not '{shown(key)}'{where}")
+        for b, bl, bv in v.pairs():
+            if not isinstance(b, str) or not b:
+                self.fail(bl, v.text(b), f"a bundle's name must be a string (quote it){where}")
+            if bv.value is None:
+                continue
+            if not isinstance(bv.value, dict):
+                self.fail(bv.line, b, f"expected the bundle's settings (a mapping){where}")
+            w = f" (bundle '{shown(b)}' of grid key '{shown(key)}' of study '{shown(study)}')"
+            for k, kl, sv in bv.pairs():
+                self.setting(kl, k, sv.value, w, bv.text(k), (key, b))
+                if k in fixed:
+                    self.fail(kl, k, f"in a grid bundle and in fixed (line {fixed[k]}): the bundle's value would "
+                              f"override it{w}")
+                if k in grid:
+                    self.fail(kl, k, f"in a grid bundle and a key of the grid (line {grid[k]}){w}")
+                other = self.bundled.get(k)
+                if other and other[2] != key:
+                    self.fail(kl, k, f"set by bundles of two grid keys (line {other[0]}){w}")
+                self.bundled[k] = (kl, b, key)
+                self.bundle_lines.setdefault((key, b), {})[k] = kl
+        return len(v.value)
+
     def study(self, m, names):
         s = m.value
         if not isinstance(s, dict):
             self.fail(m.line, "studies", f"expected a study (a mapping), got {self.kind(s)}")
         self.deferred = []
+        self.bundled = {}  # a setting of a grid bundle -> (line, bundle name, grid key)
+        self.bundle_lines = {}  # (grid key, bundle name) -> {setting: line}
         self.keys(m, STUDY_KEYS, "study")
         at = {k: (line, v) for k, line, v in m.pairs()}
         if "name" not in at:
@@ -589,14 +647,22 @@ class _Checker:
                 self.fail(gm.line, "grid", f"expected a mapping of parameter: [values]{where}")
             for k, kl, v in gm.pairs():
                 w = f" (grid of study '{shown(name)}')"
+                if isinstance(v.value, dict):
+                    n_points *= self.bundles(k, kl, v, gm, fixed, grid, name)
+                    grid[k] = kl
+                    continue
                 if not isinstance(v.value, list) or not v.value:
                     self.fail(kl, gm.text(k),
-                              f"expected a non-empty list of values{w}, got {self.kind(v.value)}")
+                              f"expected a non-empty list of values or a mapping of bundles{w}, got "
+                              f"{self.kind(v.value)}")
                 for item in v.items():
                     self.setting(item.line, k, item.value, w, gm.text(k), "study")
                 if k in fixed:
                     self.fail(kl, k, f"in the grid and in fixed (line {fixed[k]}): the grid's values would "
                               f"override it{where}")
+                if k in self.bundled:
+                    self.fail(kl, k, f"a key of the grid and set by its bundle '{shown(self.bundled[k][1])}' (line "
+                              f"{self.bundled[k][0]}){where}")
                 grid[k] = kl
                 n_points *= len(v.value)
         if "cases" in at:
@@ -617,18 +683,27 @@ class _Checker:
                     if k in grid:
                         self.fail(kl, k, f"set by case '{shown(c)}' and swept in the grid (line {grid[k]}): the "
                                   f"grid's values would override it{where}")
+                    if k in self.bundled:
+                        self.fail(kl, k, f"set by case '{shown(c)}' and by grid bundle '{shown(self.bundled[k][1])}' "
+                                  f"(line {self.bundled[k][0]}): the bundle's value would override it{where}")
                     cases[c][k] = kl
             n_points *= len(cases)
-        # workload and preset: in the study, in fixed, in the grid, or set by every case.
+        # workload and preset: in the study, in fixed, in the grid, or set by every case or
+        # every bundle of a grid key.
         for k in ("workload", "preset"):
             by_cases = bool(cases) and all(k in c for c in cases.values())
+            by_bundles = any(isinstance(v, dict) and all(isinstance(b, dict) and k in b for b in v.values())
+                             for v in (s.get("grid") or {}).values())
+            if k in self.bundled and (k in at or k in fixed or any(k in c for c in cases.values())):
+                self.fail(self.bundled[k][0], k, f"set by grid bundle '{shown(self.bundled[k][1])}' and in the "
+                          f"study, fixed or a case: one of them would be ignored{where}")
             if k in at:
                 (self.workload if k == "workload" else self.preset)(at[k][0], s[k], where)
                 for other, line_ in (("fixed", fixed.get(k)), ("grid", grid.get(k))):
                     if line_:
                         self.fail(line_, k, f"given in the study (line {at[k][0]}) and in {other}: one of them "
                                   f"would be ignored{where}")
-            elif k not in fixed and k not in grid and not by_cases:
+            elif k not in fixed and k not in grid and not by_cases and not by_bundles:
                 self.fail(m.line, k, f"missing '{k}'{where}: give it in the study, in fixed, in the grid or in "
                           "every case")
         self.placeholders(s, fixed, grid, cases, where)

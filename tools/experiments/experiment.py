@@ -44,6 +44,15 @@ seed; [] matches every row with the best over the whole study):
 
         relative: {of: period_ms, to: [plain], name: slowdown, invert: true, by: [workload]}
 
+A grid key may sweep bundles of settings instead of one parameter's values:
+its value is then a mapping of bundle name -> settings (the column gets the
+name), e.g. a workload with its input:
+
+        grid:
+          pair:
+            bfs-grid: {workload: bfs, bfs.generator: grid, bfs.scale: 15}
+            color-uniform: {workload: color, color.generator: uniform, color.scale: 15}
+
 A setting's name in `fixed`, `grid` or `cases` may contain `{workload}`,
 replaced in each run by that run's workload (from the study, fixed, the grid or
 the case), so that one case sets a per-workload parameter for every workload:
@@ -163,11 +172,24 @@ def substitute(name, workload):
     return name.replace(WORKLOAD, str(workload)) if isinstance(name, str) else name
 
 
+def grid_settings(study, grid_values):
+    """The settings of a point's grid values ({key: value}): a key with a list of values is
+    the parameter itself; a key with a mapping (a bundle: name -> settings) gives the
+    settings of the named bundle."""
+    grid, out = study.get("grid") or {}, {}
+    for k, v in grid_values.items():
+        if isinstance(grid.get(k), dict):
+            out.update(grid[k][v] or {})
+        else:
+            out[k] = v
+    return out
+
+
 def settings(study, case_sets, grid_values):
     """One point's (workload, preset, {parameter: value}): fixed, then the case's settings, then
-    the grid's values (each overriding the one before), `workload` and `preset` taken out,
-    {workload} in a name replaced by the point's workload."""
-    parts = (study.get("fixed") or {}, case_sets or {}, grid_values)
+    the grid's values (each overriding the one before; a bundle's name gives its settings),
+    `workload` and `preset` taken out, {workload} in a name replaced by the point's workload."""
+    parts = (study.get("fixed") or {}, case_sets or {}, grid_settings(study, grid_values))
     merged = {k: v for part in parts for k, v in part.items()}
     # `workload` and `preset` may be swept like parameters.
     workload = merged.get("workload", study.get("workload"))
@@ -186,8 +208,10 @@ def points(study):
     grid = study.get("grid") or {}
     keys = list(grid)
     cases = study.get("cases") or {None: {}}
+    # A bundle (a mapping) sweeps its names.
+    values = [list(grid[k]) for k in keys]
     for (case, case_sets), combo in itertools.product(cases.items(),
-                                                      itertools.product(*(grid[k] for k in keys)) if keys else [()]):
+                                                      itertools.product(*values) if keys else [()]):
         params = ({"case": case} if case is not None else {}) | dict(zip(keys, combo))
         workload, preset, sets = settings(study, case_sets, dict(zip(keys, combo)))
         for seed in study.get("seeds", [1]):
@@ -244,6 +268,10 @@ def _path_value(result, path, expr):
         # A mechanism's statistic in a run that did not build the mechanism
         # (a topo case's worklist waits): no value. rows() refuses a metric
         # that no run of the study has (a misspelt name).
+        return None
+    if head == "result" and rest and rest not in result["workload"]["results"]:
+        # A result one version of a workload reports (a cooperative run's
+        # active_mean): no value in the others, as for stats above.
         return None
     if head in ("stats", "config") and rest:
         v = result[head][rest]
@@ -588,9 +616,10 @@ def _area_column(study, rs, root):
         raise SystemExit(f"study {study['name']}: area: only 'of: hwwl' is known")
     with open(os.path.join(root, "synth", "results.json")) as f:
         synth = json.load(f)
-    grid = list((study.get("grid") or {}).keys())
+    grid = study.get("grid") or {}
     for r in rs:
-        _, _, sets = settings(study, (study.get("cases") or {}).get(r.get("case")), {k: number(r[k]) for k in grid})
+        values = {k: r[k] if isinstance(grid[k], dict) else number(r[k]) for k in grid}
+        _, _, sets = settings(study, (study.get("cases") or {}).get(r.get("case")), values)
         r["area_mm2"] = hwwl_area(sets, spec, synth)
 
 
@@ -652,6 +681,11 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
             out += ["| case | settings |", "|---|---|"] + [
                 f"| {c} | " + " ".join(f"`{k}={fmt_value(v)}`" for k, v in (cs or {}).items()) + " |"
                 for c, cs in s["cases"].items()] + [""]
+        for k, bundles in (s.get("grid") or {}).items():
+            if isinstance(bundles, dict):
+                out += [f"| {k} | settings |", "|---|---|"] + [
+                    f"| {b} | " + " ".join(f"`{n}={fmt_value(v)}`" for n, v in (bs or {}).items()) + " |"
+                    for b, bs in bundles.items()] + [""]
         if s.get("relative"):
             r_ = s["relative"]
             best = f"the smallest `{r_['of']}` of the cases " + ", ".join(f"`{c}`" for c in r_["to"])
