@@ -136,6 +136,10 @@ CASES = [
      "    metrics: {t: sim.time_ns}\n", 6, "vecadd.n", r"is 'vecadd.n' for workload 'vecadd', also set in case 'c' "
      r"\(line 8\): bundle 'v' would override it", True),
     # relative: invert and by.
+    ("table not a boolean", STUDY + "    table: no-thanks\n    metrics: {t: sim.time_ns}\n",
+     5, "table", r"expected true or false \(study 'a'\), got 'no-thanks'", True),
+    ("table false without a summary", STUDY + "    table: false\n    metrics: {t: sim.time_ns}\n",
+     5, "table", r"a study without its table needs a summary", True),
     ("relative invert not a boolean", STUDY + TWO_CASES + "    relative: {of: t, to: [x], name: s, invert: 1}\n"
      "    metrics: {t: sim.time_ns}\n", 6, "invert", r"expected true or false \(study 'a'\), got '1'", True),
     ("relative by a column that is not a grid key", STUDY + "    grid: {gpu.cus: [1, 2]}\n" + TWO_CASES +

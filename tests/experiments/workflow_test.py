@@ -336,6 +336,12 @@ for want in ("`slowdown` = this row's `t` over the smallest `t` of the cases `pl
 main_table = text.split("| case | workload | t | u | slowdown |")[-1].split("\n\n")[0].strip().splitlines()[1:]
 if len(main_table) != 6:
     failures.append(f"the page's study table has {len(main_table)} rows, not 6:\n{text}")
+# table: false leaves the study's table out and keeps its summary.
+X.page({"studies": [{**study, "table": False}]}, "m", csv_path, page4, tmp, root)
+text = open(page4).read()
+if "| case | workload | t | u | slowdown |" in text or "Its 6 rows are in the CSV" not in text \
+        or "| case | slowdown_median |" not in text:
+    failures.append(f"table: false:\n{text}")
 
 # The plot (Matplotlib, in the interpreter snakemake runs the plot job with): `from: summary`
 # draws the summary rows; paper values with the series column are drawn per series, in its

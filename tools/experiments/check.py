@@ -38,7 +38,7 @@ import experiment as X  # noqa: E402  (experiment.load imports this module only 
 # What experiment.py reads: an unknown key is an error (it would be silently ignored).
 TOP_KEYS = ("title", "page", "intro", "studies")
 STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
-              "paper", "relative", "area", "samples", "summary", "text")
+              "paper", "relative", "area", "samples", "summary", "table", "text")
 PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from")
 PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
@@ -624,6 +624,10 @@ class _Checker:
             self.fail(line, "name", f"study name '{shown(name)}' used twice (first at line {names[name]})")
         names[name] = line
         where = f" (study '{shown(name)}')"
+        if "table" in at and not isinstance(s["table"], bool):
+            self.fail(at["table"][0], "table", f"expected true or false{where}, got {self.kind(s['table'])}")
+        if s.get("table") is False and "summary" not in at:
+            self.fail(at["table"][0], "table", f"a study without its table needs a summary{where}")
         for k in ("title", "text"):
             if k in at:
                 if k == "text":

@@ -66,6 +66,10 @@ runs `--set color.mechanism=persistent --set color.groups=-1` for color. A grid
 key keeps the placeholder as its CSV column (`{workload}.groups`: one column
 whatever the workload); the page shows settings as written.
 
+`table: false` leaves a study's table out of the page (its rows stay in the
+CSV): for a study that shows only its summary, such as a second plot of runs
+another study has (points are cached by their arguments, so they run once).
+
 A study may summarize its rows in a small table under its own (`summary`):
 one row per group of rows with equal `by` values (case, grid keys, seed; [] or
 absent: one group of all rows), with a column <of>_<stat> for each `of` column
@@ -711,7 +715,10 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
                      "(infinite banks have no area)") +
                     "; 0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
                     "sweep has no such block.", ""]
-        out += [table(rs, cols), ""]
+        if s.get("table", True):
+            out += [table(rs, cols), ""]
+        else:
+            out += [f"Its {len(rs)} rows are in the CSV; the summary:", ""]
         if s.get("summary"):
             out += summary_table(s, [r for r in all_rows if r["study"] == s["name"] and str(r.get("summary", "")) != ""])
         if s.get("plot"):
