@@ -247,6 +247,15 @@ if got != ["run vecadd --preset orr2014 --seed 1 --set vecadd.n=64",
            "run histogram --preset orr2014 --seed 1 --set histogram.bins=4"]:
     failures.append(f"{{workload}} of a case's own workload: {got}")
 
+# One configuration reached in two orders (fixed, a case, a bundle) is one run; a name given
+# twice keeps its order (the last wins), so swapping those two is another run.
+head = ["run", "w", "--preset", "p", "--seed", "1"]
+a = X.point_id(head + ["--set", "b=1", "--set", "a=2", "--set", "b=3"], "h")
+if a != X.point_id(head + ["--set", "a=2", "--set", "b=1", "--set", "b=3"], "h") \
+        or a == X.point_id(head + ["--set", "b=3", "--set", "a=2", "--set", "b=1"], "h") \
+        or a == X.point_id(head[:-1] + ["2", "--set", "b=1", "--set", "a=2", "--set", "b=3"], "h"):
+    failures.append("point_id: not the configuration's")
+
 # A result that one version of a workload reports and another does not: no value there
 # (an empty cell), and a metric that no run has is refused.
 study = {"name": "m", "metrics": {"a": "result.active_mean", "t": "result.t"}}

@@ -226,7 +226,15 @@ def points(study):
 
 
 def point_id(args, binary_hash):
-    return hashlib.sha256((binary_hash + "\0" + "\0".join(args)).encode()).hexdigest()[:16]
+    """A run's cache key: the binary and its arguments, the --set settings in the order of their
+    names (a stable sort: a name given twice keeps its order, the last one winning), so that
+    the same configuration reached through fixed, a case or a grid bundle in another order,
+    by another study, is one run."""
+    i = next((k for k, a in enumerate(args) if a == "--set"), len(args))
+    head, sets = args[:i], [args[k + 1] for k in range(i, len(args) - 1, 2)]
+    sets = sorted(sets, key=lambda kv: kv.partition("=")[0])
+    canon = head + [x for kv in sets for x in ("--set", kv)]
+    return hashlib.sha256((binary_hash + "\0" + "\0".join(canon)).encode()).hexdigest()[:16]
 
 
 _EXPR = re.compile(r"^\s*([A-Za-z0-9_.*\[\]-]+)\s*(?:([*/])\s*([A-Za-z0-9_.*\[\]+-]+))?\s*$")
