@@ -133,6 +133,7 @@ Kernel::Arrival* arrive(IssueContext& c, Kernel& k, const char* op) {
     if (l.local_id() == 0) {
       a.transmit = l.pending.data;
       a.transmit_bytes = static_cast<std::uint32_t>(l.pending.n);
+      a.release = {l.pending.addr, static_cast<std::uint32_t>(l.pending.value)};
     }
   });
   ++a.waves;
@@ -243,6 +244,15 @@ class ForkUnit final : public CoopUnit {
           done = std::max<Tick>(done, now_ps() + t.value());
           ++c.mem_requests;
           off += n;
+        }
+        // Where each new workgroup starts: after the barrier's release when
+        // the fork is a resizing barrier's (the paper's "conditional that
+        // forces newly spawned workgroups to join the slaves"), else at once.
+        for (std::uint32_t i = 0; i < grant; ++i) {
+          if (a->release.addr != 0)
+            k.join_release[m + i] = a->release;
+          else
+            k.join_release.erase(m + i);
         }
         GrowSpec g;
         g.count = grant;
@@ -415,7 +425,19 @@ KernelState& Scheduler::launch(std::shared_ptr<Kernel> ck, KernelLaunch launch) 
   // itself idle); one that offer_kill took gave it back there.
   KernelBody body = std::move(launch.body);
   const std::uint64_t avail_addr = available_;
-  launch.body = [body = std::move(body), avail_addr](Lane& l) -> Task<> {
+  launch.body = [body = std::move(body), avail_addr, kernel = ck.get()](Lane& l) -> Task<> {
+    // A workgroup a resizing barrier forked waits with the slaves for the
+    // barrier's release before it starts after the barrier (Sec. 4.2).
+    if (l.transmitted()) {
+      const auto it = kernel->join_release.find(l.group_id());
+      if (it != kernel->join_release.end()) {
+        const Kernel::Release r = it->second;
+        if (l.local_id() == 0)
+          co_await l.spin_until<std::uint32_t>(r.addr, SpinCmp::Ne, r.value,
+                                               "the release of the resizing barrier that forked it");
+        co_await l.barrier();
+      }
+    }
     co_await body(l);
     co_await l.barrier();
     if (l.local_id() == 0) co_await l.atomic_add<std::uint32_t>(avail_addr, 1u);

@@ -75,6 +75,14 @@ class Kernel : public KernelExtension {
   KernelState* state = nullptr;
   Scheduler* scheduler = nullptr;
   // A workgroup-level operation in progress: the wavefronts that arrived.
+  // A fork inside a resizing barrier (Sec. 4.2): the new workgroups join the
+  // slaves waiting to be released, i.e. wait until the 32-bit word at `addr`
+  // (the barrier's generation) is no longer `value`. addr 0: they start at once.
+  struct Release {
+    std::uint64_t addr = 0;
+    std::uint32_t value = 0;
+  };
+  std::map<std::uint32_t, Release> join_release;  // by the forked workgroup's id
   struct Arrival {
     const OpUnit* unit = nullptr;
     const char* op = nullptr;  // its name in the runtime (offer_kill, request_fork)
@@ -84,6 +92,7 @@ class Kernel : public KernelExtension {
     std::vector<WaveHandle> waiting;
     const void* transmit = nullptr;  // thread 0's transmit block (request_fork)
     std::uint32_t transmit_bytes = 0;
+    Release release;            // thread 0's: where the new workgroups wait (a barrier's fork)
     bool exiting = false;       // offer_kill accepted: the woken wavefronts exit
     std::uint32_t to_exit = 0;  // of those, the ones still to issue it again
   };

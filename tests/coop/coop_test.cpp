@@ -173,6 +173,78 @@ TEST(Coop, AForkWithoutTransmitVariablesIsStillJoined) {
   EXPECT_EQ(s.starts, (std::vector<std::uint32_t>{s.slots, s.share}));
 }
 
+// ---- the resizing barrier's forked workgroups ----
+
+struct Round {
+  std::uint32_t round = 0;
+};
+
+// Rounds separated by resizing barriers with almost no work between them:
+// before barrier r workgroup 0 publishes r + 1, and after it every workgroup
+// must see at least its own round published. A forked workgroup must start
+// only once the barrier that forked it has released its slaves; one that
+// started before could reach the next barrier early, be released by this one
+// and run a round ahead (sssp on a grid sharing the GPU deadlocked so). Both
+// are counted in `ahead`.
+Task<> rounds(Lane& l, const coop::Barrier& b, std::uint64_t published, std::uint64_t ahead, std::uint32_t n) {
+  Round v;
+  if (coop::joined(l)) {
+    // Forked at barrier v.round: it starts once that barrier has released
+    // its slaves (its generation counts the releases).
+    v = coop::transmitted<Round>(l);
+    if (l.local_id() == 0) {
+      const std::uint32_t released = co_await l.load_acquire<std::uint32_t>(b.generation);
+      if (released < v.round) co_await l.atomic_add<std::uint32_t>(ahead, 1u);
+    }
+  }
+  while (v.round < n) {
+    const std::uint32_t id = co_await l.get_group_id();
+    if (id == 0 && l.local_id() == 0) co_await l.store_release<std::uint32_t>(published, v.round + 1);
+    ++v.round;
+    co_await coop::resizing_barrier(l, b, v);
+    if (l.local_id() == 0) {
+      const std::uint32_t p = co_await l.load_acquire<std::uint32_t>(published);
+      if (p < v.round) co_await l.atomic_add<std::uint32_t>(ahead, 1u);
+    }
+    co_await l.alu(4);
+  }
+}
+
+// A task takes half the slots (kills at the barriers), then the barriers'
+// forks take them back; the new workgroups wait with the slaves for the
+// barrier's release (Sec. 4.2). The mutation "forks start at once": 18 of the
+// 20 forked workgroups started before the release.
+TEST(Coop, AWorkgroupForkedAtAResizingBarrierWaitsForItsRelease) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::uint32_t ahead = 0, slots = 0;
+  double kills = 0, forked = 0;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=2", "gpu.mechanisms=coop"}), [&](Host& host) {
+    auto& sched = host.gpu().get<coop::Scheduler>("test");
+    const KernelLaunch shape{"rounds", 0, 128, 16, 16, {}};
+    slots = sched.slots(shape);
+    const std::uint64_t published = host.upload(std::vector<std::uint32_t>(1, 0));
+    const std::uint64_t ahead_addr = host.upload(std::vector<std::uint32_t>(1, 0));
+    auto ck = sched.prepare(slots);
+    const coop::Barrier b = coop::Barrier::make(host, *ck, "rounds");
+    KernelLaunch k = shape;
+    k.body = [=](Lane& l) { return rounds(l, b, published, ahead_addr, 300); };
+    KernelState& ks = sched.launch(std::move(ck), std::move(k));
+    host.wait(sc_core::sc_time(5, sc_core::SC_US));
+    KernelLaunch task = shape;
+    task.name = "task";
+    task.body = [](Lane& l) { return busy(l, 2000); };
+    sched.run_task(std::move(task), slots / 2);
+    while (!ks.finished) sc_core::wait(ks.done);
+    ahead = host.download<std::uint32_t>(ahead_addr, 1)[0];
+    kills = sched.kills_accepted.value();
+    forked = sched.workgroups_forked.value();
+  });
+  h.run();
+  EXPECT_EQ(kills, slots / 2);
+  EXPECT_EQ(forked, slots / 2);
+  EXPECT_EQ(ahead, 0u);
+}
+
 // ---- faults ----
 
 // Runs `body` as a cooperative kernel of `n` workgroups of 128 on orr2014

@@ -30,11 +30,15 @@ std::uint8_t tag() {
 OpAwaiter<void> kill_now(Lane& l, Lane::Loc loc = Lane::Loc::current()) {
   return l.op(kill_unit(), loc, [](PendingOp&) {});
 }
-OpAwaiter<std::uint32_t> fork_now(Lane& l, const void* transmit, std::uint32_t bytes,
-                                  Lane::Loc loc = Lane::Loc::current()) {
+// release: a resizing barrier's generation word and its value before the
+// release (the new workgroups wait for it to change); 0: none.
+OpAwaiter<std::uint32_t> fork_now(Lane& l, const void* transmit, std::uint32_t bytes, std::uint64_t release = 0,
+                                  std::uint32_t generation = 0, Lane::Loc loc = Lane::Loc::current()) {
   return l.op<std::uint32_t>(fork_unit(), loc, [&](PendingOp& o) {
     o.data = const_cast<void*>(transmit);
     o.n = bytes;
+    o.addr = release;
+    o.value = generation;
   });
 }
 
@@ -134,7 +138,10 @@ Task<std::uint32_t> resizing_barrier(Lane& l, const Barrier& b, const void* tran
   co_await l.barrier();
   std::uint32_t give_back = 0;
   if (b.query) give_back = co_await query(l);
-  if (give_back == 0) co_await fork_now(l, transmit, bytes);
+  // The new workgroups join the slaves: they wait for this barrier's release
+  // (thread 0 holds its generation), so none reaches the next barrier before
+  // the master has reset this one.
+  if (give_back == 0) co_await fork_now(l, transmit, bytes, b.generation, gen);
   const std::uint32_t m = co_await l.get_num_groups();
   const std::uint32_t size = m - give_back;
   if (l.local_id() == 0) {
