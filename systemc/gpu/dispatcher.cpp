@@ -252,7 +252,9 @@ Dispatcher::Placed Dispatcher::place_one(KernelState& k) {
 
 void Dispatcher::run() {
   run_guarded([&] {
-    std::vector<KernelState*> order;
+    // A member, not a local: the thread ends suspended in here, and its
+    // frame is never unwound (LeakSanitizer saw the local's buffer).
+    std::vector<KernelState*>& order = order_;
     for (;;) {
       const Tick now = sc_core::sc_time_stamp().value();
       // Kernels that still have workgroups to dispatch, in policy order.
