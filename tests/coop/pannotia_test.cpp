@@ -72,6 +72,29 @@ INSTANTIATE_TEST_SUITE_P(Versions, Lonestar,
                                               std::get<4>(info.param));
                          });
 
+// The prototype's priorities (node_value[i] = i / (n + 1), the paper's runs;
+// color.priority=index, the default) sweep a grid numbered row by row from its
+// last corner, one anti-diagonal per round: a 16 x 16 grid takes 31 colours
+// and as many rounds of two barriers. The hashed priorities take a handful.
+// Both colourings equal the host's replay of the same rule (exit 0).
+TEST(Pannotia, ThePrototypesPrioritiesSweepAGridOneDiagonalPerRound) {
+  const auto colours = [](const char* priority) {
+    const auto j =
+        run_json(fmt::format("color --preset orr2014 --set gpu.cus=2 --set color.mechanism=coop "
+                             "--set color.generator=grid --set color.scale=8 --set color.priority={}",
+                             priority));
+    return j["workload"]["results"]["colours"].get<int>();
+  };
+  EXPECT_EQ(colours("index"), 31);
+  EXPECT_LT(colours("hash"), 10);
+  // mis with the index priorities: node 0 joins first, then the sweep goes on
+  // from it; the set still equals the host's and is maximal (exit 0).
+  const auto j = run_json(
+      "mis --preset orr2014 --set gpu.cus=2 --set mis.mechanism=coop --set mis.generator=grid "
+      "--set mis.scale=8");
+  EXPECT_EQ(j["config"]["mis.priority"], "index");
+}
+
 // The cooperative versions give workgroups to a periodic graphics-like kernel
 // (kills) and take them back (forks), and their results still hold.
 TEST(Pannotia, CooperativeVersionsShareTheGpuWithAGraphicsKernel) {

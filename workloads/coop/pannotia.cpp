@@ -9,8 +9,9 @@
 // (workloads/coop/coop_graph.h). docs/cooperative.md.
 //
 // Departures from Pannotia's sources (docs/cooperative.md says why): every
-// node's priority is unique (a bijective hash of its id and the seed), so the
-// result is the host replay's whatever the schedule; a node of degree 1
+// node's priority is unique (its index, as in the paper's prototype, or a
+// bijective hash of its id and the seed), so the result is the host replay's
+// whatever the schedule; a node of degree 1
 // considers its neighbour (Pannotia's color skipped it and could colour both
 // ends of an edge alike); the graph of color and mis is made symmetric; the
 // transmit variables are what the phases need (Table 1's counts beside ours
@@ -68,8 +69,28 @@ std::vector<std::string> mechanisms(const App& a, const Config& c) {
   return {};
 }
 
-// A node's priority: unique (odd multiplier: a bijection on 32 bits).
-constexpr std::uint32_t priority(std::uint32_t i, std::uint32_t seed) { return (i + seed) * 2654435761u; }
+// A node's priority in color and mis, unique either way. `<w>.priority`:
+// index, the prototype's (node_value[i] = i / (n + 1) in its color.h and
+// mis.h, so the paper's runs): on a mesh numbered row by row it sweeps the
+// mesh corner to corner, one anti-diagonal per round (many short barrier
+// intervals); hash, ours until 2026-11-25 and kept as an ablation (a
+// multiplicative hash of the id and sim.seed, a bijection on 32 bits: like
+// Pannotia's rand(), a handful of rounds).
+struct Prio {
+  bool index = true;
+  std::uint32_t seed = 0;
+};
+constexpr std::uint32_t priority(std::uint32_t i, Prio p) { return p.index ? i : (i + p.seed) * 2654435761u; }
+Param<std::string> priority_param(const char* w) {
+  return Param<std::string>{std::string(w) + ".priority", "index", std::vector<std::string>{"index", "hash"},
+                            "node priorities: index (the prototype's i/(n+1), the paper's runs) or hash (a bijective "
+                            "hash of the id and sim.seed; docs/cooperative.md)"};
+}
+const Param<std::string> kColorPriority = priority_param("color");
+const Param<std::string> kMisPriority = priority_param("mis");
+Prio prio_of(const Config& cfg, const Param<std::string>& p) {
+  return Prio{p.get(cfg) == "index", static_cast<std::uint32_t>(std::get<std::uint64_t>(cfg.value("sim.seed")))};
+}
 
 std::uint64_t device_bytes(const App& a, const Config& c) {
   return 2 * a.graph.estimate_bytes(c) + 24 * (a.graph.estimate_nodes(c) + 1) + (1u << 16);
@@ -83,7 +104,7 @@ std::uint64_t device_bytes(const App& a, const Config& c) {
 struct ColorCtx {
   DevGraph g;
   std::uint64_t color = 0, maxp = 0, has = 0, flags = 0, line = 64;
-  std::uint32_t seed = 0;
+  Prio seed;
 };
 struct ColorVars {  // transmitted: where a forked workgroup starts
   std::uint32_t phase = 0, round = 1;
@@ -138,7 +159,7 @@ Task<> color_kernel(Lane& l, ColorCtx c, Phases p) {
   }
 }
 
-std::vector<std::uint32_t> color_host(const graph::Graph& g, std::uint32_t seed) {
+std::vector<std::uint32_t> color_host(const graph::Graph& g, Prio seed) {
   std::vector<std::uint32_t> col(g.nodes, 0);
   for (std::uint32_t round = 1;; ++round) {
     std::vector<std::uint32_t> pick;
@@ -162,7 +183,7 @@ std::vector<std::uint32_t> color_host(const graph::Graph& g, std::uint32_t seed)
 struct MisCtx {
   DevGraph g;
   std::uint64_t state = 0, minp = 0, out = 0, flags = 0, line = 64;
-  std::uint32_t seed = 0;
+  Prio seed;
 };
 struct MisVars {
   std::uint32_t phase = 0, round = 0, stop = 0;  // stop: the round found nothing undecided (read after RB1)
@@ -231,7 +252,7 @@ Task<> mis_kernel(Lane& l, MisCtx c, Phases p) {
   }
 }
 
-std::vector<std::uint32_t> mis_host(const graph::Graph& g, std::uint32_t seed) {
+std::vector<std::uint32_t> mis_host(const graph::Graph& g, Prio seed) {
   std::vector<std::uint32_t> st(g.nodes, 0);
   for (;;) {
     std::vector<std::uint32_t> join;
@@ -334,7 +355,7 @@ void results(Host& h, const graph::Graph& g) {
 void color(Host& h) {
   const Config& cfg = h.config();
   const graph::Graph g = coopg::symmetric(load(h, kColor));
-  const auto seed = static_cast<std::uint32_t>(std::get<std::uint64_t>(cfg.value("sim.seed")));
+  const Prio seed = prio_of(cfg, kColorPriority);
   const unsigned line = h.memory().line_size();
   ColorCtx c;
   c.g = coopg::upload(h, g);
@@ -367,7 +388,7 @@ void color(Host& h) {
 void mis(Host& h) {
   const Config& cfg = h.config();
   const graph::Graph g = coopg::symmetric(load(h, kMis));
-  const auto seed = static_cast<std::uint32_t>(std::get<std::uint64_t>(cfg.value("sim.seed")));
+  const Prio seed = prio_of(cfg, kMisPriority);
   const unsigned line = h.memory().line_size();
   MisCtx c;
   c.g = coopg::upload(h, g);
