@@ -248,7 +248,7 @@ class Dispatcher : public sc_core::sc_module {
   std::vector<std::unique_ptr<KernelState>> all_;
   sc_core::sc_event work_, freed_;
   std::size_t next_cu_ = 0;
-  std::vector<Tick> accept_at_;  // per CU: when it accepts its next workgroup
+  std::vector<Tick> accept_at_;      // per CU: when it accepts its next workgroup
   std::vector<KernelState*> order_;  // run()'s scratch: kernels with workgroups to place
   int cycle_sync_ = 0;
 };
