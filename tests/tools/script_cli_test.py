@@ -17,8 +17,8 @@ import tempfile
 
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
-SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "cu_bench", "cu_quantum",
-           "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
+           "cu_quantum", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -76,8 +76,8 @@ for s, arg, names in BAD_VALUES:
     refused(s, [fake, arg], names)
 
 # Scripts that stop on a failing run (the others report it in their table).
-STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "cu_bench", "cu_quantum", "mem_limits",
-            "sync_quantum", "wl_quantum"]
+STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
+            "mem_limits", "sync_quantum", "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:
