@@ -376,7 +376,7 @@ bars = {round(p.get_x() + p.get_width() / 2, 6): (p.get_height(), p.get_facecolo
 lines = {l.get_label(): (list(l.get_xdata()), list(l.get_ydata()), l.get_color()) for l in ax.lines}
 print(sorted((x, h) for x, (h, _) in bars.items()))
 b_coop = bars[1.2]  # workload b's bar over coop (the second category, offset +0.2)
-print(lines["P (workload=b)"][:2] == ([1.2], [7]) and lines["P (workload=b)"][2] == b_coop[1])
+print(lines["paper (b)"][:2] == ([1.2], [7]) and lines["paper (b)"][2] == b_coop[1])
 print(lines["P"][:2] == ([0], [9]) and lines["P"][2] == "black")
 """
 r = subprocess.run([*interp, "-c", plot_check, os.path.join(root, "tools", "experiments")], capture_output=True,

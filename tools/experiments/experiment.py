@@ -513,7 +513,8 @@ def draw(study, rows_, ax):
     # another shape is only printed): points over the bars of categorical x.
     paper = [p for p in (study.get("paper") or {}).get("values") or [] if x in p and y in p]
     if paper and series and any(series in p for p in paper):
-        # Per series, where the paper's values name it: our series' colour, beside its bars.
+        # Per series, where the paper's values name it: our series' colour, beside its bars,
+        # labelled "paper (<series value>)" (the page names the source).
         source = study["paper"].get("source") or "paper"
         pgroups = {}
         for p in paper:
@@ -521,7 +522,7 @@ def draw(study, rows_, ax):
         for key, ps in pgroups.items():
             ours = next((k for k in groups if key is not None and same_value(k, key)), None)
             style = dict(marker="s", color=colors.get(ours, "black"), markeredgecolor="black",
-                         label=f"{source} ({series}={key})" if key is not None else source)
+                         label=f"paper ({key})" if key is not None else source)
             if categorical:
                 pos = {c: i for i, c in enumerate(cats)}
                 ps = [p for p in ps if fmt_value(p[x]) in pos]
