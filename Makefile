@@ -30,6 +30,8 @@ run: build
 	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.mechanism=swwl --set bfs.scale=10
 	@echo; echo "== bfs, hardware worklist: kernel_ns below"
 	$(BUILD)/fgsim run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=10
+	@echo; echo "== color as a cooperative kernel sharing the GPU with a light graphics-like load (docs/cooperative.md)"
+	$(BUILD)/fgsim run color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop --set color.generator=grid --set color.scale=12 --set coop.graphics.load=light
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
