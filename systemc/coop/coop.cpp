@@ -323,6 +323,15 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const Params& p, Gpu& gpu, ct
       task_exec_ns(StatGroup("coop"), "task_time", "a task's execution, from its launch until it was done", "ns"),
       gather_ns_max(StatGroup("coop"), "gather_time_max", "the longest gather", "ns",
                     [this] { return tick_to_ns(max_gather_); }),
+      wait_ns(StatGroup("coop"), "wait_time",
+              "wavefront time blocked in the cooperative runtime: barrier spins and workgroup-level calls waiting "
+              "for their workgroup (summed over wavefronts)",
+              "ns",
+              [&gpu] {
+                Tick t = 0;
+                for (int i = 0; i < gpu.cus(); ++i) t += gpu.cu(i).mechanism_wait(tag());
+                return tick_to_ns(t);
+              }),
       p_(p),
       gpu_(gpu),
       core_(core),
@@ -339,6 +348,7 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const Params& p, Gpu& gpu, ct
   src.control_instructions = [this] { return static_cast<double>(fw_.instructions.value()); };
   src.state_bytes = [this] { return static_cast<double>(transmit_bytes.value() + transmit_read_); };
   src.peak_storage_bytes = [this] { return static_cast<double>(transmit_bytes.value()); };
+  src.wait_ns = [this] { return wait_ns.scalar(); };
   tasks_metrics_ = std::make_unique<TaskMetrics>(gpu, kName, std::move(src));
   SC_HAS_PROCESS(Scheduler);
   SC_THREAD(firmware);

@@ -162,6 +162,10 @@ class Scheduler : public sc_core::sc_module, public Mechanism {
   Distribution fork_size;
   Average gather_ns, task_exec_ns;
   Formula gather_ns_max;
+  // Wavefront time blocked in the cooperative runtime (summed over wavefronts):
+  // the barriers' spins and the workgroup-level calls waiting for the rest of
+  // their workgroup (ComputeUnit::mechanism_wait).
+  Formula wait_ns;
 
  private:
   struct Request {

@@ -518,6 +518,8 @@ void ComputeUnit::process_wakes(Tick t) {
     Wavefront* w = wk.w;
     w->state = WaveState::Ready;
     w->ready = std::max(wk.at, t);
+    if (const std::uint8_t tag = std::exchange(w->block_tag, 0))
+      mech_wait_[tag] += w->ready > w->blocked_at ? w->ready - w->blocked_at : 0;
     if (std::exchange(w->tight, false)) --tight_blocked_;
     const std::uint64_t held = std::exchange(w->held, 0);
     w->what.clear();
@@ -625,7 +627,8 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
   }
   if (divergent) divergent_issues += c.instructions;
   // The mechanism's share (gpu/task_metrics.h): its units, or its runtime's code.
-  if (const std::uint8_t tag = unit.mechanism() ? unit.mechanism() : lanes[std::countr_zero(mask)].scope) {
+  const std::uint8_t tag = unit.mechanism() ? unit.mechanism() : lanes[std::countr_zero(mask)].scope;
+  if (tag) {
     mech_instr_[tag] += c.instructions;
     if (&unit == &units::atomic || &unit == &units::atomic_nr) mech_atomics_[tag] += active;
   }
@@ -645,6 +648,8 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
       w->what = c.what();
       w->tight = c.tight();
       tight_blocked_ += c.tight();
+      w->block_tag = tag;
+      w->blocked_at = c.complete;
       ++blocks;
       break;
     case IssueContext::After::Park:

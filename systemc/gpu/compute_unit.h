@@ -90,6 +90,9 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint64_t mechanism_counts(std::uint8_t tag, bool atomics) const {
     return tag < mech_instr_.size() ? (atomics ? mech_atomics_ : mech_instr_)[tag] : 0;
   }
+  // Wavefront time (ps, summed over wavefronts) spent blocked in operations of
+  // a mechanism's units or of its runtime's code (its tag), until woken.
+  Tick mechanism_wait(std::uint8_t tag) const { return tag < mech_wait_.size() ? mech_wait_[tag] : 0; }
   UnitState* unit_state(const OpUnit& u) const {
     return u.id() < unit_state_.size() ? unit_state_[u.id()].get() : nullptr;
   }
@@ -157,6 +160,7 @@ class ComputeUnit : public sc_core::sc_module {
 
   int index_;
   std::array<std::uint64_t, kMaxMechanismTags> mech_instr_{}, mech_atomics_{};
+  std::array<Tick, kMaxMechanismTags> mech_wait_{};
   Params p_;
   Clock clock_;
   CuTiming timing_;

@@ -94,6 +94,8 @@ class Wavefront {
   std::uint64_t held = 0;             // lanes held at a blocking or parking operation
   std::string what;                   // what it is blocked or parked on
   bool tight = false;                 // blocked with a wake-up that may come in any cycle (IssueContext::block)
+  std::uint8_t block_tag = 0;         // blocked in a mechanism's operation or runtime (its tag), or 0
+  Tick blocked_at = 0;                // when it blocked (for ComputeUnit::mechanism_wait)
   std::uint64_t spill = 0;            // where its context is saved while parked
   ComputeUnit* restore_to = nullptr;  // restore requested while still parking
   Tick restore_at = 0;

@@ -111,6 +111,15 @@ TEST(Pannotia, CooperativeVersionsShareTheGpuWithAGraphicsKernel) {
     EXPECT_GT(j["workload"]["results"]["graphics_launches"].get<double>(), 1) << w;
     EXPECT_GT(j["stats"]["coop.kills_accepted"].get<double>(), 0) << w;
     EXPECT_GT(j["stats"]["coop.workgroups_forked"].get<double>(), 0) << w;
+    // The time wavefronts spent blocked in the runtime (barrier spins, calls
+    // waiting for their workgroup): some, at most every wavefront the whole
+    // kernel (orr2014: 64-wide, so two per 128-work-item workgroup).
+    const double wait = j["stats"]["coop.wait_time"].get<double>();
+    EXPECT_GT(wait, 0) << w;
+    EXPECT_LT(wait, j["workload"]["results"]["kernel_ns"].get<double>() * 2 *
+                        j["workload"]["results"]["groups"].get<double>())
+        << w;
+    EXPECT_EQ(wait, j["stats"]["tasks.coop.wait_ns"].get<double>()) << w;
   }
 }
 
