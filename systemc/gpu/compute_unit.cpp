@@ -642,6 +642,9 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
     case IssueContext::After::Barrier:
       w->arrive_at_barrier(mask);
       break;
+    case IssueContext::After::SyncWave:
+      w->arrive_at_sync(mask);
+      break;
     case IssueContext::After::Block:
       w->state = WaveState::Blocked;
       w->held = mask;

@@ -61,7 +61,7 @@ namespace units {
 extern const OpUnit &alu, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic, &atomic_nr,
     &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min, &reduce_max,
     &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep, &spin,
-    &num_groups, &group_id, &exit, &transmit;
+    &num_groups, &group_id, &exit, &transmit, &sync_wave;
 }
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
@@ -349,6 +349,13 @@ class Lane {
   OpAwaiter<void> barrier(Loc loc = Loc::current()) {
     return op(units::barrier, loc, [](PendingOp&) {});
   }
+  // Wavefront barrier (CUDA's __syncwarp): the lanes that reach it wait until
+  // every live lane of the wavefront has, wherever the others diverged (a
+  // runtime whose lanes ran different code meets here before lane 0 acts for
+  // all of them). One issue slot per arriving group.
+  OpAwaiter<void> sync_wave(Loc loc = Loc::current()) {
+    return op(units::sync_wave, loc, [](PendingOp&) {});
+  }
 
   // Wavefront intrinsics over the lanes that issue together (the active lanes).
   // ballot: bit i set when lane i's predicate holds.
@@ -483,6 +490,7 @@ class Lane {
   // site) touches one cache line.
   bool done = false;
   bool at_barrier = false;
+  bool at_sync = false;    // waits at sync_wave for the rest of its wavefront
   std::uint8_t scope = 0;  // the mechanism whose runtime the lane runs (MechanismScope; 0: the work)
   PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine

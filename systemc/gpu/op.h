@@ -134,7 +134,7 @@ struct WaveHandle {
 // One issuing wavefront instruction.
 class IssueContext {
  public:
-  enum class After : std::uint8_t { Resume, Barrier, Block, Park, Exit };
+  enum class After : std::uint8_t { Resume, Barrier, Block, Park, Exit, SyncWave };
 
   IssueContext(ComputeUnit& cu, Wavefront& w, std::vector<Lane>& lanes, std::uint64_t mask, Tick issue,
                const CuTiming& timing, MemPort& port, UnitState* state)
@@ -180,6 +180,9 @@ class IssueContext {
 
   // The lanes wait at the workgroup barrier until every wavefront arrives.
   void wait_at_barrier() { after_ = After::Barrier; }
+  // The lanes wait until every live lane of the wavefront has arrived at a
+  // wavefront barrier (Lane::sync_wave); the last group's arrival resumes all.
+  void wait_at_sync_wave() { after_ = After::SyncWave; }
   // The lanes stay suspended at this operation and the wavefront is blocked
   // until ComputeUnit::wake(). `what` names the condition for diagnostics.
   // `tight`: the wake-up may come in any cycle (a cycle-stepped unit answers);

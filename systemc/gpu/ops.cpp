@@ -366,6 +366,13 @@ class BarrierUnit final : public OpUnit {
 };
 const BarrierUnit kBarrier;
 
+class SyncWaveUnit final : public OpUnit {
+ public:
+  SyncWaveUnit() : OpUnit("sync_wave") {}
+  void issue(IssueContext& c) const override { c.wait_at_sync_wave(); }
+};
+const SyncWaveUnit kSyncWave;
+
 // ---- wavefront intrinsics ----
 
 template <class T>
@@ -676,7 +683,7 @@ const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_re
              &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore, &lds_atomic = kLdsAtomic,
              &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId,
              &clock = kClock, &sleep = kSleep, &spin = kSpin, &num_groups = kNumGroups, &group_id = kGroupId,
-             &exit = kExit, &transmit = kTransmit;
+             &exit = kExit, &transmit = kTransmit, &sync_wave = kSyncWave;
 }
 
 }  // namespace fg

@@ -132,7 +132,7 @@ std::uint64_t Wavefront::select(bool& divergent) const {
   std::uint64_t mask = 0;
   divergent = false;
   for (const Lane& l : lanes_) {
-    if (l.done || l.at_barrier) continue;
+    if (l.done || l.at_barrier || l.at_sync) continue;
     if (!best) {
       best = &l;
       mask = 1ull << l.lane_id_;
@@ -154,15 +154,37 @@ std::uint64_t Wavefront::select(bool& divergent) const {
 
 void Wavefront::resume(std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) resume_lane(lanes_[std::countr_zero(m)]);
+  release_sync_if_complete();  // lanes that finished may have been all the others waited for
+}
+
+void Wavefront::arrive_at_sync(std::uint64_t mask) {
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    lanes_[std::countr_zero(m)].at_sync = true;
+    ++at_sync_;
+  }
+  release_sync_if_complete();
+}
+
+void Wavefront::release_sync_if_complete() {
+  if (at_sync_ == 0 || at_sync_ != live_) return;
+  at_sync_ = 0;
+  for (Lane& l : lanes_)
+    if (l.at_sync) {
+      l.at_sync = false;
+      resume_lane(l);
+    }
+  release_sync_if_complete();  // they may have met at the next one already
 }
 
 void Wavefront::end() {
   for (Lane& l : lanes_) {
     l.done = true;
     l.at_barrier = false;
+    l.at_sync = false;
   }
   live_ = 0;
   at_barrier_ = 0;
+  at_sync_ = 0;
 }
 
 void Wavefront::arrive_at_barrier(std::uint64_t mask) {

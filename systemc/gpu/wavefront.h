@@ -71,6 +71,9 @@ class Wavefront {
   // The given lanes wait at the workgroup barrier.
   void arrive_at_barrier(std::uint64_t mask);
   void release_barrier();
+  // The given lanes wait at a wavefront barrier (Lane::sync_wave); when every
+  // live lane waits there, all resume.
+  void arrive_at_sync(std::uint64_t mask);
   bool finished() const { return live_ == 0; }
   std::uint32_t live() const { return live_; }  // lanes that have not finished
   bool waiting_at_barrier() const { return live_ > 0 && live_ == at_barrier_; }
@@ -107,7 +110,8 @@ class Wavefront {
   std::uint32_t width_, age_;
   std::vector<Lane> lanes_;
   std::vector<Task<void>> tasks_;
-  std::uint32_t live_ = 0, at_barrier_ = 0;
+  void release_sync_if_complete();
+  std::uint32_t live_ = 0, at_barrier_ = 0, at_sync_ = 0;
 };
 
 }  // namespace fg

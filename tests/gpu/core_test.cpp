@@ -109,6 +109,46 @@ TEST(Alu, DifferentNPerLaneIsADivergentLoop) {
   EXPECT_EQ(util.buckets()[9], 7u);  // utilization 58/64 .. 64/64
 }
 
+// ---- wavefront barrier (sync_wave) ----
+
+// Every lane but lane 0 adds one to an LDS word in a helper whose sites come
+// later in the file than the kernel's: by the min-PC rule lane 0's read
+// would issue before them without the wavefront barrier.
+Task<> late_increment(Lane& l);
+Task<> sync_wave_kernel(Lane& l, std::uint64_t out, bool sync) {
+  if (l.lane_id() != 0) co_await late_increment(l);
+  if (sync) co_await l.sync_wave();
+  if (l.lane_id() == 0) {
+    const auto v = co_await l.lds_load<std::uint32_t>(0);
+    co_await l.store<std::uint32_t>(out, v);
+  }
+}
+Task<> late_increment(Lane& l) {
+  co_await l.alu(l.lane_id());
+  co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
+}
+
+std::uint32_t sync_wave_seen(bool sync) {
+  std::uint32_t seen = 0;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [&](Host& host) {
+    const std::uint64_t out = host.upload(std::vector<std::uint32_t>{~0u});
+    host.run_kernel({"sync_wave", 64, 64, 8, 16, [=](Lane& l) { return sync_wave_kernel(l, out, sync); }});
+    seen = host.download<std::uint32_t>(out, 1)[0];
+  });
+  h.run();
+  return seen;
+}
+
+TEST(SyncWave, LaneZeroReadsAfterEveryOtherLaneArrived) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_EQ(sync_wave_seen(true), 63u);
+}
+
+TEST(SyncWave, WithoutItLaneZeroRunsAheadOfLaterSites) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_EQ(sync_wave_seen(false), 0u);  // the test above would fail without the barrier
+}
+
 // ---- finish times ----
 
 // The last wavefront of the workgroup stores to 64 lines, the others compute
