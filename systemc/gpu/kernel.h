@@ -237,6 +237,10 @@ class Lane {
   std::uint32_t lane_id() const { return lane_id_; }  // position in the wavefront
   std::uint32_t wave_size() const { return wave_size_; }
   std::uint32_t group_size() const { return group_size_; }
+  // When the lane's latest operation completed (absolute ps): a host-side
+  // reading for traces and statistics of a runtime, not a device operation
+  // (device code reads the time with clock()).
+  std::uint64_t now() const { return clock_ ? *clock_ : 0; }
   // The kernel's workgroup count changes while it runs (workgroups that exit,
   // Dispatcher::grow): it is a device operation, get_num_groups().
 
@@ -508,6 +512,7 @@ class Lane {
 
   std::uint32_t global_id_ = 0, local_id_ = 0, group_id_ = 0, lane_id_ = 0, wave_size_ = 0, group_size_ = 0;
   const std::vector<unsigned char>* transmit_ = nullptr;  // the workgroup's transmit block
+  const std::uint64_t* clock_ = nullptr;                  // its wavefront's ready time (now())
 };
 
 template <class R>

@@ -83,6 +83,7 @@ Wavefront::Wavefront(Workgroup& wg, std::uint32_t first_local, std::uint32_t wid
     l.group_size_ = k.group_size;
     l.global_id_ = wg.id * k.group_size + l.local_id_;
     l.transmit_ = wg.grow ? &wg.transmit : nullptr;  // null: not added by Dispatcher::grow
+    l.clock_ = &ready;
     // Lanes past the workgroup exist in hardware but stay inactive, and so do
     // lanes past the launch's grid in its own workgroups (grown workgroups are
     // whole).
@@ -96,6 +97,7 @@ void Wavefront::resume_lane(Lane& l) {
   l.current.resume();
   if (l.done) {
     --live_;
+    avail_ &= ~(1ull << l.lane_id_);
     auto h = tasks_[l.lane_id_].get();
     if (h.promise().error) std::rethrow_exception(h.promise().error);
   }
@@ -120,7 +122,10 @@ void Wavefront::start() {
     ++live_;
   }
   for (Lane& l : lanes_)
-    if (!l.done && l.current) resume_lane(l);
+    if (!l.done && l.current) {
+      avail_ |= 1ull << l.lane_id_;
+      resume_lane(l);
+    }
 }
 
 std::uint64_t Wavefront::select(bool& divergent) const {
@@ -131,8 +136,8 @@ std::uint64_t Wavefront::select(bool& divergent) const {
   bool have_site = false;  // best_site computed (only once lanes diverge)
   std::uint64_t mask = 0;
   divergent = false;
-  for (const Lane& l : lanes_) {
-    if (l.done || l.at_barrier || l.at_sync) continue;
+  for (std::uint64_t m = avail_; m; m &= m - 1) {
+    const Lane& l = lanes_[std::countr_zero(m)];
     if (!best) {
       best = &l;
       mask = 1ull << l.lane_id_;
@@ -161,6 +166,7 @@ void Wavefront::arrive_at_sync(std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) {
     lanes_[std::countr_zero(m)].at_sync = true;
     ++at_sync_;
+    avail_ &= ~(m & -m);
   }
   release_sync_if_complete();
 }
@@ -171,6 +177,7 @@ void Wavefront::release_sync_if_complete() {
   for (Lane& l : lanes_)
     if (l.at_sync) {
       l.at_sync = false;
+      avail_ |= 1ull << l.lane_id_;
       resume_lane(l);
     }
   release_sync_if_complete();  // they may have met at the next one already
@@ -183,6 +190,7 @@ void Wavefront::end() {
     l.at_sync = false;
   }
   live_ = 0;
+  avail_ = 0;
   at_barrier_ = 0;
   at_sync_ = 0;
 }
@@ -191,6 +199,7 @@ void Wavefront::arrive_at_barrier(std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) {
     lanes_[std::countr_zero(m)].at_barrier = true;
     ++at_barrier_;
+    avail_ &= ~(m & -m);
   }
 }
 
@@ -199,6 +208,7 @@ void Wavefront::release_barrier() {
   for (Lane& l : lanes_)
     if (l.at_barrier) {
       l.at_barrier = false;
+      avail_ |= 1ull << l.lane_id_;
       resume_lane(l);
     }
 }

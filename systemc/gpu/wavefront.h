@@ -112,6 +112,7 @@ class Wavefront {
   std::vector<Task<void>> tasks_;
   void release_sync_if_complete();
   std::uint32_t live_ = 0, at_barrier_ = 0, at_sync_ = 0;
+  std::uint64_t avail_ = 0;  // live lanes not waiting at a barrier (what select() looks at)
 };
 
 }  // namespace fg
