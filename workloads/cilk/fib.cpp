@@ -14,9 +14,12 @@
 #include <memory>
 
 #include "cilk/cilk.h"
+#include "forkjoin/apps.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
+#include "runtime/forkjoin.h"
 #include "sim/config.h"
+#include "sim/error.h"
 #include "sim/workload.h"
 
 namespace fg {
@@ -29,6 +32,10 @@ const Param<std::uint64_t> kCapacity{"fib.capacity",
                                      "CEs",
                                      "capacity of each channel of the stacks (Orr et al. Table 3: 32,768)",
                                      {{0}, {1u << 30}}};
+
+const Param<std::string> kMechanism{"fib.mechanism", "channels", std::vector<std::string>{"channels", "forkjoin"},
+                                    "channels: Cilk on channel stacks (Orr et al.); forkjoin: tasks on the fork-join "
+                                    "runtime (GTaP, docs/forkjoin.md)"};
 
 // CEs: 16 bytes each.
 //   pre-spawn:     u64 result slot, i32 n
@@ -71,6 +78,12 @@ Task<> fib_sync(Lane& l, const cilk::Stack& post, std::uint32_t d, std::uint32_t
 
 void fib(Host& h) {
   const auto n = static_cast<std::uint32_t>(kN.get(h.config()));
+  if (kMechanism.get(h.config()) == "forkjoin") {
+    if (h.config().set_by_user(kCapacity.name()))
+      throw UserError(fmt::format("{}: fib.mechanism=forkjoin has no channels", kCapacity.name()));
+    return fj::fib_app(h, n);
+  }
+  if (h.config().set_by_user("fib.cutoff")) throw UserError("fib.cutoff: a fork-join setting (fib.mechanism=forkjoin)");
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
   const std::uint64_t res = h.upload(std::vector<std::int32_t>{0});
   flow::Graph g(h, kCapacity.name());
@@ -103,9 +116,12 @@ void fib(Host& h) {
   h.output() << got << "\n";
 }
 
-const RegisterWorkload kReg{{"fib",
-                             "Cilk Fibonacci on channel stacks with levelized scheduling and yield (Orr et al. Sec. 5)",
-                             "", fib, nullptr, flow::mechanisms}};
+const RegisterWorkload kReg{
+    {"fib", "Cilk Fibonacci on channel stacks with levelized scheduling and yield (Orr et al. Sec. 5)", "", fib,
+     [](const Config& c) { return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 16, 2) : 0; },
+     [](const Config& c) {
+       return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
+     }}};
 
 }  // namespace
 }  // namespace fg

@@ -17,8 +17,10 @@
 #include <vector>
 
 #include "cilk/cilk.h"
+#include "forkjoin/apps.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
+#include "runtime/forkjoin.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -43,6 +45,10 @@ const Param<std::uint64_t> kBaseRows{"queens.base_rows",
                                      "rows the base case completes serially (8: Orr et al. Table 3's wavefront count; "
                                      "docs/channels.md)",
                                      {{1}, {13}}};
+const Param<std::string> kMechanism{"queens.mechanism", "channels", std::vector<std::string>{"channels", "forkjoin"},
+                                    "channels: Cilk on channel stacks (Orr et al.); forkjoin: spawn-only tasks on "
+                                    "the fork-join runtime (GTaP, docs/forkjoin.md)"};
+
 // The base case's search, per square tried: three mask tests, the branch,
 // the mask updates or the return (an assumption about the compiled loop).
 constexpr std::uint64_t kInstrPerSquare = 8;
@@ -134,6 +140,16 @@ Task<> queens_sync(Lane& l, const cilk::Stack& post, std::uint32_t d, std::uint3
 
 void queens(Host& h) {
   const Shape s{static_cast<std::uint32_t>(kN.get(h.config())), static_cast<std::uint32_t>(kBaseRows.get(h.config()))};
+  if (kMechanism.get(h.config()) == "forkjoin") {
+    for (const char* key : {kCapacity.name().c_str(), kBaseRows.name().c_str()})
+      if (h.config().set_by_user(key))
+        throw UserError(
+            fmt::format("{}: queens.mechanism=forkjoin has no channels (its cutoff is queens.cutoff)", key));
+    std::uint64_t squares = 0;
+    return fj::queens_app(h, s.n, complete(s.n, 0, Board{}, squares));
+  }
+  if (h.config().set_by_user("queens.cutoff"))
+    throw UserError("queens.cutoff: a fork-join setting (queens.mechanism=forkjoin)");
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
   const std::uint64_t res = h.upload(std::vector<std::uint32_t>{0});
   flow::Graph g(h, kCapacity.name());
@@ -268,7 +284,12 @@ void queens_flat(Host& h) {
 
 const RegisterWorkload kReg{
     {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
-     nullptr, flow::mechanisms}};
+     [](const Config& c) {
+       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 20, static_cast<std::uint32_t>(kN.get(c))) : 0;
+     },
+     [](const Config& c) {
+       return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
+     }}};
 const RegisterWorkload kRegFlat{{"queens-flat",
                                  "conventional N-queens, host-placed prefixes and an LDS stack per work-item "
                                  "(GPGPU-Sim NQU; Orr et al. Table 4)",

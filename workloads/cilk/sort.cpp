@@ -33,8 +33,10 @@
 #include <vector>
 
 #include "cilk/cilk.h"
+#include "forkjoin/apps.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
+#include "runtime/forkjoin.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -62,6 +64,15 @@ const Param<std::uint64_t> kChunk{"sort.merge_chunk",
                                   "keys",
                                   "output keys per merge task (an assumption: the base case's 64; docs/channels.md)",
                                   {{1}, {1u << 20}}};
+const Param<std::string> kMechanism{"sort.mechanism", "channels", std::vector<std::string>{"channels", "forkjoin"},
+                                    "channels: Cilk on channel stacks (Orr et al.); forkjoin: tasks on the fork-join "
+                                    "runtime (GTaP, docs/forkjoin.md)"};
+const Param<std::string> kAlgorithm{
+    "sort.algorithm", "auto", std::vector<std::string>{"auto", "pieces", "cilksort", "mergesort"},
+    "pieces: the 4-way split whose merges are cut into sort.merge_chunk pieces (channels); cilksort: MIT Cilk's, "
+    "merges split recursively at the larger half's median (forkjoin); mergesort: halves and a serial merge "
+    "(forkjoin, GTaP Sec. 6.2); auto: pieces on channels, cilksort on forkjoin"};
+
 // Instructions per step of the serial code (assumptions about the compiled
 // loops, docs/channels.md): insertion sort, per comparison (load from the
 // register copy, compare, branch, move); merge, per output key (compare,
@@ -274,6 +285,38 @@ void sort(Host& h) {
     for (auto& k : keys) k = dist(h.rng());
   }
   const auto n = static_cast<std::uint32_t>(keys.size());
+  const bool forkjoin = kMechanism.get(cfg) == "forkjoin";
+  std::string algorithm = kAlgorithm.get(cfg);
+  if (algorithm == "auto") algorithm = forkjoin ? "cilksort" : "pieces";
+  if (forkjoin == (algorithm == "pieces"))
+    throw UserError(fmt::format("sort.algorithm={}: not a sort of sort.mechanism={} ({})", algorithm,
+                                kMechanism.get(cfg), forkjoin ? "cilksort or mergesort" : "pieces"));
+  auto check = [&](const std::vector<std::int32_t>& got) {
+    std::vector<std::int32_t> want = keys;
+    std::sort(want.begin(), want.end());
+    std::uint64_t wrong = 0, first_wrong = n;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (got[i] != want[i]) {
+        ++wrong;
+        first_wrong = std::min<std::uint64_t>(first_wrong, i);
+      }
+    h.check(wrong == 0, fmt::format("sort: {} of {} keys out of place, the first at index {}", wrong, n, first_wrong));
+    h.result("keys", std::uint64_t{n});
+  };
+  if (forkjoin) {
+    for (const std::string& key : {kCapacity.name(), kBase.name(), kChunk.name()})
+      if (cfg.set_by_user(key))
+        throw UserError(
+            fmt::format("{}: sort.mechanism=forkjoin has no channels (its cutoffs are sort.cutoff, "
+                        "sort.cutoff_sort and sort.cutoff_merge)",
+                        key));
+    const std::vector<std::int32_t> got = fj::sort_app(h, keys, algorithm == "cilksort");
+    check(got);
+    for (const std::int32_t k : got) h.output() << k << "\n";
+    return;
+  }
+  for (const std::string& key : fj::sort_keys())
+    if (cfg.set_by_user(key)) throw UserError(fmt::format("{}: a fork-join setting (sort.mechanism=forkjoin)", key));
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(cfg));
   Arrays a{h.upload(keys), h.upload(std::vector<std::int32_t>(n)), static_cast<std::uint32_t>(kBase.get(cfg)),
            static_cast<std::uint32_t>(kChunk.get(cfg)), std::max<std::uint32_t>(1, cap / 128)};
@@ -304,16 +347,7 @@ void sort(Host& h) {
   g.host_enq(s.sort.at(0), Root{pack(0, n), 0});
   const Tick elapsed = cilk::run(g);
   const std::vector<std::int32_t> got = h.download<std::int32_t>(a.keys, n);
-  std::vector<std::int32_t> want = keys;
-  std::sort(want.begin(), want.end());
-  std::uint64_t wrong = 0, first_wrong = n;
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (got[i] != want[i]) {
-      ++wrong;
-      first_wrong = std::min<std::uint64_t>(first_wrong, i);
-    }
-  h.check(wrong == 0, fmt::format("sort: {} of {} keys out of place, the first at index {}", wrong, n, first_wrong));
-  h.result("keys", std::uint64_t{n});
+  check(got);
   h.result("base_depth", std::uint64_t{depth});
   cilk::report(h, g, elapsed);
   for (const std::int32_t k : got) h.output() << k << "\n";
@@ -321,7 +355,13 @@ void sort(Host& h) {
 
 const RegisterWorkload kReg{
     {"sort", "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
-     kInput.name(), sort, [](const Config& c) { return 8 * kN.get(c) + (64u << 20); }, flow::mechanisms}};
+     kInput.name(), sort,
+     [](const Config& c) {
+       return 8 * kN.get(c) + (kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 48, 7) : (64u << 20));
+     },
+     [](const Config& c) {
+       return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
+     }}};
 
 }  // namespace
 }  // namespace fg

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// The sorts on the fork-join runtime (GTaP Sec. 6.2, Figs. 3, 4 and 10;
+// docs/forkjoin.md), the `sort.mechanism=forkjoin` value of the sort workload
+// (keys, host reference and output are the workload's, workloads/cilk/sort.cpp):
+//
+//   mergesort  msort(l, r) over keys[l..r]: with more than `sort.cutoff` keys
+//              (128) it spawns msort of both halves, waits, and merges them
+//              serially on its lane into the scratch array, then copies the
+//              range back; at or below the cutoff a serial recursive top-down
+//              mergesort (the same merge and copy at every level). The root's
+//              final merge is one lane's (the paper's Sec. 6.2 bottleneck).
+//   cilksort   MIT Cilk's cilksort: csort(a, n) with n < `sort.cutoff_sort`
+//              (64) sorts its keys serially with a 64-wide bitonic network in
+//              registers (loads padded with INT_MAX); otherwise it spawns the
+//              four quarters, waits, spawns the merges of quarters 1+2 and 3+4
+//              into the scratch array, waits, spawns the merge of the halves
+//              back, waits. cmerge(a, b, dst) swaps so that a is the larger
+//              input; with fewer than `sort.cutoff_merge` (256) keys in all it
+//              merges serially, otherwise it splits a at its median, finds the
+//              median's place in b by binary search, and spawns both merges.
+//              Its data loads bypass the L1 (the paper's ld.global.cg).
+//
+// The algorithms and their parameters are the paper's evaluation programs'
+// (yukim0359/GTaP, evaluation/*/mergesort and */cilksort at 84591ae): facts
+// only, no code. EPAQ (forkjoin.queues >= 3, cilksort): a sort child below the
+// sort cutoff goes to queue 1, a merge child below the merge cutoff to queue
+// 2, everything else (continuations included) to queue 0.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "forkjoin/apps.h"
+#include "gpu/host.h"
+#include "runtime/forkjoin.h"
+#include "sim/config.h"
+#include "sim/error.h"
+
+namespace fg::fj {
+namespace {
+
+const Param<std::uint64_t> kCutoff{"sort.cutoff",
+                                   128,
+                                   "keys",
+                                   "fork-join mergesort: ranges of more keys spawn their halves (GTaP Sec. 6.2: 128)",
+                                   {{1}, {1u << 26}}};
+const Param<std::uint64_t> kCutoffSort{
+    "sort.cutoff_sort",
+    64,
+    "keys",
+    "fork-join cilksort: fewer keys are sorted serially by a bitonic network this wide (GTaP Sec. 6.2: 64)",
+    {{2}, {4096}}};
+const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
+                                        256,
+                                        "keys",
+                                        "fork-join cilksort: merges of fewer keys run serially (GTaP Sec. 6.2: 256)",
+                                        {{2}, {1u << 26}}};
+
+// Instructions of the serial code per step (assumptions about the compiled
+// loops, as the channel sort's, docs/forkjoin.md): a merge's output key
+// (compare, select, two advances), a binary-search step, a compare-exchange
+// of the register network (a min and a max), a copy loop iteration.
+constexpr std::uint64_t kInstrPerOutput = 4, kInstrPerSearch = 6, kInstrPerExchange = 2, kInstrPerCopy = 2;
+
+struct Sort {
+  std::uint64_t keys = 0, tmp = 0;
+  std::uint32_t cutoff = 128, cutoff_sort = 64, cutoff_merge = 256;
+  bool epaq = false;
+};
+
+// Merge a[0, na) and b[0, nb) into dst (one lane). One load site with the
+// address selected (the compiled select), so lanes merging as many keys stay
+// converged.
+Task<void> merge_serial(Lane& l, std::uint64_t a, std::uint32_t na, std::uint64_t b, std::uint32_t nb,
+                        std::uint64_t dst, bool bypass) {
+  auto load = [&l, bypass](std::uint64_t addr) {
+    return bypass ? l.load_bypass<std::int32_t>(addr) : l.load<std::int32_t>(addr);
+  };
+  std::uint32_t i = 0, j = 0;
+  std::int32_t x = na ? co_await load(a) : 0;
+  std::int32_t y = nb ? co_await load(b) : 0;
+  for (std::uint32_t k = 0; k < na + nb; ++k) {
+    const bool take_a = j >= nb || (i < na && x <= y);
+    co_await l.alu(kInstrPerOutput);
+    co_await l.store<std::int32_t>(dst + 4ull * k, take_a ? x : y);
+    const bool more = take_a ? i + 1 < na : j + 1 < nb;
+    const std::uint64_t next = take_a ? a + 4ull * (i + 1) : b + 4ull * (j + 1);
+    if (take_a)
+      ++i;
+    else
+      ++j;
+    if (more) {
+      const std::int32_t v = co_await load(next);
+      (take_a ? x : y) = v;
+    }
+  }
+}
+
+// Copy n keys from src to dst (one lane).
+Task<void> copy_serial(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint32_t n, bool bypass) {
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::int32_t v =
+        bypass ? co_await l.load_bypass<std::int32_t>(src + 4ull * k) : co_await l.load<std::int32_t>(src + 4ull * k);
+    co_await l.alu(kInstrPerCopy);
+    co_await l.store<std::int32_t>(dst + 4ull * k, v);
+  }
+}
+
+// ---- mergesort ----
+
+// The serial recursive mergesort of keys[l..r] (inclusive), through tmp.
+Task<void> msort_serial(Lane& l, const Sort& s, std::uint32_t lo, std::uint32_t hi) {
+  if (lo >= hi) co_return;
+  const std::uint32_t mid = lo + (hi - lo) / 2;
+  co_await msort_serial(l, s, lo, mid);
+  co_await msort_serial(l, s, mid + 1, hi);
+  co_await merge_serial(l, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid, s.tmp + 4ull * lo,
+                        false);
+  co_await copy_serial(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1, false);
+}
+
+Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
+  if (lo >= hi) co_return;
+  const std::uint32_t n = hi - lo + 1;
+  if (n <= s->cutoff) {
+    co_await msort_serial(t.lane(), *s, lo, hi);
+    co_return;
+  }
+  const std::uint32_t mid = lo + (hi - lo) / 2;
+  co_await t.spawn(msort_task, s, lo, mid);
+  co_await t.spawn(msort_task, s, mid + 1, hi);
+  co_await t.taskwait();
+  co_await merge_serial(t.lane(), s->keys + 4ull * lo, mid - lo + 1, s->keys + 4ull * (mid + 1), hi - mid,
+                        s->tmp + 4ull * lo, false);
+  co_await copy_serial(t.lane(), s->tmp + 4ull * lo, s->keys + 4ull * lo, n, false);
+}
+
+// ---- cilksort ----
+
+// The base case: n < cutoff_sort keys at a, sorted by a bitonic network of
+// `width` (the cutoff rounded up to a power of two) in registers.
+Task<void> network_sort(Lane& l, const Sort& s, std::uint64_t a, std::uint32_t n) {
+  std::vector<std::int32_t> v(n);
+  for (std::uint32_t i = 0; i < n; ++i) v[i] = co_await l.load_bypass<std::int32_t>(a + 4ull * i);
+  std::uint64_t width = 2, stages = 1;
+  while (width < s.cutoff_sort) width *= 2, ++stages;
+  // A bitonic network of width 2^k: (width / 2) * k (k + 1) / 2 compare-exchanges.
+  co_await l.alu(kInstrPerExchange * (width / 2) * stages * (stages + 1) / 2);
+  std::sort(v.begin(), v.end());
+  for (std::uint32_t i = 0; i < n; ++i) co_await l.store<std::int32_t>(a + 4ull * i, v[i]);
+}
+
+std::uint32_t sort_queue(const Sort& s, std::uint32_t n) { return s.epaq && n < s.cutoff_sort ? 1 : 0; }
+std::uint32_t merge_queue(const Sort& s, std::uint32_t n) { return s.epaq && n < s.cutoff_merge ? 2 : 0; }
+
+Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, std::uint64_t b, std::uint32_t nb,
+                     std::uint64_t dst) {
+  if (na < nb) {
+    std::swap(a, b);
+    std::swap(na, nb);
+  }
+  if (nb == 0) {
+    co_await copy_serial(t.lane(), a, dst, na, true);
+    co_await t.lane().fence_release();
+    co_return;
+  }
+  if (na + nb < s->cutoff_merge) {
+    co_await merge_serial(t.lane(), a, na, b, nb, dst, true);
+    co_return;
+  }
+  // The larger input's median, and how many keys of b are not above it.
+  const std::uint32_t sa = (na + 1) / 2;
+  const std::int32_t pivot = co_await t.lane().load_bypass<std::int32_t>(a + 4ull * (sa - 1));
+  std::uint32_t lo = 0, hi = nb;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    co_await t.lane().alu(kInstrPerSearch);
+    const std::int32_t v = co_await t.lane().load_bypass<std::int32_t>(b + 4ull * mid);
+    if (v <= pivot)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const std::uint32_t sb = lo;
+  co_await t.spawn_on(merge_queue(*s, sa + sb), cmerge_task, s, a, sa, b, sb, dst);
+  co_await t.spawn_on(merge_queue(*s, na - sa + nb - sb), cmerge_task, s, a + 4ull * sa, na - sa, b + 4ull * sb,
+                      nb - sb, dst + 4ull * (sa + sb));
+  co_await t.taskwait();
+}
+
+Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, std::uint32_t n) {
+  if (n < s->cutoff_sort) {
+    co_await network_sort(t.lane(), *s, a, n);
+    co_return;
+  }
+  const std::uint32_t n12 = n / 2, n1 = n12 / 2, n2 = n12 - n1, n34 = n - n12, n3 = n34 / 2, n4 = n34 - n3;
+  const std::uint64_t a2 = a + 4ull * n1, a3 = a + 4ull * n12, a4 = a3 + 4ull * n3;
+  const std::uint64_t t2 = tmp + 4ull * n1, t3 = tmp + 4ull * n12, t4 = t3 + 4ull * n3;
+  co_await t.spawn_on(sort_queue(*s, n1), csort_task, s, a, tmp, n1);
+  co_await t.spawn_on(sort_queue(*s, n2), csort_task, s, a2, t2, n2);
+  co_await t.spawn_on(sort_queue(*s, n3), csort_task, s, a3, t3, n3);
+  co_await t.spawn_on(sort_queue(*s, n4), csort_task, s, a4, t4, n4);
+  co_await t.taskwait();
+  co_await t.spawn_on(merge_queue(*s, n12), cmerge_task, s, a, n1, a2, n2, tmp);
+  co_await t.spawn_on(merge_queue(*s, n34), cmerge_task, s, a3, n3, a4, n4, t3);
+  co_await t.taskwait();
+  co_await t.spawn_on(merge_queue(*s, n), cmerge_task, s, tmp, n12, t3, n34, a);
+  co_await t.taskwait();
+}
+
+}  // namespace
+
+std::vector<std::string> sort_keys() { return {kCutoff.name(), kCutoffSort.name(), kCutoffMerge.name()}; }
+
+std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort) {
+  const Config& cfg = h.config();
+  const std::vector<std::string> other = cilksort ? std::vector<std::string>{kCutoff.name()}
+                                                  : std::vector<std::string>{kCutoffSort.name(), kCutoffMerge.name()};
+  for (const std::string& key : other)
+    if (cfg.set_by_user(key))
+      throw UserError(fmt::format("{}: a {} setting (sort.algorithm={})", key, cilksort ? "mergesort" : "cilksort",
+                                  cilksort ? "cilksort" : "mergesort"));
+  const auto n = static_cast<std::uint32_t>(keys.size());
+  Sort s;
+  s.keys = h.upload(keys);
+  s.tmp = h.upload(std::vector<std::int32_t>(n));
+  s.cutoff = static_cast<std::uint32_t>(kCutoff.get(cfg));
+  s.cutoff_sort = static_cast<std::uint32_t>(kCutoffSort.get(cfg));
+  s.cutoff_merge = static_cast<std::uint32_t>(kCutoffMerge.get(cfg));
+  s.epaq = cilksort && std::get<std::uint64_t>(cfg.value("forkjoin.queues")) >= 3;
+  Program p;
+  p.first_finish = true;  // Sec. 6.2 and Fig. 10 ran the sorts with FIRST_TASK_FINISH
+  if (cilksort) {
+    p.name = "cilksort";
+    p.payload = 48;      // GTAP_MAX_TASK_DATA_SIZE in the paper's cilksort
+    p.max_children = 7;  // 4 sorts, 2 merges, 1 merge over the task's life
+    run(h, p, csort_task, static_cast<const Sort*>(&s), s.keys, s.tmp, n);
+  } else {
+    p.name = "mergesort";
+    p.payload = 16;  // left, right, n, mid
+    p.max_children = 2;
+    run(h, p, msort_task, static_cast<const Sort*>(&s), 0u, n - 1);
+  }
+  return h.download<std::int32_t>(s.keys, n);
+}
+
+}  // namespace fg::fj

@@ -1,0 +1,1236 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fork-join runtime (GTaP, Maeda & Taura 2026, Secs. 4.1-4.5) as device
+// code of one persistent kernel; docs/forkjoin.md. Facts about the runtime's
+// algorithm come from the paper and the authors' paper-era sources
+// (yukim0359/GTaP at b611dde, runtime/thread/gtap_runtime_thread.cuh and the
+// baselines beside it); no code was taken from them.
+//
+// Device memory (allocated and initialised by the host before the launch):
+//   headers   per task id: func u64 @0, generation u16 @8, state u16 @10,
+//             queue u16 @12, parent u32 @16, parent generation u16 @20, total
+//             child count u32 @24, waiting child count u32 @28, child ids u32
+//             @32.. (max_children of them); GTaP's layout (40 B for 2 children)
+//   payloads  per task id: `payload` bytes; a result in its last 8
+//   pools     per worker (warp or block): free position, id list, valid flags
+//   deques    per worker and queue: count/top @0, head/bottom @4, lock @8, ring @64
+//   global    the global queue (queue=gq): head, tail, alloc, ring
+//   flags     first task finished, all tasks finished, active workers
+// LDS per warp (thread workers): id allocation position, the EPAQ cursor,
+// per queue the ids generated in this batch, the deque's tail and the stale
+// head; the child-id batch buffer (in global memory when max_children > 10,
+// as GTaP's GTAP_MAX_CHILD_TASKS_FOR_SHARED).
+#include "runtime/forkjoin.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <unordered_map>
+
+#include "gpu/compute_unit.h"
+#include "gpu/dispatcher.h"
+#include "gpu/gpu.h"
+#include "gpu/host.h"
+#include "gpu/mechanism.h"
+#include "gpu/task_metrics.h"
+#include "mem/memory_system.h"
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/stats.h"
+#include "sim/time.h"
+#include "sim/trace.h"
+
+namespace fg::fj {
+
+std::size_t detail::FnPromiseBase::last_frame_bytes = 0;
+
+namespace {
+
+// ---- parameters (GTaP's Table 1 and the runtime's defaults) ----
+const Param<std::string> kWorkers{"forkjoin.workers", "auto", std::vector<std::string>{"auto", "thread", "block"},
+                                  "thread: one task per lane (warp workers); block: one task per workgroup "
+                                  "(block workers, a Chase-Lev deque per block); auto: the workload's choice"};
+const Param<std::string> kQueue{"forkjoin.queue", "ws", std::vector<std::string>{"ws", "gq", "cl"},
+                                "thread workers' queues: ws GTaP's per-warp deques with batched pop and steal "
+                                "(Sec. 4.3.2); gq one global queue; cl per-warp Chase-Lev deques, single pops and "
+                                "steals (the baselines of Sec. 6.1)"};
+const Param<std::uint64_t> kQueues{"forkjoin.queues",
+                                   1,
+                                   "",
+                                   "execution-path-aware queues per warp (Sec. 4.4; GTAP_NUM_QUEUES, default 1)",
+                                   {{1}, {8}}};
+const Param<std::uint64_t> kPerWarp{"forkjoin.max_tasks_per_warp",
+                                    20000,
+                                    "tasks",
+                                    "task records per warp, split over its queues (GTAP_MAX_TASKS_PER_WARP: 20,000)",
+                                    {{64}, {1u << 24}}};
+const Param<std::uint64_t> kPerBlock{"forkjoin.max_tasks_per_block",
+                                     10000,
+                                     "tasks",
+                                     "task records per block worker (GTAP_MAX_TASKS_PER_BLOCK: 10,000)",
+                                     {{64}, {1u << 24}}};
+const Param<std::uint64_t> kMaxChildren{
+    "forkjoin.max_child_tasks",
+    0,
+    "",
+    "children a task spawns over its whole life (GTAP_MAX_CHILD_TASKS; 0: the workload's value from the paper's "
+    "sources)",
+    {{0}, {4096}}};
+const Param<std::uint64_t> kPayload{"forkjoin.payload",
+                                    0,
+                                    "B",
+                                    "payload bytes per task record (GTAP_MAX_TASK_DATA_SIZE; 0: the workload's value "
+                                    "from the paper's sources)",
+                                    {{0}, {4096}}};
+const Param<std::string> kTerminate{"forkjoin.terminate", "auto", std::vector<std::string>{"auto", "all", "first"},
+                                    "end of the run: all when no worker is active (GTaP's default), first when the "
+                                    "root task finishes (GTAP_TERMINATE_ON_FIRST_TASK_FINISH), auto the workload's "
+                                    "choice as in the paper's scripts"};
+// The runtime that produced the paper's numbers (yukim0359/GTaP at 84591ae to
+// 14669e9, Jan.-Feb. 2026) retries another victim at once; the exponential
+// sleep came with 2f7d32e (June 2026), after every measurement.
+const Param<std::string> kBackoff{"forkjoin.backoff", "none", std::vector<std::string>{"none", "exp"},
+                                  "after a failed victim-lock CAS: none tries another random victim at once (the "
+                                  "runtime of the paper's measurements); exp sleeps from backoff_min doubling to "
+                                  "backoff_max first (the authors' later runtime)"};
+const Param<std::string> kNoTaskwait{
+    "forkjoin.assume_no_taskwait", "auto", std::vector<std::string>{"auto", "on", "off"},
+    "GTAP_ASSUME_NO_TASKWAIT for a program that never waits (queens): on keeps no join metadata (an 8-byte header, "
+    "no parent notification), off the full header; auto the workload's choice (queens: on, as GTaP's Fig. 10; its "
+    "Figs. 3-4 scaling runs were built without it)"};
+const Param<std::uint64_t> kBackoffMin{
+    "forkjoin.backoff_min", 32, "ns", "first back-off sleep (Sec. 4.3.2: 32 ns)", {{1}, {1u << 20}}};
+const Param<std::uint64_t> kBackoffMax{
+    "forkjoin.backoff_max", 4096, "ns", "longest back-off sleep (Sec. 4.3.2: 4,096 ns)", {{1}, {1u << 24}}};
+const Param<std::uint64_t> kGroups{"forkjoin.groups",
+                                   0,
+                                   "",
+                                   "workgroups of the persistent kernel (0: the resident capacity, every worker "
+                                   "that fits)",
+                                   {{0}, {1u << 20}}};
+const Param<std::uint64_t> kGroupSize{"forkjoin.group_size",
+                                      0,
+                                      "",
+                                      "work-items per workgroup (0: one wavefront, the paper's best configurations' "
+                                      "32 threads on its 32-wide warps, Table 3)",
+                                      {{0}, {1024}}};
+const Param<std::uint64_t> kRegisters{"forkjoin.registers",
+                                      32,
+                                      "",
+                                      "vector registers per lane of the worker kernel (assumed: 32, the most at "
+                                      "which an H100 SM holds 2048 threads)",
+                                      {{1}, {255}}};
+
+constexpr std::uint32_t kNone = ~0u;
+// GTaP's QUEUE_MARGIN is 100 slots of headroom; ours checks exactly.
+constexpr std::uint32_t kHdrFunc = 0, kHdrGen = 8, kHdrState = 10, kHdrQueue = 12, kHdrParent = 16, kHdrPgen = 20,
+                        kHdrTotal = 24, kHdrWaiting = 28, kHdrChildren = 32;
+
+std::uint8_t tag() {
+  static const std::uint8_t t = mechanism_tag(kName);
+  return t;
+}
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// ---- the mechanism: the runtime's statistics on the GPU ----
+class Stats final : public Mechanism {
+ public:
+  static constexpr const char* kName = fj::kName;
+  explicit Stats(Gpu& gpu)
+      : Mechanism(kName),
+        spawned(StatGroup("forkjoin"), "spawned", "tasks spawned (the root not included)", ""),
+        started(StatGroup("forkjoin"), "started", "task executions started (first runs and resumes)", ""),
+        finished(StatGroup("forkjoin"), "finished", "tasks finished", ""),
+        resumed(StatGroup("forkjoin"), "resumed", "continuations resumed after a taskwait", ""),
+        batches(StatGroup("forkjoin"), "batches", "worker iterations that ran tasks", ""),
+        batch_lanes(StatGroup("forkjoin"), "batch_tasks", "tasks a worker ran per iteration (occupancy: / warp size)",
+                    "", 0, 64, 16),
+        kept(StatGroup("forkjoin"), "kept", "tasks kept for the worker's next iteration (never published)", ""),
+        published(StatGroup("forkjoin"), "published", "tasks pushed to a queue", ""),
+        popped(StatGroup("forkjoin"), "popped", "tasks taken from the worker's own queue", ""),
+        steal_tries(StatGroup("forkjoin"), "steal_tries", "victims tried (lock or CAS attempts on a victim)", ""),
+        steals(StatGroup("forkjoin"), "steals", "steals that took at least one task", ""),
+        stolen(StatGroup("forkjoin"), "stolen", "tasks taken from other workers", ""),
+        lock_fails(StatGroup("forkjoin"), "lock_fails", "victim-lock CAS that failed (contention)", ""),
+        cas_retries(StatGroup("forkjoin"), "cas_retries", "count/top CAS retried after losing a race", ""),
+        backoff_ns(StatGroup("forkjoin"), "backoff_time", "time workers slept backing off (summed)", "ns"),
+        idle_iterations(StatGroup("forkjoin"), "idle_iterations", "worker iterations that found no task", ""),
+        pool_peak(StatGroup("forkjoin"), "pool_peak", "most task records in use at once in one worker's pool", ""),
+        records_peak(StatGroup("forkjoin"), "records_peak", "most task records in use at once (all pools)", ""),
+        payload_bytes(StatGroup("forkjoin"), "payload_bytes",
+                      "payload bytes stored and loaded (spawn, taskwait spill, start and resume reload, results)", "B"),
+        frame_bytes(StatGroup("forkjoin"), "frame_bytes",
+                    "largest coroutine frame of a task (what the payload stands for; host bytes)", "B"),
+        wait_ns(StatGroup("forkjoin"), "wait_time",
+                "wavefront time blocked in the runtime (back-off sleeps, the global queue's in-order commit)", "ns",
+                [&gpu] {
+                  Tick t = 0;
+                  for (int i = 0; i < gpu.cus(); ++i) t += gpu.cu(i).mechanism_wait(tag());
+                  return tick_to_ns(t);
+                }) {
+    TaskMetrics::Sources src;
+    src.created = [this] { return static_cast<double>(spawned.value() + roots); };
+    src.run = [this] { return static_cast<double>(started.value()); };
+    src.state_bytes = [this] { return static_cast<double>(payload_bytes.value()); };
+    src.wait_ns = [this] { return wait_ns.scalar(); };
+    src.peak_storage_bytes = [this] { return static_cast<double>(records_peak.value() * record_bytes); };
+    src.control_instructions = [] { return 0.0; };
+    metrics_ = std::make_unique<TaskMetrics>(gpu, kName, std::move(src));
+  }
+  void queue_counters(std::uint32_t n) {
+    while (per_queue.size() < n)
+      per_queue.push_back(std::make_unique<Counter>(
+          StatGroup("forkjoin"), fmt::format("queue{}_tasks", per_queue.size()),
+          fmt::format("tasks spawned into or resumed in queue {} (execution-path-aware queues)", per_queue.size()),
+          ""));
+  }
+  std::vector<std::string> summary_lines() const override {
+    if (!started.value()) return {};
+    return {
+        fmt::format("forkjoin: {} tasks, {} executions, {:.1f} tasks per batch, {} steals of {} tries, "
+                    "{} lock fails",
+                    spawned.value() + roots, started.value(), batch_lanes.mean(), steals.value(), steal_tries.value(),
+                    lock_fails.value())};
+  }
+  std::string diagnose() const override { return where; }
+
+  Counter spawned, started, finished, resumed, batches;
+  Distribution batch_lanes;
+  Counter kept, published, popped, steal_tries, steals, stolen, lock_fails, cas_retries, backoff_ns, idle_iterations;
+  Counter pool_peak, records_peak, payload_bytes, frame_bytes;
+  Formula wait_ns;
+  std::vector<std::unique_ptr<Counter>> per_queue;
+  std::uint64_t roots = 0, record_bytes = 0;
+  std::string where;  // what the runtime holds (deadlock and watchdog messages)
+
+ private:
+  std::unique_ptr<TaskMetrics> metrics_;
+};
+
+const RegisterMechanism kReg{{kName,
+                              "fork-join tasks on a persistent kernel (GTaP): task records, per-warp deques with "
+                              "batched pop and steal, global-queue and Chase-Lev baselines, execution-path queues",
+                              {},
+                              [](Gpu& g) { return std::make_unique<Stats>(g); },
+                              {"forkjoin."},
+                              {}}};
+
+// Resume a task's coroutine on lane `l` from the worker coroutine.
+struct Resume {
+  detail::FnPromiseBase* p;
+  std::coroutine_handle<> frame;
+  Lane* lane;
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> worker) const noexcept {
+    p->lane = lane;
+    p->continuation = worker;
+    lane->current = frame;
+    return frame;
+  }
+  void await_resume() const {
+    if (p->error) std::rethrow_exception(p->error);
+  }
+};
+
+}  // namespace
+
+// ---- one task's host-side record ----
+struct Record {
+  Runtime* rt = nullptr;
+  std::uint32_t id = 0, parent = 0;
+  std::uint16_t gen = 0, parent_gen = 0;
+  std::uint16_t state = 0;
+  std::uint32_t total = 0;        // children spawned before the last taskwait
+  std::uint32_t child_count = 0;  // since the last taskwait
+  std::vector<Ctx> ctx;           // one per lane of its worker (1 for thread tasks)
+  ~Record() {
+    for (Ctx& c : ctx)
+      if (c.frame_) c.frame_.destroy();
+  }
+};
+
+// ---- the runtime of one run ----
+class Runtime {
+ public:
+  // The plan (parameters, layout); allocate() then makes the device memory.
+  Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t group_size, std::uint32_t wave);
+  void allocate();
+
+  Task<void> worker(Lane& l);
+  void add_root(const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make);
+  std::uint64_t root_result() const { return root_result_; }
+  std::size_t records_left() const { return recs_.size(); }
+
+  // used by Ctx
+  Task<Child> spawn(Lane& l, Record& parent, std::uint32_t queue,
+                    const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make, Lane::Loc loc);
+  Task<std::uint64_t> result(Lane& l, Record& self, Child c, Lane::Loc loc);
+  bool block() const { return block_; }
+  std::uint32_t task_lds() const { return lds_bytes() + 16; }
+
+ private:
+  // addresses
+  std::uint64_t hdr(std::uint32_t id) const { return headers_ + std::uint64_t{id} * hdr_bytes_; }
+  std::uint64_t pay(std::uint32_t id) const { return payloads_ + std::uint64_t{id} * payload_; }
+  std::uint64_t pool(std::uint32_t w) const { return pools_ + std::uint64_t{w} * pool_bytes_; }
+  std::uint64_t idlist(std::uint32_t w, std::uint32_t slot) const { return pool(w) + line_ + 4ull * slot; }
+  std::uint64_t valid(std::uint32_t w, std::uint32_t slot) const {
+    return pool(w) + line_ + 4ull * per_worker_ + 4ull * slot;
+  }
+  std::uint64_t dq(std::uint32_t w, std::uint32_t k) const {
+    return deques_ + (std::uint64_t{w} * nq_ + k) * dq_bytes_;
+  }
+  std::uint64_t ring(std::uint32_t w, std::uint32_t k, std::uint32_t pos) const {
+    return dq(w, k) + line_ + 4ull * (pos % qs_);
+  }
+  std::uint64_t gbuf(std::uint32_t w, std::uint32_t k, std::uint32_t pos) const {
+    return gbuf_ + (std::uint64_t{w} * nq_ + k) * 4ull * buf_cap_ + 4ull * pos;
+  }
+  // LDS of warp `wl` (its index in the workgroup)
+  std::uint32_t lds_ctx(std::uint32_t wl) const { return wl * lds_ctx_bytes_; }
+  std::uint32_t lds_gen(std::uint32_t wl, std::uint32_t k) const { return lds_ctx(wl) + 16 + 4 * k; }
+  std::uint32_t lds_tail(std::uint32_t wl, std::uint32_t k) const { return lds_ctx(wl) + 16 + 4 * (nq_ + k); }
+  std::uint32_t lds_hstale(std::uint32_t wl, std::uint32_t k) const { return lds_ctx(wl) + 16 + 4 * (2 * nq_ + k); }
+  std::uint32_t lds_buf(std::uint32_t wl, std::uint32_t k, std::uint32_t pos) const {
+    return lds_ctx(wl) + 16 + 12 * nq_ + 4 * (k * buf_cap_ + pos);
+  }
+  struct W {
+    std::uint32_t global, local;  // worker index in the grid, warp index in the workgroup
+  };
+  W worker_of(const Lane& l) const {
+    if (block_) return {l.group_id(), 0};
+    const std::uint32_t wl = l.local_id() / wave_;
+    return {l.group_id() * warps_per_group_ + wl, wl};
+  }
+  bool leader(const Lane& l) const { return block_ ? l.local_id() == 0 : l.lane_id() == 0; }
+  Task<void> sync(Lane& l) {
+    if (block_)
+      co_await l.barrier();
+    else
+      co_await l.sync_wave();
+  }
+
+  // pieces of the worker loop
+  Task<std::uint32_t> alloc_id(Lane& l, W w, bool& recycled);
+  Task<void> release(Lane& l, std::uint32_t id);
+  Task<void> push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t id);
+  Task<void> run_task(Lane& l, W w, std::uint32_t id);
+  Task<void> finish(Lane& l, W w, Record& r);
+  Task<void> suspend(Lane& l, Record& r, std::uint32_t queue);
+  Task<void> payload_io(Lane& l, std::uint32_t id, bool store);
+  struct Claim {
+    std::uint32_t n_pop = 0, n_steal = 0, q = 0, tail = 0, vic = 0, vh = 0;
+  };
+  Task<void> claim(Lane& l, W w, bool prev, Claim& out);
+  Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
+  Task<std::uint32_t> idle_check(Lane& l, W w, bool prev);
+  Task<void> find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track);
+  std::uint32_t victim(W w);
+  Task<void> fault(Lane& l, std::string what);
+  void note_pool(std::uint32_t w, int delta);
+
+  Host& h_;
+  Stats& st_;
+  Program p_;
+  bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true;
+  enum class Q { Ws, Gq, Cl } q_ = Q::Ws;
+  std::uint32_t groups_, group_size_, wave_, warps_per_group_, workers_;
+  std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
+  std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
+  bool buf_in_lds_ = true;
+  std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0;
+  std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
+  double cycle_ns_ = 1;
+  std::unordered_map<std::uint32_t, std::unique_ptr<Record>> recs_;
+  std::vector<std::uint32_t> in_use_;  // records in use per pool (host bookkeeping for the peak stat)
+  std::uint64_t in_use_all_ = 0;
+  std::vector<std::uint32_t> rng_;               // victim selection state per worker
+  std::vector<std::vector<std::uint32_t>> got_;  // the ids a single-pop queue's leader claimed, per worker
+  std::uint64_t root_result_ = 0;
+
+ public:
+  std::uint32_t lds_bytes() const { return lds_ctx_bytes_ * (block_ ? 1 : warps_per_group_); }
+  std::uint32_t workers() const { return workers_; }
+  std::uint64_t device_bytes() const;
+};
+
+// ---- Ctx ----
+std::uint32_t Ctx::id() const { return rec_->id; }
+bool Ctx::block() const { return rec_->rt->block(); }
+std::uint32_t Ctx::lds() const { return rec_->rt->task_lds(); }
+
+std::coroutine_handle<> Ctx::TaskWait::await_suspend(std::coroutine_handle<>) const noexcept {
+  c->waiting_ = true;
+  c->wait_queue_ = queue;
+  detail::FnPromiseBase& p = c->frame_.promise();
+  p.lane->current = p.continuation;
+  return p.continuation;
+}
+
+Task<Child> Ctx::spawn_frames(Lane& l, std::uint32_t queue,
+                              std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)> make, Lane::Loc loc) {
+  const Child c = co_await rec_->rt->spawn(l, *rec_, queue, make, loc);
+  co_return c;
+}
+
+Task<std::uint64_t> Ctx::result_bits(Lane& l, Child c, Lane::Loc loc) {
+  const std::uint64_t v = co_await rec_->rt->result(l, *rec_, c, loc);
+  co_return v;
+}
+
+bool block_workers(const Config& c, bool program_default) {
+  const std::string w = kWorkers.get(c);
+  return w == "auto" ? program_default : w == "block";
+}
+
+// ---- the runtime ----
+Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t group_size, std::uint32_t wave)
+    : h_(h), st_(h.gpu().get<Stats>("forkjoin")), p_(p), groups_(groups), group_size_(group_size), wave_(wave) {
+  const Config& cfg = h.config();
+  block_ = block_workers(cfg, p.block);
+  const std::string nowait = kNoTaskwait.get(cfg);
+  if (nowait == "on" && !p.spawn_only)
+    throw UserError(fmt::format("forkjoin.assume_no_taskwait=on: {} waits for its children", p.name));
+  spawn_only_ = nowait == "auto" ? p.spawn_only : nowait == "on";
+  const std::string term = kTerminate.get(cfg);
+  first_ = term == "auto" ? p.first_finish : term == "first";
+  if (first_ && p.spawn_only)
+    throw UserError(
+        fmt::format("forkjoin.terminate=first: {} spawns without taskwait, so its root finishes before "
+                    "its tasks (the paper runs it with all)",
+                    p.name));
+  const std::string q = kQueue.get(cfg);
+  q_ = q == "gq" ? Q::Gq : q == "cl" ? Q::Cl : Q::Ws;
+  nq_ = static_cast<std::uint32_t>(kQueues.get(cfg));
+  if (block_ && cfg.set_by_user("forkjoin.queue"))
+    throw UserError(
+        "forkjoin.queue: block workers use their per-block Chase-Lev deque (Sec. 4.3.1); the queue "
+        "choice is for thread workers");
+  if (block_) q_ = Q::Cl;
+  if (block_ && !p.block_ok)
+    throw UserError(
+        fmt::format("forkjoin.workers=block: {}'s tasks are thread-level (GTaP's block-level programs are "
+                    "the synthetic trees)",
+                    p.name));
+  if (nq_ > 1 && (block_ || q_ != Q::Ws))
+    throw UserError(
+        fmt::format("forkjoin.queues={}: execution-path-aware queues are GTaP's per-warp deques' (thread "
+                    "workers, forkjoin.queue=ws)",
+                    nq_));
+  backoff_ = kBackoff.get(cfg) == "exp";
+  cycle_ns_ = 1000.0 / std::get<double>(cfg.value("gpu.clock"));
+  backoff_min_cycles_ =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(kBackoffMin.get(cfg)) / cycle_ns_));
+  backoff_max_cycles_ = std::max<std::uint64_t>(backoff_min_cycles_,
+                                                static_cast<std::uint64_t>(double(kBackoffMax.get(cfg)) / cycle_ns_));
+  if (kBackoffMin.get(cfg) > kBackoffMax.get(cfg))
+    throw UserError(fmt::format("forkjoin.backoff_min={} is above forkjoin.backoff_max={}", kBackoffMin.get(cfg),
+                                kBackoffMax.get(cfg)));
+  max_children_ = kMaxChildren.get(cfg) ? static_cast<std::uint32_t>(kMaxChildren.get(cfg)) : p.max_children;
+  payload_ = kPayload.get(cfg) ? static_cast<std::uint32_t>(kPayload.get(cfg)) : p.payload;
+  if (payload_ < 8) payload_ = 8;
+  payload_ = static_cast<std::uint32_t>(round_up(payload_, 8));
+  warps_per_group_ = block_ ? 1 : (group_size_ + wave_ - 1) / wave_;
+  workers_ = groups_ * warps_per_group_;
+  per_worker_ = static_cast<std::uint32_t>(block_ ? kPerBlock.get(cfg) : kPerWarp.get(cfg));
+  qs_ = per_worker_ / nq_;
+  line_ = h.memory().line_size();
+  hdr_bytes_ = static_cast<std::uint32_t>(round_up(kHdrChildren + 4ull * (spawn_only_ ? 0 : max_children_), 8));
+  if (spawn_only_) hdr_bytes_ = nq_ > 1 ? 16 : 8;
+  // The batch buffer: a warp's lanes spawn up to max_children each, plus the
+  // parents resumed by its finishing children.
+  buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
+  buf_in_lds_ = max_children_ <= 10;  // GTAP_MAX_CHILD_TASKS_FOR_SHARED
+  lds_ctx_bytes_ = static_cast<std::uint32_t>(round_up(16 + 12 * nq_ + (buf_in_lds_ ? 4ull * nq_ * buf_cap_ : 0), 16));
+  pool_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 8ull * per_worker_, line_));
+  dq_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 4ull * qs_, line_));
+  const std::uint64_t ids = std::uint64_t{per_worker_} * workers_;
+  if (ids >= kNone)
+    throw UserError(fmt::format("forkjoin.max_tasks_per_{}={} x {} workers: more than 2^32 task ids",
+                                block_ ? "block" : "warp", per_worker_, workers_));
+  st_.queue_counters(nq_);
+  st_.record_bytes = hdr_bytes_ + payload_;
+}
+
+void Runtime::allocate() {
+  const std::uint64_t ids = std::uint64_t{per_worker_} * workers_;
+  Host& h = h_;
+  auto& mem = h.memory();
+  auto alloc = [&](std::uint64_t bytes) { return h.alloc(std::max<std::uint64_t>(bytes, line_)); };
+  headers_ = alloc(ids * hdr_bytes_);
+  payloads_ = alloc(ids * payload_);
+  pools_ = alloc(std::uint64_t{workers_} * pool_bytes_);
+  if (q_ == Q::Gq) {
+    gq_ = alloc(3ull * line_ + 4ull * ids);
+  } else {
+    deques_ = alloc(std::uint64_t{workers_} * nq_ * dq_bytes_);
+  }
+  if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
+  flags_ = alloc(3ull * line_);
+  // Free positions start one pass ahead of the allocation positions (a
+  // released id goes to slot free % n, the allocation's second pass reads
+  // slot alloc % n).
+  for (std::uint32_t w = 0; w < workers_; ++w) mem.copy_in(pool(w), &per_worker_, 4);
+  const std::uint32_t one = 1;
+  mem.copy_in(flags_ + 2ull * line_, &one, 4);  // active workers: the root's
+  in_use_.assign(workers_, 0);
+  rng_.resize(workers_);
+  got_.resize(workers_);
+  for (std::uint32_t w = 0; w < workers_; ++w)
+    rng_[w] = 0x9e3779b9u ^ (w * 2654435761u) ^ static_cast<std::uint32_t>(h.rng()());
+}
+
+std::uint64_t Runtime::device_bytes() const {
+  const std::uint64_t ids = std::uint64_t{per_worker_} * workers_;
+  return ids * (hdr_bytes_ + payload_) + std::uint64_t{workers_} * pool_bytes_ +
+         (q_ == Q::Gq ? 4ull * ids : std::uint64_t{workers_} * nq_ * dq_bytes_);
+}
+
+void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make) {
+  auto r = std::make_unique<Record>();
+  r->rt = this;
+  r->id = 0;
+  r->ctx.resize(block_ ? group_size_ : 1);
+  for (Ctx& c : r->ctx) {
+    c.rec_ = r.get();
+    c.frame_ = make(c);
+    st_.frame_bytes += 0;
+    if (detail::FnPromiseBase::last_frame_bytes > st_.frame_bytes.value())
+      st_.frame_bytes += detail::FnPromiseBase::last_frame_bytes - st_.frame_bytes.value();
+  }
+  recs_.emplace(0u, std::move(r));
+  ++st_.roots;
+  note_pool(0, 1);
+  // The root's record and its place in worker 0's queue 0 (GTaP's
+  // __gtap_push_initial_task); worker 0's allocation starts at 1.
+  auto& mem = h_.memory();
+  const std::uint64_t func = 1;
+  mem.copy_in(hdr(0) + kHdrFunc, &func, 8);
+  const std::uint32_t zero = 0, one = 1;
+  if (q_ == Q::Gq) {
+    mem.copy_in(gq_ + 3ull * line_, &zero, 4);  // ring[0] = 0
+    mem.copy_in(gq_ + line_, &one, 4);          // tail
+    mem.copy_in(gq_ + 2ull * line_, &one, 4);   // alloc
+  } else {
+    mem.copy_in(ring(0, 0, 0), &zero, 4);
+    mem.copy_in(dq(0, 0) + (q_ == Q::Cl ? 4 : 0), &one, 4);  // count (ws) or bottom (cl)
+  }
+}
+
+void Runtime::note_pool(std::uint32_t w, int delta) {
+  in_use_[w] = static_cast<std::uint32_t>(static_cast<int>(in_use_[w]) + delta);
+  in_use_all_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_use_all_) + delta);
+  if (in_use_[w] > st_.pool_peak.value()) st_.pool_peak += in_use_[w] - st_.pool_peak.value();
+  if (in_use_all_ > st_.records_peak.value()) st_.records_peak += in_use_all_ - st_.records_peak.value();
+}
+
+Task<void> Runtime::fault(Lane& l, std::string what) {
+  (void)l;
+  throw SimFault(std::move(what));
+  co_return;
+}
+
+// Task ids: per-worker lists (GTaP Sec. 4.1): the first pass hands out the
+// worker's own range, later passes the ids released to it.
+Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
+  std::uint32_t old = 0;
+  if (block_) {
+    old = co_await l.atomic_add<std::uint32_t>(pool(w.global) + 4, 1u);  // block: the leader's count (one lane)
+  } else {
+    old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, lds_ctx(w.local), 1u);
+  }
+  if (old < per_worker_) {
+    recycled = false;
+    note_pool(w.global, 1);
+    co_return w.global* per_worker_ + old;
+  }
+  const std::uint32_t slot = old % per_worker_;
+  const std::uint32_t ok = co_await l.load_acquire<std::uint32_t>(valid(w.global, slot));
+  if (ok != 1) {
+    co_await fault(
+        l, fmt::format("forkjoin: the task pool of {} {} is full ({} records in use of {}): raise "
+                       "forkjoin.max_tasks_per_{}",
+                       block_ ? "block" : "warp", w.global, in_use_[w.global], per_worker_, block_ ? "block" : "warp"));
+  }
+  const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(idlist(w.global, slot));
+  co_await l.store_bypass<std::uint32_t>(valid(w.global, slot), 0u);
+  recycled = true;
+  note_pool(w.global, 1);
+  co_return id;
+}
+
+// Back to its owner's list (the baselines' and block mode's rule; GTaP's
+// warp workers give it to the releasing warp, docs/forkjoin.md).
+Task<void> Runtime::release(Lane& l, std::uint32_t id) {
+  const std::uint32_t owner = id / per_worker_;
+  const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(owner), 1u);
+  co_await l.store_bypass<std::uint32_t>(idlist(owner, pos % per_worker_), id);
+  co_await l.store_release<std::uint32_t>(valid(owner, pos % per_worker_), 1u);
+  note_pool(owner, -1);
+}
+
+// A new or resumed task joins this worker's batch in queue k.
+Task<void> Runtime::push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t id) {
+  if (k >= nq_) co_await fault(l, fmt::format("forkjoin: queue hint {} with forkjoin.queues={}", k, nq_));
+  const std::uint32_t pos = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, lds_gen(w.local, k), 1u);
+  if (pos >= buf_cap_)
+    co_await fault(l, fmt::format("forkjoin: {} {} generated more than {} tasks in one batch: raise "
+                                  "forkjoin.max_child_tasks",
+                                  block_ ? "block" : "warp", w.global, buf_cap_));
+  if (buf_in_lds_)
+    co_await l.lds_store<std::uint32_t>(lds_buf(w.local, k, pos), id);
+  else
+    co_await l.store<std::uint32_t>(gbuf(w.global, k, pos), id);
+  ++*st_.per_queue[k];
+}
+
+Task<void> Runtime::payload_io(Lane& l, std::uint32_t id, bool store) {
+  // The spilled locals (GTaP's task data): 8 bytes per access.
+  for (std::uint32_t b = 0; b < payload_; b += 8) {
+    if (store)
+      co_await l.store<std::uint64_t>(pay(id) + b, 0);
+    else
+      co_await l.load<std::uint64_t>(pay(id) + b);
+  }
+  st_.payload_bytes += payload_;
+}
+
+Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
+                           const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make,
+                           Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
+  const W w = worker_of(l);
+  const std::uint32_t index = parent.total + parent.child_count;
+  if (!spawn_only_ && index >= max_children_)
+    co_await fault(l, fmt::format("forkjoin: task {} spawned more than {} children over its life: raise "
+                                  "forkjoin.max_child_tasks",
+                                  parent.id, max_children_));
+  bool recycled = false;
+  const std::uint32_t id = co_await alloc_id(l, w, recycled);
+  // The child's header (its id's header was zeroed at the start, or is reset).
+  co_await l.store_bypass<std::uint64_t>(hdr(id) + kHdrFunc, 1);
+  if (!spawn_only_) {
+    co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrParent, parent.id);
+    co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrPgen, parent.gen);
+    if (recycled) {
+      co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrState, 0);
+      co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrTotal, 0u);
+      co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrWaiting, 0u);
+    }
+    co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + kHdrChildren + 4ull * index, id);
+  }
+  if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrQueue, static_cast<std::uint16_t>(queue));
+  auto r = std::make_unique<Record>();
+  r->rt = this;
+  r->id = id;
+  r->parent = parent.id;
+  r->parent_gen = parent.gen;
+  r->ctx.resize(block_ ? group_size_ : 1);
+  for (Ctx& c : r->ctx) {
+    c.rec_ = r.get();
+    c.frame_ = make(c);
+    if (detail::FnPromiseBase::last_frame_bytes > st_.frame_bytes.value())
+      st_.frame_bytes += detail::FnPromiseBase::last_frame_bytes - st_.frame_bytes.value();
+  }
+  if (recs_.count(id)) co_await fault(l, fmt::format("forkjoin: task id {} handed out twice (runtime defect)", id));
+  recs_.emplace(id, std::move(r));
+  co_await payload_io(l, id, true);  // the arguments
+  co_await push_generated(l, w, queue, id);
+  ++parent.child_count;
+  ++st_.spawned;
+  co_return Child{index};
+}
+
+Task<std::uint64_t> Runtime::result(Lane& l, Record& self, Child c, Lane::Loc loc) {
+  const MechanismScope scope(l, tag(), loc);
+  if (spawn_only_) co_await fault(l, fmt::format("forkjoin: {} reads a child's result without taskwait", p_.name));
+  if (c.index >= self.total)
+    co_await fault(l,
+                   fmt::format("forkjoin: task {} reads the result of child {} before its taskwait", self.id, c.index));
+  const std::uint32_t cid = co_await l.load_bypass<std::uint32_t>(hdr(self.id) + kHdrChildren + 4ull * c.index);
+  const std::uint64_t v = co_await l.load<std::uint64_t>(pay(cid) + payload_ - 8);
+  st_.payload_bytes += 8;
+  co_return v;
+}
+
+// A task's start or resumption on lane `l` (every lane of the workgroup for
+// a block task), up to its end or its next taskwait with children.
+Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
+  auto it = recs_.find(id);
+  if (it == recs_.end()) co_await fault(l, fmt::format("forkjoin: task id {} has no record (runtime defect)", id));
+  Record& r = *it->second;
+  Ctx& c = r.ctx[block_ ? l.local_id() : 0];
+  if (leader(l) || !block_) {
+    // The header through the L2 (GTaP Sec. 4.5) and the payload.
+    co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
+    if (!spawn_only_) {
+      r.gen = co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrGen);
+      co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrParent);
+      co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrPgen);
+      co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrTotal);
+      co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);
+    }
+    co_await payload_io(l, id, false);
+    ++st_.started;
+    if (r.state) ++st_.resumed;
+  }
+  if (block_) co_await l.barrier();
+  c.lane_ = &l;
+  c.waiting_ = false;
+  for (;;) {
+    detail::FnPromiseBase& p = c.frame_.promise();
+    l.scope = 0;  // the task's own code is the work
+    co_await Resume{&p, c.frame_, &l};
+    l.scope = tag();
+    const bool done = p.finished;
+    if (block_) co_await l.barrier();
+    if (done) {
+      if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r
+      break;
+    }
+    if (r.child_count == 0) {  // a taskwait with nothing to wait for goes on
+      c.waiting_ = false;
+      if (block_) co_await l.barrier();
+      continue;
+    }
+    if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
+    break;
+  }
+  if (block_) co_await l.barrier();
+}
+
+// At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
+// to resume at, the join counts, the queue of the continuation, the payload.
+Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
+  ++r.state;
+  co_await l.store_bypass<std::uint16_t>(hdr(r.id) + kHdrState, r.state);
+  const std::uint32_t total = co_await l.load_bypass<std::uint32_t>(hdr(r.id) + kHdrTotal);
+  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrTotal, total + r.child_count);
+  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrWaiting, r.child_count);
+  if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + kHdrQueue, static_cast<std::uint16_t>(queue));
+  co_await payload_io(l, r.id, true);
+  r.total += r.child_count;
+  r.child_count = 0;
+}
+
+// A task's end (GTaP's __gtap_finish_task): its result, its parent's join,
+// its children's ids.
+Task<void> Runtime::finish(Lane& l, W w, Record& r) {
+  const std::uint32_t id = r.id;
+  detail::FnPromiseBase& p = r.ctx[0].frame_.promise();
+  const std::uint64_t res = p.result;
+  co_await l.store<std::uint64_t>(pay(id) + payload_ - 8, res);
+  st_.payload_bytes += 8;
+  ++st_.finished;
+  const std::uint32_t parent = r.parent, pgen = r.parent_gen, total = r.total;
+  const std::uint16_t gen = r.gen;
+  recs_.erase(id);  // the frames end here; the result lives in the payload
+  if (id == 0) root_result_ = res;
+  if (spawn_only_) {
+    if (id != 0) co_await release(l, id);
+  } else {
+    co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
+    if (id != 0) {
+      const std::uint16_t pg = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrGen);
+      if (pg == pgen) {
+        const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + kHdrWaiting, ~0u);
+        if (before == 1) {
+          std::uint32_t q = 0;
+          if (nq_ > 1) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
+          co_await push_generated(l, w, q, parent);
+        }
+        for (std::uint32_t i = 0; i < total; ++i) {
+          const std::uint32_t cid = co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrChildren + 4ull * i);
+          co_await release(l, cid);
+        }
+      } else {
+        co_await release(l, id);
+      }
+    }
+  }
+  if (id == 0) co_await l.store_release<std::uint32_t>(flags_, 1u);
+}
+
+// A random other worker (GTaP: xorshift32 over the whole grid; the caller
+// charges its instructions).
+std::uint32_t Runtime::victim(W w) {
+  std::uint32_t& s = rng_[w.global];
+  s ^= s << 13;
+  s ^= s >> 17;
+  s ^= s << 5;
+  std::uint32_t v = s % (workers_ - 1);
+  if (v >= w.global) ++v;
+  return v;
+}
+
+// Take tasks when none was kept (the leader): own queue first (only a worker
+// that had work: an idle one's queue is empty), a steal to fill the rest.
+// The single-pop queues' ids go to got_[worker].
+Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
+  const std::uint32_t max = block_ ? 1 : wave_;
+  std::uint32_t n_pop = 0, n_steal = 0, q = 0, tail = 0, vic = 0, vh = 0;
+  std::vector<std::uint32_t>& got = got_[w.global];
+  got.clear();
+  if (q_ == Q::Ws) {
+    std::uint32_t cur = nq_ > 1 ? co_await l.lds_load<std::uint32_t>(lds_ctx(w.local) + 8) : 0u;
+    for (std::uint32_t j = 0; j < nq_; ++j) {
+      const std::uint32_t k = (cur + j) % nq_;
+      if (prev) {  // PopBatch: claim by CAS on count
+        for (;;) {
+          const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
+          if (c == 0) break;
+          const std::uint32_t kk = std::min(max, c);
+          const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(w.global, k), c, c - kk);
+          if (old == c) {
+            tail = co_await l.lds_load<std::uint32_t>(lds_tail(w.local, k));
+            tail -= kk;
+            co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), tail);
+            n_pop = kk;
+            break;
+          }
+          ++st_.cas_retries;
+        }
+      }
+      if (n_pop < max && workers_ > 1) {  // StealBatch: a victim's lock, then CAS on its count
+        std::uint64_t back = backoff_min_cycles_;
+        for (;;) {
+          co_await l.alu(4);  // the xorshift and the modulo
+          vic = victim(w);
+          ++st_.steal_tries;
+          const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k) + 8, 0u, 1u);
+          if (old == 0) break;
+          ++st_.lock_fails;
+          if (backoff_) {
+            co_await l.sleep(back);
+            st_.backoff_ns += static_cast<std::uint64_t>(double(back) * cycle_ns_);
+            back = std::min(back * 2, backoff_max_cycles_);
+          }
+        }
+        for (;;) {
+          const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(vic, k));
+          if (c == 0) break;
+          const std::uint32_t kk = std::min(max - n_pop, c);
+          const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k), c, c - kk);
+          if (old == c) {
+            if (!first_ && !prev && n_pop == 0) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+            vh = co_await l.load_bypass<std::uint32_t>(dq(vic, k) + 4);
+            n_steal = kk;
+            break;
+          }
+          ++st_.cas_retries;
+        }
+        if (n_steal == 0) co_await l.atomic_exch<std::uint32_t>(dq(vic, k) + 8, 0u);
+      }
+      if (n_pop + n_steal) {
+        q = k;
+        if (nq_ > 1) co_await l.lds_store<std::uint32_t>(lds_ctx(w.local) + 8, k);
+        break;
+      }
+    }
+  } else if (q_ == Q::Gq) {
+    for (;;) {  // FIFO claim by CAS on the head; every idle worker polls
+      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+      const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+      const std::uint32_t n = std::min(max, tl - hd);
+      if (n == 0) break;
+      const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(gq_, hd, hd + n);
+      if (old == hd) {
+        if (!first_ && !prev) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+        n_pop = n;
+        tail = hd;
+        break;
+      }
+      ++st_.cas_retries;
+    }
+  } else {  // Chase-Lev: up to `max` single pops, then single steals from one victim
+    if (prev) {
+      for (std::uint32_t i = 0; i < max; ++i) {
+        const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+        if (b == 0) break;
+        co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, b - 1);
+        co_await l.fence_release();
+        const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+        if (static_cast<std::int32_t>(b - 1 - t) < 0) {
+          co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t);
+          break;
+        }
+        const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(ring(w.global, 0, b - 1));
+        if (b - 1 > t) {
+          got.push_back(id);
+          continue;
+        }
+        const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(w.global, 0), t, t + 1);
+        co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t + 1);
+        if (old == t) got.push_back(id);
+        break;
+      }
+      n_pop = static_cast<std::uint32_t>(got.size());
+    }
+    if (n_pop < max && workers_ > 1) {
+      co_await l.alu(4);  // the xorshift and the modulo
+      vic = victim(w);
+      ++st_.steal_tries;
+      for (std::uint32_t i = n_pop; i < max; ++i) {
+        const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(vic, 0));
+        co_await l.fence_acquire();
+        const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(vic, 0) + 4);
+        if (static_cast<std::int32_t>(b - t) <= 0) break;
+        const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(ring(vic, 0, t));
+        const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, 0), t, t + 1);
+        if (old != t) {
+          ++st_.cas_retries;
+          break;
+        }
+        if (!first_ && !prev && got.empty()) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+        got.push_back(id);
+        ++n_steal;
+      }
+    }
+  }
+
+  out = Claim{n_pop, n_steal, q, tail, vic, vh};
+}
+
+// The end of an iteration (PushBatch): keep up to a warp of the largest
+// class for the next iteration, publish the rest.
+Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
+  const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
+  const std::uint32_t width = block_ ? 1 : wave_;
+  std::vector<std::uint32_t> gen(nq_, 0);
+  std::uint64_t packed = 0;
+  if (leader(l)) {
+    std::uint32_t kmax = 0;
+    for (std::uint32_t k = 0; k < nq_; ++k) {
+      gen[k] = co_await l.lds_load<std::uint32_t>(lds_gen(w.local, k));
+      if (gen[k] > gen[kmax]) kmax = k;
+      co_await l.lds_store<std::uint32_t>(lds_gen(w.local, k), 0u);
+    }
+    if (nq_ > 1) co_await l.lds_store<std::uint32_t>(lds_ctx(w.local) + 8, kmax);
+    packed = kmax;
+  }
+  // The counts to every lane (one broadcast per queue and the class).
+  std::uint32_t kmax = 0;
+  if (block_) {
+    if (leader(l)) {
+      co_await l.lds_store<std::uint32_t>(lds_bytes(), gen[0]);
+    }
+    co_await l.barrier();
+    gen[0] = co_await l.lds_load<std::uint32_t>(lds_bytes());
+    co_await l.barrier();
+  } else {
+    for (std::uint32_t k = 0; k < nq_; ++k) gen[k] = co_await l.broadcast<std::uint32_t>(gen[k], 0);
+    kmax = static_cast<std::uint32_t>(co_await l.broadcast<std::uint64_t>(packed, 0) & 0xff);
+  }
+  const std::uint32_t keep = std::min(width, gen[kmax]);
+  if (keep && (block_ || lane < keep)) {  // a block's lanes all take the one kept task
+    const std::uint32_t pos = block_ ? 0 : lane;
+    my = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, kmax, pos))
+                     : co_await l.load<std::uint32_t>(gbuf(w.global, kmax, pos));
+  }
+  for (std::uint32_t k = 0; k < nq_; ++k) {
+    const std::uint32_t first = k == kmax ? keep : 0;
+    const std::uint32_t m = gen[k] - first;
+    if (m == 0) continue;
+    std::uint32_t base = 0;
+    if (leader(l)) {
+      if (q_ == Q::Ws) {
+        base = co_await l.lds_load<std::uint32_t>(lds_tail(w.local, k));
+        std::uint32_t hs = co_await l.lds_load<std::uint32_t>(lds_hstale(w.local, k));
+        if (base + m - hs > qs_) {
+          hs = co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4);
+          co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), hs);
+          if (base + m - hs > qs_)
+            co_await fault(l, fmt::format("forkjoin: the deque of warp {} (queue {}) is full ({} tasks in {} "
+                                          "slots): raise forkjoin.max_tasks_per_warp",
+                                          w.global, k, base - hs, qs_));
+        }
+      } else if (q_ == Q::Gq) {
+        base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, m);
+        const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+        if (base + m - hd > per_worker_ * workers_)
+          co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
+                                        "forkjoin.max_tasks_per_warp",
+                                        base - hd, per_worker_ * workers_));
+      } else {
+        base = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+        const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+        if (base + m - t > qs_)
+          co_await fault(l, fmt::format("forkjoin: the deque of {} {} is full ({} tasks in {} slots): raise "
+                                        "forkjoin.max_tasks_per_{}",
+                                        block_ ? "block" : "warp", w.global, base - t, qs_, block_ ? "block" : "warp"));
+      }
+    }
+    if (block_) {
+      if (leader(l)) co_await l.lds_store<std::uint32_t>(lds_bytes(), base);
+      co_await l.barrier();
+      base = co_await l.lds_load<std::uint32_t>(lds_bytes());
+    } else {
+      base = co_await l.broadcast<std::uint32_t>(base, 0);
+    }
+    for (std::uint32_t j = lane; j < m; j += block_ ? group_size_ : wave_) {
+      const std::uint32_t id = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, k, first + j))
+                                           : co_await l.load<std::uint32_t>(gbuf(w.global, k, first + j));
+      if (q_ == Q::Gq)
+        co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * ((base + j) % (per_worker_ * workers_)), id);
+      else
+        co_await l.store<std::uint32_t>(ring(w.global, k, base + j), id);
+    }
+    co_await l.fence_release();
+    co_await sync(l);
+    if (leader(l)) {
+      if (q_ == Q::Ws) {
+        co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), base + m);
+        co_await l.atomic_add<std::uint32_t>(dq(w.global, k), m);
+      } else if (q_ == Q::Gq) {
+        // In-order commit: wait until the pushes before this one are visible.
+        const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+        if (tl != base) co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+        co_await l.atomic_add<std::uint32_t>(gq_ + line_, m);
+      } else {
+        co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + m);
+      }
+      st_.published += m;
+    }
+    co_await sync(l);  // the lanes meet again before the next queue (and the next iteration)
+  }
+  if (leader(l)) st_.kept += keep;
+  co_return keep;
+}
+
+// No task found (the leader): the termination protocol; whether to stop.
+Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
+  ++st_.idle_iterations;
+  if (!first_ && prev) {
+    const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, ~0u);
+    if (before == 1) {
+      // The last active worker: done when its own queues are empty.
+      bool empty = true;
+      for (std::uint32_t k = 0; k < nq_; ++k) {
+        if (q_ == Q::Ws) {
+          const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
+          empty = empty && c == 0;
+        } else if (q_ == Q::Gq) {
+          const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+          empty = empty && hd >= tl;
+        } else {
+          const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+          const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+          empty = empty && static_cast<std::int32_t>(b - t) <= 0;
+        }
+      }
+      co_await l.atomic_exch<std::uint32_t>(flags_ + line_, empty ? 1u : 0u);
+    }
+  }
+  const std::uint32_t flag = co_await l.load_bypass<std::uint32_t>(first_ ? flags_ : flags_ + line_);
+  co_return flag;
+}
+
+// The leader's search (the acquire and idle parts of GTaP's loop): claim
+// tasks; when none, the termination check; again until tasks or the end.
+// `prev`: the worker ran tasks in its previous iteration. Every fruitless
+// iteration charges what shares the outcome with the other lanes in GTaP's
+// loop: a shuffle after the claim and one after the check (thread workers),
+// an LDS store and load each (block workers).
+Task<void> Runtime::find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track) {
+  const std::uint32_t share = block_ ? 2 : 1;
+  for (;;) {
+    const Tick t0 = l.now();
+    co_await claim(l, w, prev, c);
+    if (track >= 0) Trace::get().span(track, "find", t0, l.now() - t0);
+    if (c.n_pop + c.n_steal) co_return;
+    co_await l.alu(share);
+    const Tick t1 = l.now();
+    stop = co_await idle_check(l, w, prev);
+    if (track >= 0) Trace::get().span(track, "idle", t1, l.now() - t1);
+    prev = false;
+    if (stop) co_return;
+    co_await l.alu(share);
+  }
+}
+
+// The persistent kernel's body: every lane runs the worker loop. The
+// leader's parts are coroutines of the leader alone; what every lane does
+// (the broadcasts, the loads of the claimed ids) is written here, so an
+// iteration makes no coroutine frame per lane.
+Task<void> Runtime::worker(Lane& l) {
+  const MechanismScope scope(l, tag());
+  const W w = worker_of(l);
+  if (leader(l) && !block_) {
+    co_await l.lds_store<std::uint32_t>(lds_ctx(w.local), w.global == 0 ? 1u : 0u);  // allocation position
+    for (std::uint32_t k = 0; k < nq_; ++k) {
+      co_await l.lds_store<std::uint32_t>(lds_gen(w.local, k), 0u);
+      co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), w.global == 0 && k == 0 ? 1u : 0u);
+      co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), 0u);
+    }
+  }
+  if (leader(l) && block_) {
+    co_await l.lds_store<std::uint32_t>(lds_gen(0, 0), 0u);
+    if (w.global == 0) co_await l.store_bypass<std::uint32_t>(pool(0) + 4, 1u);  // the root's id is taken
+  }
+  co_await sync(l);
+  const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
+  std::uint32_t my = kNone, exec = 0;
+  bool prev = w.global == 0;  // worker 0 holds the root
+  // Worker activity as a Perfetto track (--trace): "find" (pop and steal),
+  // "idle" (found nothing: the termination check), "run N" (a batch of N
+  // tasks and its push).
+  const bool tracing = leader(l) && Trace::get().on();
+  const int track =
+      tracing ? Trace::get().track("forkjoin", fmt::format("{} {}", block_ ? "block" : "warp", w.global)) : -1;
+  for (;;) {
+    if (exec == 0) {
+      // The leader looks for tasks, alone, until it finds some or the run
+      // ends; the other lanes wait for it at the wavefront (workgroup)
+      // barrier. Each of its fruitless iterations charges the instructions
+      // that share its outcome with the lanes in GTaP's loop.
+      Claim c;
+      std::uint32_t stop = 0;
+      if (leader(l)) co_await find(l, w, prev, c, stop, track);
+      co_await sync(l);
+      // The outcome to every lane.
+      std::uint32_t n = 0;
+      if (block_) {
+        if (leader(l)) {
+          co_await l.lds_store<std::uint64_t>(lds_bytes(), (std::uint64_t{c.n_pop + c.n_steal} << 32) | stop);
+          if (c.n_pop + c.n_steal) co_await l.lds_store<std::uint32_t>(lds_bytes() + 8, got_[w.global][0]);
+        }
+        co_await l.barrier();
+        const std::uint64_t a = co_await l.lds_load<std::uint64_t>(lds_bytes());
+        n = static_cast<std::uint32_t>(a >> 32);
+        stop = static_cast<std::uint32_t>(a);
+        if (n) my = co_await l.lds_load<std::uint32_t>(lds_bytes() + 8);
+        co_await l.barrier();
+        if (n && leader(l)) {
+          if (c.n_steal)
+            ++st_.steals, ++st_.stolen;
+          else
+            ++st_.popped;
+        }
+      } else {
+        const std::uint64_t a = co_await l.broadcast<std::uint64_t>(
+            (std::uint64_t{c.n_pop} << 40) | (std::uint64_t{c.n_steal} << 8) | stop, 0);
+        c.n_pop = static_cast<std::uint32_t>(a >> 40);
+        c.n_steal = static_cast<std::uint32_t>(a >> 8) & 0xffffffu;
+        stop = static_cast<std::uint32_t>(a & 0xff);
+        n = c.n_pop + c.n_steal;
+        if (n && q_ == Q::Cl) {
+          for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint32_t id = co_await l.broadcast<std::uint32_t>(leader(l) ? got_[w.global][i] : 0u, 0);
+            if (lane == i) my = id;
+          }
+        } else if (n) {
+          const std::uint64_t b = co_await l.broadcast<std::uint64_t>((std::uint64_t{c.q} << 32) | c.tail, 0);
+          const std::uint64_t v = co_await l.broadcast<std::uint64_t>((std::uint64_t{c.vic} << 32) | c.vh, 0);
+          c.q = static_cast<std::uint32_t>(b >> 32);
+          c.tail = static_cast<std::uint32_t>(b);
+          c.vic = static_cast<std::uint32_t>(v >> 32);
+          c.vh = static_cast<std::uint32_t>(v);
+          if (lane < c.n_pop) {
+            my = co_await l.load_bypass<std::uint32_t>(
+                q_ == Q::Gq ? gq_ + 3ull * line_ + 4ull * ((c.tail + lane) % (per_worker_ * workers_))
+                            : ring(w.global, c.q, c.tail + lane));
+          } else if (lane < n) {
+            my = co_await l.load_bypass<std::uint32_t>(ring(c.vic, c.q, c.vh + lane - c.n_pop));
+          }
+          if (c.n_steal) {  // the head moves after the loads, then the lock is released
+            co_await l.sync_wave();
+            if (leader(l)) {
+              co_await l.store_bypass<std::uint32_t>(dq(c.vic, c.q) + 4, c.vh + c.n_steal);
+              co_await l.fence_release();
+              co_await l.atomic_exch<std::uint32_t>(dq(c.vic, c.q) + 8, 0u);
+            }
+            co_await l.sync_wave();
+          }
+        }
+        if (n && leader(l)) {
+          st_.popped += c.n_pop;
+          st_.stolen += c.n_steal;
+          if (c.n_steal) ++st_.steals;
+        }
+      }
+      if (stop) break;
+      exec = n;
+      prev = true;
+    }
+    if (leader(l)) {
+      ++st_.batches;
+      st_.batch_lanes.sample(exec);
+    }
+    const Tick t0 = l.now();
+    const std::uint32_t ran = exec;
+    if ((block_ ? 0 : lane) < exec) co_await run_task(l, w, my);
+    co_await sync(l);
+    my = kNone;
+    exec = co_await push_batch(l, w, my);
+    if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, l.now() - t0);
+  }
+}
+
+// ---- host ----
+}  // namespace fg::fj
+
+#include "forkjoin/apps.h"
+
+namespace fg::fj {
+
+std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint32_t max_children) {
+  // At most one worker per wavefront slot (thread) or workgroup (block) of
+  // every CU: an upper bound checked before the run (gpu.mem.size).
+  const bool block = kWorkers.get(cfg) == "block";
+  const std::uint64_t cus = std::get<std::uint64_t>(cfg.value("gpu.cus"));
+  const std::uint64_t per_cu = std::get<std::uint64_t>(cfg.value(block ? "gpu.cu.max_workgroups" : "gpu.cu.slots"));
+  const std::uint64_t workers = cus * per_cu;
+  const std::uint64_t per = block ? kPerBlock.get(cfg) : kPerWarp.get(cfg);
+  const std::uint64_t c = kMaxChildren.get(cfg) ? kMaxChildren.get(cfg) : max_children;
+  const std::uint64_t pay = kPayload.get(cfg) ? kPayload.get(cfg) : payload;
+  const std::uint64_t record = round_up(kHdrChildren + 4 * c, 8) + round_up(std::max<std::uint64_t>(pay, 8), 8);
+  return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256;
+}
+RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)> root) {
+  const Config& cfg = h.config();
+  const std::uint32_t wave = static_cast<std::uint32_t>(std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width")));
+  const bool block = block_workers(cfg, p.block);
+  std::uint32_t size = static_cast<std::uint32_t>(kGroupSize.get(cfg));
+  if (size == 0) size = block ? 256 : wave;  // block workers: GTaP's default block of 256 (Table 1)
+  KernelLaunch k{p.name, 0, size, static_cast<std::uint32_t>(kRegisters.get(cfg)), 0, {}};
+  // The LDS the runtime needs decides residency: size it first with one group.
+  std::uint32_t groups = static_cast<std::uint32_t>(kGroups.get(cfg));
+  {
+    const Runtime plan(h, p, 1, size, wave);
+    k.lds_bytes = plan.lds_bytes() + 16 + p.task_lds;  // a word the block leader broadcasts through, the tasks' LDS
+  }
+  const std::uint64_t capacity = h.dispatcher().resident_capacity(k);
+  if (capacity == 0)
+    throw UserError(
+        fmt::format("forkjoin: no workgroup of {} work-items with {} B of LDS fits a CU "
+                    "(forkjoin.group_size)",
+                    size, k.lds_bytes));
+  if (groups == 0) groups = static_cast<std::uint32_t>(capacity);
+  if (groups > capacity)
+    throw UserError(
+        fmt::format("forkjoin.groups={}: more than the {} workgroups that fit at once (a persistent "
+                    "kernel's workers must all be resident)",
+                    groups, capacity));
+  Runtime rt(h, p, groups, size, wave);
+  rt.allocate();
+  k.grid = std::uint64_t{groups} * size;
+  k.body = [&rt](Lane& l) { return rt.worker(l); };
+  rt.add_root(root);
+  const auto t = h.run_kernel(k);
+  if (rt.records_left())
+    throw SimFault(
+        fmt::format("forkjoin: the workers stopped with {} tasks unfinished (forkjoin.terminate)", rt.records_left()));
+  RunInfo info;
+  info.kernel_ns = t.to_seconds() * 1e9;
+  info.groups = groups;
+  info.warps = rt.workers();
+  info.root_result = rt.root_result();
+  h.result("kernel_ns", info.kernel_ns);
+  h.result("workers", info.warps);
+  return info;
+}
+
+}  // namespace fg::fj
