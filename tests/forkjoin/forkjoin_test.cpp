@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fork-join on a persistent kernel (GTaP; workloads/runtime/forkjoin.cpp):
+// every fork-join workload correct on the three presets at 1-8 CUs (each run
+// also checks its result against the host: exit 0 only if equal); the
+// runtime's books (payload traffic, batches, steals, queues) against what the
+// runs must have done; the baselines, EPAQ, block workers and both
+// termination rules; faults and bad input; the trace; determinism and the
+// quantum.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+
+#include "fg_test.h"
+
+namespace fg::test {
+namespace {
+
+// A field of a distribution statistic.
+double dist(const nlohmann::json& s, const std::string& name, const char* field) {
+  return s["stats"].at(name).at(field).get<double>();
+}
+
+// Small versions of every fork-join run (name, arguments).
+const std::vector<std::pair<const char*, const char*>> kRuns = {
+    {"fib", "fib --set fib.mechanism=forkjoin --set fib.n=12"},
+    {"queens", "queens --set queens.mechanism=forkjoin --set queens.n=7 --set queens.cutoff=3"},
+    {"cilksort", "sort --set sort.mechanism=forkjoin --set sort.n=3000"},
+    {"mergesort", "sort --set sort.mechanism=forkjoin --set sort.algorithm=mergesort --set sort.n=1500"},
+    {"tree_full", "tree --set tree.depth=6 --set tree.mem_ops=8 --set tree.compute_iters=8"},
+    {"tree_pruned", "tree --set tree.shape=pruned --set tree.depth=8 --set tree.mem_ops=8 --set tree.compute_iters=8"},
+    {"tree_block",
+     "tree --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set forkjoin.workers=block "
+     "--set forkjoin.group_size=64"},
+};
+
+class ForkJoinOnPreset : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+// Every workload passes its host check, and the runtime ran every task it
+// created once to its end (finished = created; one start per task plus one
+// per resumption).
+TEST_P(ForkJoinOnPreset, EveryWorkloadIsCorrect) {
+  const auto [preset, cus] = GetParam();
+  for (const auto& [name, args] : kRuns) {
+    SCOPED_TRACE(name);
+    const auto s = run_stats(fmt::format("{} --preset {} --set gpu.cus={}", args, preset, cus));
+    ASSERT_EQ(s["workload"]["checks"].size(), 1u);
+    const double created = stat(s, "forkjoin.spawned") + 1;
+    EXPECT_EQ(stat(s, "forkjoin.finished"), created);
+    EXPECT_EQ(stat(s, "forkjoin.started"), created + stat(s, "forkjoin.resumed"));
+    EXPECT_EQ(stat(s, "tasks.forkjoin.created"), created);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, ForkJoinOnPreset,
+                         ::testing::Combine(::testing::Values("orr2014", "kim2014", "gh200"),
+                                            ::testing::Values(1, 2, 4, 8)),
+                         [](const auto& info) {
+                           return fmt::format("{}_{}cu", std::get<0>(info.param), std::get<1>(info.param));
+                         });
+
+// The fork-join answers are the channel versions' (same host reference).
+TEST(ForkJoin, ResultsAndOutputsMatchTheChannelVersions) {
+  const auto dir = scratch_dir();
+  for (const auto& [wl, n] : {std::pair{"fib", "fib.n=15"}, std::pair{"queens", "queens.n=8"}}) {
+    const std::string a = (dir / "a.txt").string(), b = (dir / "b.txt").string();
+    ASSERT_EQ(run_fgsim(fmt::format("run {} --quiet --set {} --output {}", wl, n, a)).code, 0);
+    ASSERT_EQ(run_fgsim(fmt::format("run {} --quiet --set {} --set {}.mechanism=forkjoin --output {}", wl, n, wl, b))
+                  .code,
+              0);
+    EXPECT_EQ(slurp(a), slurp(b)) << wl;
+    EXPECT_FALSE(slurp(a).empty());
+  }
+  // Sort: keys from a file, out sorted one per line.
+  const std::string in = (dir / "keys.txt").string(), out = (dir / "sorted.txt").string();
+  {
+    std::ofstream f(in);
+    f << "5\n-3\n+7\n0\n-3\n2147483647\n-2147483648\n12\n";
+  }
+  for (const char* alg : {"cilksort", "mergesort"}) {
+    const auto r = run_fgsim(fmt::format(
+        "run sort --quiet --set sort.mechanism=forkjoin --set sort.algorithm={} --input {} --output {}", alg, in, out));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(out), "-2147483648\n-3\n-3\n0\n5\n7\n12\n2147483647\n") << alg;
+  }
+}
+
+// The payload books: a spawn stores the child's payload, every start or
+// resumption loads its task's, every taskwait with children stores it (one
+// per resumption), a finishing task stores its 8-byte result and a parent
+// reads each child's. fib's record: 16 bytes.
+TEST(ForkJoin, PayloadTrafficIsChargedAtEverySpillAndReload) {
+  const auto s = run_stats("fib --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=10");
+  const double spawned = stat(s, "forkjoin.spawned"), started = stat(s, "forkjoin.started"),
+               resumed = stat(s, "forkjoin.resumed"), finished = stat(s, "forkjoin.finished");
+  EXPECT_EQ(spawned, 176);  // fib(10) makes 2 fib(11) - 1 = 177 tasks
+  EXPECT_EQ(resumed, 88);   // every task with n >= 2 waits once
+  EXPECT_EQ(stat(s, "forkjoin.payload_bytes"), 16 * (spawned + started + resumed) + 8 * (finished + spawned));
+  EXPECT_GT(stat(s, "forkjoin.frame_bytes"), 0);
+}
+
+// Batches: one worker runs up to a warp of tasks per iteration, publishes
+// what it does not keep and pops it back; nobody steals. A batch is what the
+// last one generated (kept) or, when it generated nothing, a pop: as the
+// recursion unwinds, leaves resume half as many parents, so fib's batches
+// average about half a warp (GTaP's rule: the deque is not touched while
+// kept tasks remain).
+TEST(ForkJoin, OneWarpRunsBatchesOfUpToAWarp) {
+  const auto s = run_stats("fib --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=14 --set forkjoin.groups=1");
+  EXPECT_EQ(dist(s, "forkjoin.batch_tasks", "max"), 32);
+  EXPECT_GT(dist(s, "forkjoin.batch_tasks", "mean"), 12);
+  EXPECT_GT(stat(s, "forkjoin.kept"), 0);
+  EXPECT_GT(stat(s, "forkjoin.published"), 0);
+  EXPECT_EQ(stat(s, "forkjoin.popped"), stat(s, "forkjoin.published") + 1);  // and the root
+  EXPECT_EQ(stat(s, "forkjoin.steal_tries"), 0);
+  EXPECT_EQ(stat(s, "forkjoin.started"), stat(s, "forkjoin.kept") + stat(s, "forkjoin.popped"));
+}
+
+// With many workers the tasks spread by stealing: what was published was
+// popped or stolen, and more workers finish sooner.
+TEST(ForkJoin, WorkersStealAndScale) {
+  const std::string base = "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18";
+  const auto one = run_stats(base + " --set forkjoin.groups=2");
+  const auto many = run_stats(base + " --set forkjoin.groups=64");
+  for (const auto* s : {&one, &many}) {
+    EXPECT_GT(stat(*s, "forkjoin.steals"), 0);
+    EXPECT_GE(stat(*s, "forkjoin.stolen"), stat(*s, "forkjoin.steals"));
+    EXPECT_EQ(stat(*s, "forkjoin.popped") + stat(*s, "forkjoin.stolen"), stat(*s, "forkjoin.published") + 1);
+  }
+  EXPECT_LT(many["workload"]["results"]["kernel_ns"].get<double>(),
+            0.5 * one["workload"]["results"]["kernel_ns"].get<double>());
+}
+
+// The baselines (Sec. 6.1): one global queue (no steals), per-warp Chase-Lev
+// deques with single pops and steals; both correct.
+TEST(ForkJoin, GlobalQueueAndChaseLevBaselines) {
+  for (const char* wl : {"fib --set fib.mechanism=forkjoin --set fib.n=14",
+                         "sort --set sort.mechanism=forkjoin --set sort.n=2000"}) {
+    const auto gq = run_stats(fmt::format("{} --preset gh200 --set forkjoin.groups=16 --set forkjoin.queue=gq", wl));
+    EXPECT_EQ(stat(gq, "forkjoin.steal_tries"), 0) << wl;
+    EXPECT_GT(stat(gq, "forkjoin.popped"), 0) << wl;
+    const auto cl = run_stats(fmt::format("{} --preset gh200 --set forkjoin.groups=16 --set forkjoin.queue=cl", wl));
+    EXPECT_GT(stat(cl, "forkjoin.stolen"), 0) << wl;
+    EXPECT_EQ(stat(cl, "forkjoin.lock_fails"), 0) << wl;  // Chase-Lev thieves take no lock
+  }
+}
+
+// EPAQ (Sec. 4.4): the spawns' and taskwaits' hints fill the queues the
+// programs name (fib: 0 above the cutoff, 1 below, 2 continuations).
+TEST(ForkJoin, ExecutionPathQueuesGetTheTasksTheirHintsName) {
+  const auto s = run_stats(
+      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=16 --set fib.cutoff=6 --set forkjoin.queues=3 "
+      "--set forkjoin.groups=8");
+  const double q0 = stat(s, "forkjoin.queue0_tasks"), q1 = stat(s, "forkjoin.queue1_tasks"),
+               q2 = stat(s, "forkjoin.queue2_tasks");
+  // Tasks with n >= 6 spawn; those below compute serially. fib(16) with
+  // cutoff 6: 2 fib(12) - 1 = 287 spawning tasks... counted by the host.
+  std::uint64_t above = 0, below = 0;
+  auto count = [&](auto&& self, int n, bool root) -> void {
+    if (!root) (n >= 6 ? above : below) += 1;
+    if (n < 2 || n < 6) return;
+    self(self, n - 1, false);
+    self(self, n - 2, false);
+  };
+  count(count, 16, true);
+  EXPECT_EQ(q0, above);
+  EXPECT_EQ(q1, below);
+  EXPECT_EQ(q2, above + 1);  // every spawning task's continuation, the root's too
+  const auto one = run_stats(
+      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=16 --set fib.cutoff=6 --set forkjoin.groups=8");
+  EXPECT_EQ(stat(one, "forkjoin.queue0_tasks"), above + below + above + 1);
+  for (const char* wl : {"queens --set queens.mechanism=forkjoin --set queens.n=8 --set forkjoin.queues=2",
+                         "sort --set sort.mechanism=forkjoin --set sort.n=3000 --set forkjoin.queues=3"}) {
+    const auto q = run_stats(fmt::format("{} --preset gh200", wl));
+    EXPECT_GT(stat(q, "forkjoin.queue0_tasks"), 0) << wl;
+    EXPECT_GT(stat(q, "forkjoin.queue1_tasks"), 0) << wl;
+  }
+}
+
+// Block workers: one task per workgroup; a task started once per start of
+// the workgroup (not per lane).
+TEST(ForkJoin, BlockWorkersRunOneTaskPerWorkgroup) {
+  const auto s = run_stats(
+      "tree --preset gh200 --set tree.depth=6 --set tree.mem_ops=64 --set tree.compute_iters=64 --set "
+      "forkjoin.workers=block --set forkjoin.group_size=64");
+  EXPECT_EQ(s["workload"]["results"]["tasks"].get<int>(), 127);
+  EXPECT_EQ(stat(s, "forkjoin.finished"), 127);
+  EXPECT_EQ(dist(s, "forkjoin.batch_tasks", "max"), 1);
+  EXPECT_EQ(stat(s, "forkjoin.lock_fails"), 0);
+}
+
+// Both termination rules end every run with every task done.
+TEST(ForkJoin, BothTerminationRulesFinishEveryTask) {
+  for (const char* t : {"all", "first"}) {
+    const auto s = run_stats(fmt::format(
+        "tree --preset kim2014 --set tree.depth=7 --set tree.mem_ops=4 --set tree.compute_iters=4 --set "
+        "forkjoin.terminate={}",
+        t));
+    EXPECT_EQ(stat(s, "forkjoin.finished"), 255) << t;
+  }
+}
+
+// A pool or deque too small is a simulated fault naming the key to raise.
+TEST(ForkJoinFault, AFullPoolOrDequeNamesItsParameter) {
+  auto r = run_fgsim(
+      "run fib --quiet --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=1 "
+      "--set forkjoin.max_tasks_per_warp=64");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("forkjoin.max_tasks_per_warp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task pool of warp 0 is full"), std::string::npos) << r.err;
+  r = run_fgsim(
+      "run fib --quiet --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=1 "
+      "--set forkjoin.max_tasks_per_warp=4096 --set forkjoin.queues=8 --set fib.cutoff=2");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("deque of warp 0"), std::string::npos) << r.err;
+}
+
+// Bad runtime parameters: exit 2, one line, naming the key.
+TEST(ForkJoinBadInput, RefusedWithTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.queues=2 --set forkjoin.queue=gq", "forkjoin.queues"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.backoff_min=100 --set forkjoin.backoff_max=50",
+       "forkjoin.backoff_min"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.workers=block", "forkjoin.workers"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.assume_no_taskwait=on", "forkjoin.assume_no_taskwait"},
+      {"queens --set queens.mechanism=forkjoin --set forkjoin.terminate=first", "forkjoin.terminate"},
+      {"fib --set fib.cutoff=4", "fib.cutoff"},
+      {"fib --set fib.mechanism=forkjoin --set fib.capacity=512", "fib.capacity"},
+      {"sort --set sort.mechanism=forkjoin --set sort.algorithm=pieces", "sort.algorithm"},
+      {"sort --set sort.algorithm=cilksort", "sort.algorithm"},
+      {"sort --set sort.mechanism=forkjoin --set sort.cutoff=64", "sort.cutoff"},
+      {"sort --set sort.mechanism=forkjoin --set sort.merge_chunk=64", "sort.merge_chunk"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.groups=100000", "forkjoin.groups"},
+      {"tree --set forkjoin.queue=cl --set forkjoin.workers=block", "forkjoin.queue"},
+  };
+  for (const auto& [args, key] : cases) {
+    const auto r = run_fgsim("run " + args + " --quiet");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(key), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
+// Worker activity as Perfetto tracks: every worker that ran tasks has "run"
+// spans on its track.
+TEST(ForkJoin, TraceHasATrackPerWorker) {
+  const std::string path = (scratch_dir() / "t.json").string();
+  const auto r = run_fgsim(
+      "run fib --quiet --preset gh200 --set fib.mechanism=forkjoin --set fib.n=12 --set forkjoin.groups=4 --trace " +
+      path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto t = nlohmann::json::parse(slurp(path));
+  int tracks = 0, runs = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"].get<std::string>().rfind("warp ", 0) == 0)
+      ++tracks;
+    if (e["ph"] == "X" && e["name"].get<std::string>().rfind("run ", 0) == 0) ++runs;
+  }
+  EXPECT_EQ(tracks, 4);
+  EXPECT_GT(runs, 4);
+}
+
+TEST(ForkJoin, SameConfigSameStats) {
+  const std::string args = "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=2000 --set forkjoin.groups=32";
+  auto a = run_stats(args), b = run_stats(args);
+  a.erase("host"), b.erase("host");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+// One-cycle quantum: every workload stays correct (the times, tabulated in
+// docs/forkjoin.md by tools/forkjoin_quantum.py, move by a few percent).
+TEST(ForkJoinQuantum, CorrectAtAOneCycleQuantum) {
+  for (const auto& [name, args] : kRuns) {
+    SCOPED_TRACE(name);
+    const auto s = run_stats(fmt::format("{} --preset gh200 --set sim.quantum=0.505", args));
+    EXPECT_EQ(s["workload"]["checks"].size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace fg::test
