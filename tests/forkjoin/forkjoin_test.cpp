@@ -69,9 +69,9 @@ TEST(ForkJoin, ResultsAndOutputsMatchTheChannelVersions) {
   for (const auto& [wl, n] : {std::pair{"fib", "fib.n=15"}, std::pair{"queens", "queens.n=8"}}) {
     const std::string a = (dir / "a.txt").string(), b = (dir / "b.txt").string();
     ASSERT_EQ(run_fgsim(fmt::format("run {} --quiet --set {} --output {}", wl, n, a)).code, 0);
-    ASSERT_EQ(run_fgsim(fmt::format("run {} --quiet --set {} --set {}.mechanism=forkjoin --output {}", wl, n, wl, b))
-                  .code,
-              0);
+    ASSERT_EQ(
+        run_fgsim(fmt::format("run {} --quiet --set {} --set {}.mechanism=forkjoin --output {}", wl, n, wl, b)).code,
+        0);
     EXPECT_EQ(slurp(a), slurp(b)) << wl;
     EXPECT_FALSE(slurp(a).empty());
   }
@@ -138,8 +138,8 @@ TEST(ForkJoin, WorkersStealAndScale) {
 // The baselines (Sec. 6.1): one global queue (no steals), per-warp Chase-Lev
 // deques with single pops and steals; both correct.
 TEST(ForkJoin, GlobalQueueAndChaseLevBaselines) {
-  for (const char* wl : {"fib --set fib.mechanism=forkjoin --set fib.n=14",
-                         "sort --set sort.mechanism=forkjoin --set sort.n=2000"}) {
+  for (const char* wl :
+       {"fib --set fib.mechanism=forkjoin --set fib.n=14", "sort --set sort.mechanism=forkjoin --set sort.n=2000"}) {
     const auto gq = run_stats(fmt::format("{} --preset gh200 --set forkjoin.groups=16 --set forkjoin.queue=gq", wl));
     EXPECT_EQ(stat(gq, "forkjoin.steal_tries"), 0) << wl;
     EXPECT_GT(stat(gq, "forkjoin.popped"), 0) << wl;
@@ -191,15 +191,23 @@ TEST(ForkJoin, BlockWorkersRunOneTaskPerWorkgroup) {
   EXPECT_EQ(stat(s, "forkjoin.finished"), 127);
   EXPECT_EQ(dist(s, "forkjoin.batch_tasks", "max"), 1);
   EXPECT_EQ(stat(s, "forkjoin.lock_fails"), 0);
+  // The block workers' baseline: one global queue, a task per claim.
+  const auto gq = run_stats(
+      "tree --preset gh200 --set tree.depth=6 --set tree.mem_ops=64 --set tree.compute_iters=64 --set "
+      "forkjoin.workers=block --set forkjoin.group_size=64 --set forkjoin.queue=gq");
+  EXPECT_EQ(stat(gq, "forkjoin.finished"), 127);
+  EXPECT_EQ(stat(gq, "forkjoin.steal_tries"), 0);
+  EXPECT_GT(stat(gq, "forkjoin.popped"), 0);
+  EXPECT_EQ(stat(gq, "forkjoin.popped") + stat(gq, "forkjoin.kept"), stat(gq, "forkjoin.started"));
 }
 
 // Both termination rules end every run with every task done.
 TEST(ForkJoin, BothTerminationRulesFinishEveryTask) {
   for (const char* t : {"all", "first"}) {
-    const auto s = run_stats(fmt::format(
-        "tree --preset kim2014 --set tree.depth=7 --set tree.mem_ops=4 --set tree.compute_iters=4 --set "
-        "forkjoin.terminate={}",
-        t));
+    const auto s = run_stats(
+        fmt::format("tree --preset kim2014 --set tree.depth=7 --set tree.mem_ops=4 --set tree.compute_iters=4 --set "
+                    "forkjoin.terminate={}",
+                    t));
     EXPECT_EQ(stat(s, "forkjoin.finished"), 255) << t;
   }
 }
@@ -265,7 +273,8 @@ TEST(ForkJoin, TraceHasATrackPerWorker) {
 }
 
 TEST(ForkJoin, SameConfigSameStats) {
-  const std::string args = "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=2000 --set forkjoin.groups=32";
+  const std::string args =
+      "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=2000 --set forkjoin.groups=32";
   auto a = run_stats(args), b = run_stats(args);
   a.erase("host"), b.erase("host");
   EXPECT_EQ(a.dump(), b.dump());

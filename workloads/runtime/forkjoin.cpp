@@ -52,9 +52,10 @@ const Param<std::string> kWorkers{"forkjoin.workers", "auto", std::vector<std::s
                                   "thread: one task per lane (warp workers); block: one task per workgroup "
                                   "(block workers, a Chase-Lev deque per block); auto: the workload's choice"};
 const Param<std::string> kQueue{"forkjoin.queue", "ws", std::vector<std::string>{"ws", "gq", "cl"},
-                                "thread workers' queues: ws GTaP's per-warp deques with batched pop and steal "
-                                "(Sec. 4.3.2); gq one global queue; cl per-warp Chase-Lev deques, single pops and "
-                                "steals (the baselines of Sec. 6.1)"};
+                                "ws: work stealing, GTaP's per-warp deques with batched pop and steal (Sec. 4.3.2; "
+                                "block workers: per-block Chase-Lev deques, Sec. 4.3.1); gq: one global queue; cl: "
+                                "per-warp Chase-Lev deques, single pops and steals (thread workers; the baselines "
+                                "of Sec. 6.1)"};
 const Param<std::uint64_t> kQueues{"forkjoin.queues",
                                    1,
                                    "",
@@ -404,11 +405,11 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   const std::string q = kQueue.get(cfg);
   q_ = q == "gq" ? Q::Gq : q == "cl" ? Q::Cl : Q::Ws;
   nq_ = static_cast<std::uint32_t>(kQueues.get(cfg));
-  if (block_ && cfg.set_by_user("forkjoin.queue"))
+  if (block_ && q_ == Q::Cl)
     throw UserError(
-        "forkjoin.queue: block workers use their per-block Chase-Lev deque (Sec. 4.3.1); the queue "
-        "choice is for thread workers");
-  if (block_) q_ = Q::Cl;
+        "forkjoin.queue=cl: block workers steal from per-block Chase-Lev deques already (Sec. 4.3.1: "
+        "forkjoin.queue=ws); their baseline is the global queue (gq)");
+  if (block_ && q_ == Q::Ws) q_ = Q::Cl;  // one task per pop or steal, by the leader
   if (block_ && !p.block_ok)
     throw UserError(
         fmt::format("forkjoin.workers=block: {}'s tasks are thread-level (GTaP's block-level programs are "
@@ -840,6 +841,9 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (!first_ && !prev) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
         n_pop = n;
         tail = hd;
+        if (block_)  // the leader takes the block's one task
+          got.push_back(
+              co_await l.load_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * (hd % (per_worker_ * workers_))));
         break;
       }
       ++st_.cas_retries;
