@@ -18,7 +18,7 @@ import tempfile
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+           "cu_quantum", "forkjoin_bench", "forkjoin_quantum", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -32,6 +32,7 @@ BAD_VALUES = [
     ("wl_quantum", "--buffer=triple", "triple"),
     ("wl_quantum", "--reference=-1", "--reference"),
     ("wl_quantum", "--check-first=yes", "--check-first"),
+    ("forkjoin_bench", "--presets=orr2014,gh100", "gh100"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")

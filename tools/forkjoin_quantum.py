@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The fork-join runtime's quantum dependence (the table in docs/forkjoin.md, "Quantum"): its
+deques, locks, task counts and termination flags are synchronisation through memory, whose
+functional effects happen in host order under temporal decoupling. Each configuration runs at
+a one-cycle quantum (gh200's 1980 MHz: 0.505 ns) and at 5, 20 (the default) and 50 ns; the table
+gives the kernel time at one cycle and each quantum's deviation from it.
+Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...]"""
+
+import fgtool  # tools/fgtool.py, beside this script
+
+ap = fgtool.parser(__doc__)
+ap.add_argument("--set", action="append", default=[], metavar="K=V")
+opts = fgtool.parse(ap)
+extra = [x for kv in opts.set for x in ("--set", kv)]
+quanta = ("5", "20", "50")
+one_cycle = "0.505"
+
+# (name, workload, settings): small versions of the experiment's runs (experiments/forkjoin.yaml).
+fib = ["fib.mechanism=forkjoin", "fib.n=20"]
+tree = ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "tree.mem_ops=64",
+        "tree.compute_iters=64"]
+configs = [
+    ("fib 20, ws, 512 warps", "fib", fib),
+    ("fib 20, ws, 16 warps", "fib", [*fib, "forkjoin.groups=16"]),
+    ("fib 20, gq, 512 warps", "fib", [*fib, "forkjoin.queue=gq"]),
+    ("fib 20, cl, 512 warps", "fib", [*fib, "forkjoin.queue=cl"]),
+    ("fib 24 cutoff 8, EPAQ", "fib", ["fib.mechanism=forkjoin", "fib.n=24", "fib.cutoff=8", "forkjoin.queues=3"]),
+    ("queens 10, ws", "queens", ["queens.mechanism=forkjoin", "queens.n=10", "queens.cutoff=4"]),
+    ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
+    ("mergesort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.algorithm=mergesort", "sort.n=20000"]),
+    ("full tree D 10, thread workers", "tree", [*tree, "tree.depth=10"]),
+    ("full tree D 10, block workers", "tree", [*tree, "tree.depth=10", "forkjoin.workers=block"]),
+    ("pruned tree D 14, thread workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14"]),
+    ("pruned tree D 14, block workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14", "forkjoin.workers=block"]),
+]
+
+
+def run(w, sets, q):
+    args = [x for kv in sets for x in ("--set", kv)]
+    j = fgtool.stats([opts.fgsim, "run", w, "--preset", "gh200", *args, *extra, "--set", f"sim.quantum={q}"])
+    return j["workload"]["results"]["kernel_ns"]
+
+
+print(f"| configuration (gh200) | {one_cycle} ns quantum: kernel ns | " + " | ".join(f"{q} ns" for q in quanta) + " |")
+print("|---|---" + "|---" * len(quanta) + "|")
+worst = 0.0
+for name, w, sets in configs:
+    ref = run(w, sets, one_cycle)
+    cells = []
+    for q in quanta:
+        dev = 100.0 * (run(w, sets, q) / ref - 1.0)
+        worst = max(worst, abs(dev))
+        cells.append(f"{dev:+.2f}%")
+    print(f"| {name} | {ref:,.1f} | " + " | ".join(cells) + " |")
+print(f"\nLargest deviation from the {one_cycle} ns quantum: {worst:.2f}%")
