@@ -36,6 +36,9 @@ const std::vector<std::pair<const char*, const char*>> kRuns = {
     {"tree_block",
      "tree --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set forkjoin.workers=block "
      "--set forkjoin.group_size=64"},
+    {"tree_scaling",
+     "tree --set tree.body=scaling --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set "
+     "forkjoin.workers=block --set forkjoin.group_size=48"},
 };
 
 class ForkJoinOnPreset : public ::testing::TestWithParam<std::tuple<const char*, int>> {};

@@ -57,6 +57,11 @@ const Param<std::uint64_t> kMemOps{"tree.mem_ops",
                                    "loads",
                                    "random 8-byte loads per task (the paper's default 256, Figs. 7-8)",
                                    {{0}, {1u << 16}}};
+const Param<std::string> kBody{"tree.body", "work", std::vector<std::string>{"work", "scaling"},
+                               "work: a task's loads and multiply-adds of Figs. 7-9; scaling: the body of Fig. 3's "
+                               "trees (each load through an index array, the block's sums reduced in LDS, a "
+                               "dependent multiply-add chain, the parent combining its children's values; full "
+                               "trees)"};
 const Param<std::uint64_t> kInputLog2{
     "tree.input_log2",
     20,
@@ -112,7 +117,8 @@ std::uint32_t pruned_children(std::uint32_t id, std::uint32_t d, std::uint32_t d
 }
 
 struct Shape {
-  bool pruned = false;
+  bool pruned = false, scaling = false;
+  std::uint64_t indices = 0;          // scaling: the index array (u32 per input element)
   std::uint32_t depth = 0, mask = 0;  // mask: the input's elements - 1
   std::uint64_t mem_ops = 0, compute = 0;
   std::uint64_t input = 0, out = 0;
@@ -153,6 +159,82 @@ Task<void> deliver(Lane& l, const Shape& s, std::uint32_t node, std::uint64_t v)
     co_await l.store<std::uint64_t>(s.out + 8ull * node, v);
 }
 
+// ---- the body of Fig. 3's trees (tree.body=scaling; yukim0359/GTaP,
+// evaluation/1-worker_scalability/tree_*_heavy at 84591ae) ----
+// A thread's share: loads m = first, first + stride, ... of input[indices[(hash(node) + m) & mask]], summed
+// in order; then its share of the dependent chain x = fma(x, a, b) from the block's sum.
+constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
+// Per load: the index arithmetic and the add; per link of the chain: the FMA.
+constexpr std::uint64_t kInstrPerIndexedLoad = 6, kInstrPerLink = 1;
+
+// The host's value of node `n` of a block of `bs` lanes (1: a thread task),
+// given its children's values (leaves: none).
+double scaling_value(const Shape& s, const std::vector<double>& input, const std::vector<std::uint32_t>& idx,
+                     std::uint32_t node, std::uint32_t bs, const double* children) {
+  const std::uint32_t h = hash32(node);
+  std::vector<double> part(bs, 0.0);
+  for (std::uint32_t i = 0; i < bs; ++i)
+    for (std::uint64_t m = i; m < s.mem_ops; m += bs) part[i] += input[idx[(h + m) & s.mask]];
+  auto reduce = [&] {
+    for (std::uint32_t half = std::bit_ceil(bs) / 2; half; half /= 2)
+      for (std::uint32_t i = 0; i < half && i + half < bs; ++i) part[i] += part[i + half];
+    return part[0];
+  };
+  const double sum = reduce();
+  for (std::uint32_t i = 0; i < bs; ++i) {
+    double x = sum;
+    for (std::uint64_t it = i; it < s.compute; it += bs) x = std::fma(x, kChainA, kChainB);
+    part[i] = x;
+  }
+  const double own = reduce();
+  return children ? (children[0] + children[1]) / 2 + own * 1e-6 : own;
+}
+
+// Sum part[] over the workgroup's lanes in LDS (slot 8 B per lane from
+// base); every lane gets the total.
+Task<double> block_sum(Lane& l, std::uint32_t base, double v) {
+  const std::uint32_t i = l.local_id(), g = l.group_size();
+  co_await l.lds_store<double>(base + 8 * i, v);
+  co_await l.barrier();
+  for (std::uint32_t half = std::bit_ceil(g) / 2; half; half /= 2) {
+    if (i < half && i + half < g) {
+      const double a = co_await l.lds_load<double>(base + 8 * i);
+      const double b = co_await l.lds_load<double>(base + 8 * (i + half));
+      co_await l.lds_store<double>(base + 8 * i, a + b);
+    }
+    co_await l.barrier();
+  }
+  const double total = co_await l.lds_load<double>(base);
+  co_await l.barrier();  // read by all before the next sum overwrites it
+  co_return total;
+}
+
+Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t node, std::uint32_t d) {
+  const bool block = t.block();
+  const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
+  const std::uint32_t h = hash32(node);
+  double acc = 0;
+  for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
+    co_await l.alu(kInstrPerIndexedLoad);
+    const std::uint32_t i = co_await l.load<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
+    acc += co_await l.load<double>(s.input + 8ull * i);
+  }
+  const double sum = block ? co_await block_sum(l, t.lds(), acc) : acc;
+  double x = sum;
+  std::uint64_t links = 0;
+  for (std::uint64_t it = first; it < s.compute; it += stride, ++links) x = std::fma(x, kChainA, kChainB);
+  if (links) co_await l.alu(kInstrPerLink * links);
+  const double own = block ? co_await block_sum(l, t.lds(), x) : x;
+  if (first != 0) co_return;
+  double v = own;
+  if (d < s.depth) {
+    const double a = co_await l.load<double>(s.out + 8ull * (2 * node + 1));
+    const double b = co_await l.load<double>(s.out + 8ull * (2 * node + 2));
+    v = (a + b) / 2 + own * 1e-6;
+  }
+  co_await l.store<double>(s.out + 8ull * node, v);
+}
+
 Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) {
   const bool spawner = !t.block() || t.lane().local_id() == 0;
   if (spawner && d < s->depth) {
@@ -167,6 +249,10 @@ Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) 
     }
   }
   co_await t.taskwait();
+  if (s->scaling) {
+    co_await scaling_work(t.lane(), t, *s, node, d);
+    co_return;
+  }
   // A thread task's lane does it all; a block task's lanes share it and lane
   // 0 delivers its share's value.
   Lane& l = t.lane();
@@ -187,6 +273,8 @@ void tree(Host& h) {
         fmt::format("tree.depth={}: a full tree deeper than 22 (8M tasks) is "
                     "beyond what the model simulates",
                     s.depth));
+  s.scaling = kBody.get(cfg) == "scaling";
+  if (s.scaling && s.pruned) throw UserError("tree.body=scaling: Fig. 3's trees are full (tree.shape=full)");
   s.mask = static_cast<std::uint32_t>((1ull << kInputLog2.get(cfg)) - 1);
   // The input: doubles uniform in [-1, 1) (the paper draws them from
   // mt19937_64 with seed 0xC0FFEE; ours from the run's seed).
@@ -194,6 +282,13 @@ void tree(Host& h) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double& x : input) x = u(h.rng());
   s.input = h.upload(input);
+  std::vector<std::uint32_t> indices;
+  if (s.scaling) {  // the index array: random elements of the input
+    indices.resize(input.size());
+    std::uniform_int_distribution<std::uint32_t> pick(0, s.mask);
+    for (auto& i : indices) i = pick(h.rng());
+    s.indices = h.upload(indices);
+  }
   // The host's tasks and values (a block task's: lane 0's share).
   const bool block = block_workers(cfg, false);
   const std::uint64_t size = std::get<std::uint64_t>(cfg.value("forkjoin.group_size"));
@@ -214,6 +309,16 @@ void tree(Host& h) {
           if (live >> k & 1) stack.emplace_back(id * 3 + k + 1, d + 1);
       }
     }
+  } else if (s.scaling) {  // children before parents: from the last node up
+    tasks = (2ull << s.depth) - 1;
+    want.resize(tasks);
+    std::vector<double> v(tasks);
+    const std::uint64_t first_leaf = (1ull << s.depth) - 1;
+    for (std::uint64_t n = tasks; n-- > 0;) {
+      const double kids[2] = {n < first_leaf ? v[2 * n + 1] : 0.0, n < first_leaf ? v[2 * n + 2] : 0.0};
+      v[n] = scaling_value(s, input, indices, static_cast<std::uint32_t>(n), stride, n < first_leaf ? kids : nullptr);
+      want[n] = std::bit_cast<std::uint64_t>(v[n]);
+    }
   } else {
     tasks = (2ull << s.depth) - 1;
     want.resize(tasks);
@@ -226,9 +331,10 @@ void tree(Host& h) {
   Program p;
   p.name = "tree";
   p.block_ok = true;
-  p.max_children = s.pruned ? 3 : 2;         // GTAP_MAX_CHILD_TASKS in the paper's trees
-  p.payload = s.pruned || !block ? 24 : 16;  // GTAP_MAX_TASK_DATA_SIZE: 24 B, 16 B block full
-  p.first_finish = !s.pruned;                // Fig. 7 ran FIRST_TASK_FINISH, Fig. 8 ALL
+  p.max_children = s.pruned ? 3 : 2;                // GTAP_MAX_CHILD_TASKS in the paper's trees
+  p.payload = s.pruned || !block ? 24 : 16;         // GTAP_MAX_TASK_DATA_SIZE: 24 B, 16 B block full
+  p.first_finish = !s.pruned;                       // Fig. 7 ran FIRST_TASK_FINISH, Fig. 8 ALL
+  if (s.scaling && block) p.task_lds = 8 * stride;  // the block sums
   const RunInfo r = run(h, p, tree_task, static_cast<const Shape*>(&s), 0u, 0u);
   const auto got = h.download<std::uint64_t>(s.out, want.size());
   std::uint64_t bad = 0;
@@ -244,7 +350,7 @@ std::uint64_t tree_bytes(const Config& cfg) {
   const bool pruned = kShape.get(cfg) == "pruned";
   const std::uint64_t d = kDepth.get(cfg);
   const std::uint64_t out = pruned ? (kSinkMask + 1ull) : (d <= 22 ? (2ull << d) : 0);
-  return 8ull * (1ull << kInputLog2.get(cfg)) + 8 * out + runtime_bytes(cfg, 24, pruned ? 3 : 2);
+  return 12ull * (1ull << kInputLog2.get(cfg)) + 8 * out + runtime_bytes(cfg, 24, pruned ? 3 : 2);
 }
 
 const RegisterWorkload kReg{{"tree",
