@@ -33,6 +33,7 @@ Dram::Params Dram::Params::from(const Config& cfg) {
   p.channels = static_cast<unsigned>(kChannels.get(cfg));
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.queue = static_cast<unsigned>(kQueue.get(cfg));
+  p.hash = std::get<std::string>(cfg.value("mem.interleave")) == "xor";
   return p;
 }
 
@@ -75,7 +76,8 @@ Dram::Dram(sc_core::sc_module_name name, const Params& p, const std::string& sta
 void Dram::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
-  const unsigned ch = static_cast<unsigned>(channel_div_.mod(line_div_.div(p.get_address())));
+  const std::uint64_t line = line_div_.div(p.get_address());
+  const unsigned ch = static_cast<unsigned>(channel_div_.mod(p_.hash ? interleave_fold(line) : line));
   const Tick accept = queues_[ch].earliest(arrival);
   if (accept > arrival) ++queue_full;
   queue_full_stall.sample(tick_to_ns(accept - arrival));

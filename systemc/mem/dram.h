@@ -35,6 +35,7 @@ class Dram : public sc_core::sc_module {
     unsigned channels = 1;
     unsigned line = 64;
     unsigned queue = 16;  // requests waiting per channel (0 = unlimited)
+    bool hash = false;    // mem.interleave=xor: channels by a fold of the line's bits
     static Params from(const Config& cfg);
   };
 

@@ -59,6 +59,13 @@ const Param<std::uint64_t> kQueue{"gpu.l2.queue",
                                   "requests waiting per L2 bank; a full queue stalls the L1s (0 = unlimited)",
                                   {{0}, {1u << 20}}};
 const Param<double> kClock{"gpu.l2.clock", 1000.0, "MHz", "L2 clock frequency", {{1}, {100000}}};
+// GPGPU-Sim's -gpgpu_memory_partition_indexing: 0 (consecutive) in the GTX
+// 480 config of kim2014, 2 (IPoly, a hash) in Accel-Sim's Volta-to-Hopper
+// configs.
+const Param<std::string> kInterleave{
+    "mem.interleave", "modulo", std::vector<std::string>{"modulo", "xor"},
+    "how lines spread over L2 banks and DRAM channels: modulo (line mod count, GPGPU-Sim's consecutive indexing) or "
+    "xor (an XOR fold of the line's bits first, as hashed indexing: strided data meets every bank)"};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -78,6 +85,7 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.moesi = kCoherence.get(cfg) == "moesi";
   p.magic = kMagic.get(cfg);
   p.clock_mhz = kClock.get(cfg);
+  p.hash = kInterleave.get(cfg) == "xor";
   std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
   if (p.size % per_bank)
     throw UserError(fmt::format("gpu.l2.size: {} is not a multiple of line x ways x banks ({} x {} x {})", p.size,
@@ -187,7 +195,7 @@ void L2Cache::invalidate_sharers(CacheLine* l, int keep, int requester) {
       l1s_[s]->invalidate(l->line, requester < 0    ? InvalidateReason::L2Eviction
                                    : s == requester ? InvalidateReason::OwnAtomic
                                                     : InvalidateReason::OtherWrite);
-      ++banks_[bank_div_.mod(l->line)]->invalidations_sent;
+      ++banks_[bank_of(l->line)]->invalidations_sent;
     }
   }
   l->sharers &= keep >= 0 ? (1ull << keep) : 0;
@@ -316,7 +324,7 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
     return;
   }
   const std::uint64_t line = line_div_.div(p.get_address());
-  Bank& b = *banks_[bank_div_.mod(line)];
+  Bank& b = *banks_[bank_of(line)];
   const Tick now = sc_core::sc_time_stamp().value();
   const Tick arrival = now + delay.value();
   // Back-pressure: the request enters the bank's queue when it has room.
@@ -336,7 +344,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
   const int requester = ext ? ext->requester : -1;
   const std::uint64_t addr = p.get_address();
   const std::uint64_t line = line_div_.div(addr);
-  const std::uint64_t key = bank_div_.div(line);
+  const std::uint64_t key = p_.hash ? line : bank_div_.div(line);  // hashed: the whole line is the bank's key
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
   Tick ready = 0, done = 0, leave = start;
 

@@ -58,6 +58,7 @@ class L2Cache : public sc_core::sc_module {
     unsigned queue = 8;            // requests waiting per bank (0 = unlimited)
     bool moesi = false;
     bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
+    bool hash = false;   // mem.interleave=xor: banks by a fold of the line's bits
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -109,6 +110,9 @@ class L2Cache : public sc_core::sc_module {
   Params p_;
   Clock clock_;
   FastDiv line_div_, bank_div_;
+  unsigned bank_of(std::uint64_t line) const {
+    return static_cast<unsigned>(bank_div_.mod(p_.hash ? interleave_fold(line) : line));
+  }
   BackingStore& store_;
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;

@@ -31,6 +31,14 @@ class FastDiv {
   unsigned shift_;
 };
 
+// Where a line goes among `n` banks or channels (mem.interleave): its
+// number mod n, or an XOR fold of its bits first, so that addresses at a
+// power-of-two-like stride spread over every bank (the hashed indexing of
+// NVIDIA's chips since Volta; GPGPU-Sim's IPoly in Accel-Sim's configs).
+inline std::uint64_t interleave_fold(std::uint64_t line) {
+  return line ^ (line >> 5) ^ (line >> 11) ^ (line >> 17) ^ (line >> 23) ^ (line >> 29);
+}
+
 struct CacheLine {
   std::uint64_t line = 0;     // line address (byte address / line size)
   std::uint64_t lru = 0;      // last-use stamp

@@ -2,6 +2,8 @@
 // Memory system: latencies equal the configuration, bandwidth and atomic
 // contention scale as they should, atomics are exact, writes invalidate.
 // Every case elaborates its own GPU: ctest runs each in its own process.
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 
 #include "fg_test.h"
 #include "mem/memory_system.h"
+#include "mem/tag_array.h"
 #include "sim/stats.h"
 
 namespace fg {
@@ -68,6 +71,25 @@ INSTANTIATE_TEST_SUITE_P(Presets, Latency, ::testing::Values("orr2014", "kim2014
 // burst of 16 atomics to one line and another CU's read of what they wrote
 // all take the L1 hit latency; the values are exact; the L2 and DRAM see
 // nothing.
+// mem.interleave=xor: lines at a stride that is a multiple of the bank count
+// (the fork-join runtime's per-warp deques: 210 lines apart, 12 banks) all
+// meet one bank under modulo and spread over every bank under the fold;
+// consecutive lines stay spread evenly.
+TEST(Interleave, TheFoldSpreadsStridedLinesOverEveryBank) {
+  for (const std::uint64_t stride : {1ull, 12ull, 210ull, 384ull, 627ull}) {
+    std::array<int, 12> modulo{}, fold{};
+    for (std::uint64_t i = 0; i < 1200; ++i) {
+      ++modulo[(1000 + i * stride) % 12];
+      ++fold[interleave_fold(1000 + i * stride) % 12];
+    }
+    EXPECT_GT(*std::min_element(fold.begin(), fold.end()), 60) << "stride " << stride;
+    EXPECT_LT(*std::max_element(fold.begin(), fold.end()), 140) << "stride " << stride;
+    if (stride % 12 == 0) {
+      EXPECT_EQ(*std::max_element(modulo.begin(), modulo.end()), 1200) << "stride " << stride;
+    }
+  }
+}
+
 TEST(Magic, EveryAccessTakesTheL1HitLatencyWithoutMissesOrContention) {
   FG_REQUIRE_FRESH_KERNEL();
   Config cfg = test::make_config("kim2014", {"gpu.cus=2", "mem.magic=true"});
