@@ -289,6 +289,12 @@ class Lane {
   OpAwaiter<Async<T>> load_async(std::uint64_t addr, Loc loc = Loc::current()) {
     return op<Async<T>>(units::load_async, loc, [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T); });
   }
+  // A non-blocking load that bypasses the L1.
+  template <class T>
+  OpAwaiter<Async<T>> load_async_bypass(std::uint64_t addr, Loc loc = Loc::current()) {
+    return op<Async<T>>(units::load_async, loc,
+                        [&](PendingOp& o) { o.addr = addr, o.size = sizeof(T), o.bypass_l1 = true; });
+  }
   // Wait until an async load's value has arrived; returns it.
   template <class T>
   OpAwaiter<T> wait(const Async<T>& a, Loc loc = Loc::current()) {

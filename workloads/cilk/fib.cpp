@@ -118,7 +118,9 @@ void fib(Host& h) {
 
 const RegisterWorkload kReg{
     {"fib", "Cilk Fibonacci on channel stacks with levelized scheduling and yield (Orr et al. Sec. 5)", "", fib,
-     [](const Config& c) { return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 16, 2) : 0; },
+     [](const Config& c) {
+       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 16, 2, fj::fib_local_slots(c)) : 0;
+     },
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
      }}};

@@ -285,7 +285,9 @@ void queens_flat(Host& h) {
 const RegisterWorkload kReg{
     {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
      [](const Config& c) {
-       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 20, static_cast<std::uint32_t>(kN.get(c))) : 0;
+       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 20, static_cast<std::uint32_t>(kN.get(c)),
+                                                                  static_cast<std::uint32_t>(kN.get(c)))
+                                              : 0;
      },
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);

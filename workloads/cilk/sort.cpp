@@ -357,7 +357,7 @@ const RegisterWorkload kReg{
     {"sort", "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
      kInput.name(), sort,
      [](const Config& c) {
-       return 8 * kN.get(c) + (kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 48, 7) : (64u << 20));
+       return 8 * kN.get(c) + (kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 48, 7, 32) : (64u << 20));
      },
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);

@@ -18,6 +18,8 @@ namespace fg::fj {
 // fib(n) with no cutoff: the result is checked against the host and written
 // to the output.
 void fib_app(Host& h, std::uint32_t n);
+// The local-memory slots fork-join fib's serial code needs (fib.cutoff).
+std::uint32_t fib_local_slots(const Config& c);
 // N-Queens, spawn-only, tasks at rows <= cutoff, a serial search below;
 // solutions counted with atomics; `want` is the host's count.
 void queens_app(Host& h, std::uint32_t n, std::uint64_t want);
@@ -29,7 +31,9 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
 // The fork-join sort's own keys (refused with sort.mechanism=channels).
 std::vector<std::string> sort_keys();
 // The device memory the runtime of a workload needs under `cfg` (a bound for
-// WorkloadInfo::device_bytes).
-std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint32_t max_children);
+// WorkloadInfo::device_bytes): its pools, deques and `local_slots` slots of
+// local memory per lane.
+std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint32_t max_children,
+                            std::uint32_t local_slots = 0);
 
 }  // namespace fg::fj

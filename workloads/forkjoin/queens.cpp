@@ -2,12 +2,14 @@
 // N-Queens on the fork-join runtime (GTaP Sec. 6.2, Figs. 3, 4 and 10): a
 // task nq(row, cols, left, right) spawns one child per free square of its
 // row, with no taskwait (spawn-only, GTAP_ASSUME_NO_TASKWAIT); below the
-// cutoff depth a task completes its board with a serial bitmask search and
-// counts each solution with an atomic add. The paper's record: 20-byte
+// cutoff depth a task completes its board with a serial bitmask search (a
+// recursion replayed on the lane, forkjoin/serial.h) and counts each
+// solution with an atomic add. The paper's record: 20-byte
 // payload (5 ints), N children (evaluation/*/nqueens/*.cu at b611dde).
 #include <fmt/format.h>
 
 #include "forkjoin/apps.h"
+#include "forkjoin/serial.h"
 #include "gpu/host.h"
 #include "runtime/forkjoin.h"
 #include "sim/config.h"
@@ -22,20 +24,32 @@ const Param<std::uint64_t> kCutoff{"queens.cutoff",
                                    "and Figs. 3-4: 7)",
                                    {{0}, {16}}};
 
-// The serial search, per board position visited: the free-square mask, the
+// The serial search (the paper's recursive bitmask backtracking), its calls
+// recorded for the replay on the lane (forkjoin/serial.h): a position with a
+// free square is a call that recurses, one without (a solution or a dead end)
+// a leaf. Per position, the function's own work: the free-square mask, the
 // lowest bit, the updates and the loop (an assumption, as the channel
 // version's per-square cost).
 constexpr std::uint64_t kInstrPerNode = 8;
 
 std::uint64_t search(std::uint32_t full, std::uint32_t cols, std::uint32_t left, std::uint32_t right,
-                     std::uint64_t& nodes) {
-  ++nodes;
-  if (cols == full) return 1;
-  std::uint64_t n = 0;
-  for (std::uint32_t free = full & ~(cols | left | right); free; free &= free - 1) {
-    const std::uint32_t p = free & (~free + 1);
-    n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, nodes);
+                     std::vector<Ev>& ev) {
+  if (cols == full) {
+    ev.push_back(Ev::Leaf);
+    return 1;
   }
+  const std::uint32_t free0 = full & ~(cols | left | right);
+  if (!free0) {
+    ev.push_back(Ev::Leaf);
+    return 0;
+  }
+  ev.push_back(Ev::Call);
+  std::uint64_t n = 0;
+  for (std::uint32_t free = free0; free; free &= free - 1) {
+    const std::uint32_t p = free & (~free + 1);
+    n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, ev);
+  }
+  ev.push_back(Ev::Return);
   return n;
 }
 
@@ -47,9 +61,9 @@ Fn<void> nq_task(Ctx& t, std::uint64_t answer, std::uint32_t n, std::uint32_t cu
     co_return;
   }
   if (row > cutoff) {
-    std::uint64_t nodes = 0;
-    const std::uint64_t found = search(full, cols, left, right, nodes);
-    co_await t.lane().alu(kInstrPerNode * nodes);
+    std::vector<Ev> ev;
+    const std::uint64_t found = search(full, cols, left, right, ev);
+    co_await replay(t.lane(), t, ev, kInstrPerNode);
     for (std::uint64_t i = 0; i < found; ++i) co_await t.lane().atomic_nr<std::uint32_t>(AtomicOp::Add, answer, 1u);
     co_return;
   }
@@ -73,6 +87,7 @@ void queens_app(Host& h, std::uint32_t n, std::uint64_t want) {
   p.max_children = n;      // GTAP_MAX_CHILD_TASKS = N
   p.spawn_only = true;     // GTAP_ASSUME_NO_TASKWAIT
   p.first_finish = false;  // spawn-only: ALL_TASKS_FINISH
+  p.local_slots = n;       // the serial search's stack: one frame per row
   const std::uint64_t answer = h.upload(std::vector<std::uint32_t>{0});
   run(h, p, nq_task, answer, n, cutoff, epaq, 0u, 0u, 0u, 0u);
   const std::uint64_t got = h.download<std::uint32_t>(answer, 1)[0];

@@ -7,7 +7,8 @@
 //              (128) it spawns msort of both halves, waits, and merges them
 //              serially on its lane into the scratch array, then copies the
 //              range back; at or below the cutoff a serial recursive top-down
-//              mergesort (the same merge and copy at every level). The root's
+//              mergesort (the same merge and copy at every level, its calls'
+//              frames on the lane's stack, forkjoin/serial.h). The root's
 //              final merge is one lane's (the paper's Sec. 6.2 bottleneck).
 //   cilksort   MIT Cilk's cilksort: csort(a, n) with n < `sort.cutoff_sort`
 //              (64) sorts its keys serially with a 64-wide bitonic network in
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "forkjoin/apps.h"
+#include "forkjoin/serial.h"
 #include "gpu/host.h"
 #include "runtime/forkjoin.h"
 #include "sim/config.h"
@@ -110,22 +112,31 @@ Task<void> copy_serial(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint3
 
 // ---- mergesort ----
 
-// The serial recursive mergesort of keys[l..r] (inclusive), through tmp.
-Task<void> msort_serial(Lane& l, const Sort& s, std::uint32_t lo, std::uint32_t hi) {
-  if (lo >= hi) co_return;
+// The serial recursive mergesort of keys[l..r] (inclusive), through tmp: a
+// call that recurses saves its frame to the lane's stack at its depth and
+// restores it on return, a one-key range is a leaf call (forkjoin/serial.h).
+Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth) {
+  if (lo >= hi) {
+    co_await l.alu(kLeafInstr);
+    co_return;
+  }
+  co_await l.alu(kCallInstr);
+  co_await l.store<std::uint64_t>(t.local(depth), depth);
   const std::uint32_t mid = lo + (hi - lo) / 2;
-  co_await msort_serial(l, s, lo, mid);
-  co_await msort_serial(l, s, mid + 1, hi);
+  co_await msort_serial(l, t, s, lo, mid, depth + 1);
+  co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
   co_await merge_serial(l, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid, s.tmp + 4ull * lo,
                         false);
   co_await copy_serial(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1, false);
+  co_await l.load<std::uint64_t>(t.local(depth));
+  co_await l.alu(kReturnInstr);
 }
 
 Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
   if (lo >= hi) co_return;
   const std::uint32_t n = hi - lo + 1;
   if (n <= s->cutoff) {
-    co_await msort_serial(t.lane(), *s, lo, hi);
+    co_await msort_serial(t.lane(), t, *s, lo, hi, 0);
     co_return;
   }
   const std::uint32_t mid = lo + (hi - lo) / 2;
@@ -241,6 +252,7 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
     p.name = "mergesort";
     p.payload = 16;  // left, right, n, mid
     p.max_children = 2;
+    p.local_slots = 32;  // the serial mergesort's stack: log2 of the largest serial range
     run(h, p, msort_task, static_cast<const Sort*>(&s), 0u, n - 1);
   }
   return h.download<std::int32_t>(s.keys, n);

@@ -270,6 +270,16 @@ class Runtime {
   Task<std::uint64_t> result(Lane& l, Record& self, Child c, Lane::Loc loc);
   bool block() const { return block_; }
   std::uint32_t task_lds() const { return lds_bytes() + 16; }
+  // Slot `slot` of lane l's local memory: per worker, slot-major, lanes
+  // (of the warp, or of the workgroup for block workers) adjacent.
+  std::uint64_t local(const Lane& l, std::uint32_t slot) const {
+    if (slot >= p_.local_slots)
+      throw SimFault(fmt::format("forkjoin: {} uses local-memory slot {} of {} (Program::local_slots)", p_.name, slot,
+                                 p_.local_slots));
+    const std::uint32_t width = block_ ? group_size_ : wave_;
+    const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
+    return local_ + (std::uint64_t{worker_of(l).global} * p_.local_slots + slot) * width * 8ull + 8ull * lane;
+  }
 
  private:
   // addresses
@@ -341,7 +351,7 @@ class Runtime {
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
   std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
   bool buf_in_lds_ = true;
-  std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0;
+  std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0, local_ = 0;
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
   double cycle_ns_ = 1;
   std::unordered_map<std::uint32_t, std::unique_ptr<Record>> recs_;
@@ -361,6 +371,7 @@ class Runtime {
 std::uint32_t Ctx::id() const { return rec_->id; }
 bool Ctx::block() const { return rec_->rt->block(); }
 std::uint32_t Ctx::lds() const { return rec_->rt->task_lds(); }
+std::uint64_t Ctx::local(std::uint32_t slot) const { return rec_->rt->local(*lane_, slot); }
 
 std::coroutine_handle<> Ctx::TaskWait::await_suspend(std::coroutine_handle<>) const noexcept {
   c->waiting_ = true;
@@ -470,6 +481,7 @@ void Runtime::allocate() {
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
   flags_ = alloc(3ull * line_);
+  if (p_.local_slots) local_ = alloc(std::uint64_t{workers_} * p_.local_slots * (block_ ? group_size_ : wave_) * 8ull);
   // Free positions start one pass ahead of the allocation positions (a
   // released id goes to slot free % n, the allocation's second pass reads
   // slot alloc % n).
@@ -664,16 +676,23 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   Record& r = *it->second;
   Ctx& c = r.ctx[block_ ? l.local_id() : 0];
   if (leader(l) || !block_) {
-    // The header through the L2 (GTaP Sec. 4.5) and the payload.
-    co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
+    // The header through the L2 (GTaP Sec. 4.5) and the payload: independent
+    // loads, all in flight before the first is used (as a GPU issues them).
+    // The wavefront waits once, for the load that arrives last.
+    Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
+    auto later = [&last](const Async<std::uint64_t>& a) {
+      if (a.ready > last.ready) last = a;
+    };
     if (!spawn_only_) {
-      r.gen = co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrGen);
-      co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrParent);
-      co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrPgen);
-      co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrTotal);
-      co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);
+      const Async<std::uint64_t> g = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);  // + state, queue
+      r.gen = static_cast<std::uint16_t>(g.value);
+      later(g);
+      later(co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));  // + its generation
+      later(co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));   // + the waiting count
     }
-    co_await payload_io(l, id, false);
+    for (std::uint32_t b = 0; b < payload_; b += 8) later(co_await l.load_async<std::uint64_t>(pay(id) + b));
+    st_.payload_bytes += payload_;
+    co_await l.wait(last);
     ++st_.started;
     if (r.state) ++st_.resumed;
   }
@@ -1180,7 +1199,8 @@ Task<void> Runtime::worker(Lane& l) {
 
 namespace fg::fj {
 
-std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint32_t max_children) {
+std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint32_t max_children,
+                            std::uint32_t local_slots) {
   // At most one worker per wavefront slot (thread) or workgroup (block) of
   // every CU: an upper bound checked before the run (gpu.mem.size).
   const bool block = kWorkers.get(cfg) == "block";
@@ -1191,7 +1211,9 @@ std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint3
   const std::uint64_t c = kMaxChildren.get(cfg) ? kMaxChildren.get(cfg) : max_children;
   const std::uint64_t pay = kPayload.get(cfg) ? kPayload.get(cfg) : payload;
   const std::uint64_t record = round_up(kHdrChildren + 4 * c, 8) + round_up(std::max<std::uint64_t>(pay, 8), 8);
-  return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256;
+  const std::uint64_t lanes = block ? (kGroupSize.get(cfg) ? kGroupSize.get(cfg) : 256)
+                                    : std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+  return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256 + workers * local_slots * lanes * 8;
 }
 RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)> root) {
   const Config& cfg = h.config();

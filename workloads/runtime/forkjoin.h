@@ -138,6 +138,11 @@ class Ctx {
   bool block() const;        // a block-level task
   // Where the task's own LDS starts (Program::task_lds bytes; block tasks).
   std::uint32_t lds() const;
+  // The device address of 8-byte slot `slot` (< Program::local_slots) of the
+  // running lane's local memory: the stack of its serial code. CUDA's layout:
+  // a slot of the lanes of one warp is one stretch of memory, so lanes at the
+  // same depth coalesce.
+  std::uint64_t local(std::uint32_t slot) const;
 
   // Spawn f(args...) as a child (arguments copied into its frame); `queue`
   // is the child's queue hint.
@@ -198,6 +203,7 @@ struct Program {
   bool block = false;              // block-level tasks (forkjoin.workers=block overrides)
   bool block_ok = false;           // the task functions are written for block workers too
   std::uint32_t task_lds = 0;      // LDS bytes per workgroup the tasks use (block tasks; Ctx::lds())
+  std::uint32_t local_slots = 0;   // 8-byte slots of local memory per lane (Ctx::local: serial code's stack)
 };
 
 // The outcome of one run.

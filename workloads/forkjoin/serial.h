@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Serial recursion on one lane, as a GPU runs it (docs/forkjoin.md, "Serial
+// code"): the fork-join programs' cutoff code (fib's serial fib, queens'
+// serial search, mergesort's serial mergesort) is recursive, and a GPU
+// compiles a recursive call as an ABI call whose frame (the return address
+// and the registers live across the call) is saved to the thread's stack in
+// local memory and restored on return. A lane's calls are replayed as device
+// operations: a call with a frame is its prologue's instructions and a store
+// of the frame to the lane's stack slot at its depth, its return a load of
+// that slot (the return waits for it) and the epilogue's instructions; a leaf
+// call (returning before any frame is saved) only its instructions. The
+// lanes of a warp replay their own calls, so lanes whose recursions differ
+// diverge at every call and return, as they do on the GPU (SIMT: lanes at the
+// same operation issue together; the stack slots of lanes at one depth are
+// adjacent, CUDA's local-memory layout, so they coalesce).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/kernel.h"
+#include "runtime/forkjoin.h"
+
+namespace fg::fj {
+
+// Instructions of the compiled call sequence (assumed: an sm_90 call is the
+// argument setup, CALL, the stack-pointer adjustment, the test that ends the
+// recursion and its branch; a return the stack-pointer adjustment, the
+// result's move and RET; a leaf the test, the branch, the result and RET).
+inline constexpr std::uint64_t kCallInstr = 6, kReturnInstr = 4, kLeafInstr = 4;
+
+// A lane's calls in order: Call (a call that saves a frame, one level
+// deeper), Leaf (a call that returns at once), Return (the end of the
+// innermost Call).
+enum class Ev : std::uint8_t { Call, Leaf, Return };
+
+// The deepest frame of `ev` (the local-memory slots it needs).
+inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
+  std::uint32_t d = 0, most = 0;
+  for (const Ev e : ev) {
+    if (e == Ev::Call) most = std::max(most, ++d);
+    if (e == Ev::Return) --d;
+  }
+  return most;
+}
+
+// Replay `ev` on lane l of task t; `per_call` more instructions at every
+// call (the function's own work per invocation).
+inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::uint64_t per_call) {
+  std::uint32_t depth = 0;
+  for (const Ev e : ev) {
+    if (e == Ev::Leaf) {
+      co_await l.alu(kLeafInstr + per_call);
+    } else if (e == Ev::Call) {
+      co_await l.alu(kCallInstr + per_call);
+      co_await l.store<std::uint64_t>(t.local(depth), depth);
+      ++depth;
+    } else {
+      --depth;
+      co_await l.load<std::uint64_t>(t.local(depth));
+      co_await l.alu(kReturnInstr);
+    }
+  }
+}
+
+}  // namespace fg::fj
