@@ -82,6 +82,8 @@ declare -A small=(
   [strassen]="--set strassen.n=128"
   [matmul]="--set matmul.n=128"
   [queens-flat]="--set queens_flat.n=11"
+  [tree]="--set tree.depth=6 --set tree.mem_ops=32 --set tree.compute_iters=32"
+  [fj-sum]="--set fj-sum.n=5000"
 )
 for preset in orr2014 kim2014; do
   for w in $("$fgsim" list | awk '/^Workloads/{on=1; next} /^Presets/{on=0} on {print $1}'); do
@@ -89,6 +91,21 @@ for preset in orr2014 kim2014; do
     check 0 "$w on $preset" run "$w" --preset "$preset" --quiet ${small[$w]:-}
   done
 done
+# The fork-join runtime: every queue, block workers, EPAQ, its faults.
+for q in ws gq cl; do
+  check 0 "fib on the fork-join runtime ($q)" run fib --preset gh200 --quiet --set fib.mechanism=forkjoin \
+    --set fib.n=14 --set forkjoin.queue=$q --set forkjoin.groups=32
+done
+check 0 "cilksort on the fork-join runtime, EPAQ" run sort --preset gh200 --quiet --set sort.mechanism=forkjoin \
+  --set sort.n=5000 --set forkjoin.queues=3
+check 0 "mergesort on the fork-join runtime" run sort --preset kim2014 --quiet --set sort.mechanism=forkjoin \
+  --set sort.algorithm=mergesort --set sort.n=3000
+check 0 "queens on the fork-join runtime" run queens --preset orr2014 --quiet --set queens.mechanism=forkjoin \
+  --set queens.n=8
+check 0 "block workers, Fig. 3's tree" run tree --preset gh200 --quiet --set forkjoin.workers=block \
+  --set tree.body=scaling --set tree.depth=5 --set tree.mem_ops=32 --set tree.compute_iters=32
+check 3 "full task pool" run fib --preset kim2014 --quiet --set fib.mechanism=forkjoin --set fib.n=18 \
+  --set forkjoin.groups=1 --set forkjoin.max_tasks_per_warp=64
 check 3 "watchdog fault" run divergent --preset orr2014 --quiet --set sim.max_time=5000
 check 3 "watchdog with work resident" run vecadd --preset kim2014 --quiet --set sim.max_time=2000
 check 2 "config error while building the GPU" run vecadd --quiet --set gpu.line=48

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <string>
 #include <tuple>
 
@@ -36,6 +37,7 @@ const std::vector<std::pair<const char*, const char*>> kRuns = {
     {"tree_block",
      "tree --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set forkjoin.workers=block "
      "--set forkjoin.group_size=64"},
+    {"fj_sum", "fj-sum --set fj-sum.n=3000"},
     {"tree_scaling",
      "tree --set tree.body=scaling --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set "
      "forkjoin.workers=block --set forkjoin.group_size=48"},
@@ -254,6 +256,28 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
     EXPECT_NE(r.err.find(key), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
+}
+
+// gh200's hashed interleaving (mem.interleave=xor) spreads the deques'
+// metadata over the L2 banks; line mod banks puts every warp's deque words
+// (a stride of 210 lines with three queues) on two of its twelve banks.
+TEST(ForkJoin, HashedInterleavingSpreadsTheDequesOverTheBanks) {
+  auto atomics = [](const std::string& interleave) {
+    const auto s = run_stats(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=16 --set forkjoin.queues=3 --set "
+        "forkjoin.groups=64 --set mem.interleave=" +
+        interleave);
+    std::vector<double> v;
+    for (int b = 0; b < 12; ++b) v.push_back(stat(s, fmt::format("gpu.l2.bank{}.atomics", b)));
+    return v;
+  };
+  // Two banks take most atomics under modulo (the deques' lock and count
+  // words); the fold leaves no bank above a fifth of them.
+  auto busiest = [](const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end()) / std::accumulate(v.begin(), v.end(), 0.0);
+  };
+  EXPECT_GT(busiest(atomics("modulo")), 0.3);
+  EXPECT_LT(busiest(atomics("xor")), 0.2);
 }
 
 // Worker activity as Perfetto tracks: every worker that ran tasks has "run"
