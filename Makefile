@@ -40,8 +40,9 @@ test: build
 soak: build
 	python3 tools/soak.py $(BUILD)
 
-# libFuzzer campaign of the config layer, 10 minutes (docs/reliability.md; CI runs 3).
-fuzz: deps
+# Fuzzing campaigns, 10 minutes per harness (docs/reliability.md; CI runs 2): the config layer,
+# the graph and sort-key readers (libFuzzer) and the experiment-file check (needs build/fgsim).
+fuzz: deps build
 	tools/fuzz.sh 600
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/), its tests and every workload.

@@ -3,8 +3,11 @@
 # Fuzzing campaigns with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer (Debian packages clang-14 and libfuzzer-14-dev;
 # tools/bootstrap.sh installs them), one per harness:
-#   config  tests/fuzz/config_fuzz.cpp   YAML configs and --set assignments
-#   graph   tests/fuzz/graph_fuzz.cpp    the graph-file readers
+#   config      tests/fuzz/config_fuzz.cpp       YAML configs and --set assignments
+#   graph       tests/fuzz/graph_fuzz.cpp        the graph-file readers
+#   keys        tests/fuzz/keys_fuzz.cpp         the sort-key reader (sort --input)
+#   experiment  tests/fuzz/experiment_fuzz.py    the experiment-file check (Python, no
+#               libFuzzer: mutations checked in process against build/fgsim's parameters)
 #
 #   tools/fuzz.sh [SECONDS [HARNESS...]]   SECONDS per harness, default 600
 #                                          (make fuzz); CI runs 120 each
@@ -18,7 +21,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 secs="${1:-600}"
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(config graph)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(config graph keys experiment)
 out="${FG_FUZZ_DIR:-$here/build/fuzz}"
 mkdir -p "$out"
 cxx="$(command -v clang++-14 || command -v clang++)"
@@ -28,7 +31,19 @@ for h in "${harnesses[@]}"; do
   case "$h" in
     config) srcs=("$here/systemc/sim/config.cpp"); libs=(-lyaml-cpp -lfmt) ;;
     graph) srcs=("$here/workloads/inputs/graph.cpp"); libs=(-lfmt) ;;
-    *) echo "fuzz.sh: unknown harness '$h' (config, graph)"; exit 2 ;;
+    keys) srcs=("$here/workloads/inputs/keys.cpp"); libs=(-lfmt) ;;
+    experiment)
+      echo "== $h: $secs s"
+      set +e
+      FG_FUZZ_DIR="$out" python3 "$here/tests/fuzz/experiment_fuzz.py" --fgsim "$here/build/fgsim" --seconds "$secs" \
+        --out "$out" > "$out/${h}_fuzz.log" 2>&1
+      rc=$?
+      set -e
+      grep -E "^stat::|FINDING|input:|no fgsim" "$out/${h}_fuzz.log" || true
+      [ "$rc" -eq 0 ] || status=$rc
+      continue
+      ;;
+    *) echo "fuzz.sh: unknown harness '$h' (config, graph, keys, experiment)"; exit 2 ;;
   esac
   "$cxx" "${flags[@]}" -I"$here/workloads" "$here/tests/fuzz/${h}_fuzz.cpp" "${srcs[@]}" "${libs[@]}" \
     -o "$out/${h}_fuzz"

@@ -180,7 +180,11 @@ const RegisterMechanism kMechanism{
        return a;
      },
      {"aggregator.", "channel."},
-     {}}};
+     {},
+     [](const Config& cfg) {
+       const std::uint64_t align = std::max<std::uint64_t>(256, std::get<std::uint64_t>(cfg.value("gpu.line")));
+       return (std::uint64_t{kPacketBytes} * kPacketRing + align - 1) / align * align;
+     }}};
 }  // namespace
 
 chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consumer, const std::string& key) {

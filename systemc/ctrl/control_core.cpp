@@ -180,12 +180,22 @@ std::uint32_t ControlCore::load_word(std::uint64_t addr) {
 }
 
 void ControlCore::store(std::uint64_t addr, const void* data, unsigned bytes) {
-  Firmware& fw = charged();
-  const Tick now = sync_to(t_);
-  const Tick c = now + port_.write(addr, data, bytes, sc_core::sc_time::from_value(t_ - now)).value();
-  ++fw.stores;
-  instr(1);
-  if (!fw.class_.pipelined) t_ = std::max(t_, c);  // one instruction at a time: the store completes first
+  // One store per cache line the bytes cover: the aggregator's 64-byte
+  // dispatch packet is four with gpu.line = 16 (it was one request across
+  // lines, which the L1 refuses: an internal error).
+  const std::uint64_t line = mem_.line_size();
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (unsigned off = 0; off < bytes;) {
+    const std::uint64_t a = addr + off;
+    const auto len = static_cast<unsigned>(std::min<std::uint64_t>(line - a % line, bytes - off));
+    Firmware& fw = charged();
+    const Tick now = sync_to(t_);
+    const Tick c = now + port_.write(a, p + off, len, sc_core::sc_time::from_value(t_ - now)).value();
+    ++fw.stores;
+    instr(1);
+    if (!fw.class_.pipelined) t_ = std::max(t_, c);  // one instruction at a time: the store completes first
+    off += len;
+  }
 }
 
 std::uint32_t ControlCore::atomic_word(std::uint64_t addr, AtomicOp op, std::uint32_t operand, std::uint32_t compare) {

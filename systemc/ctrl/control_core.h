@@ -119,8 +119,8 @@ class ControlCore : public Mechanism {
   // at its simulated time.
   void load_words(const std::vector<std::uint64_t>& addrs, std::vector<std::uint32_t>& out);
   std::uint32_t load_word(std::uint64_t addr);
-  // A store of `bytes` (within one line; posted on a pipelined core, waited
-  // for on `simple`), one instruction.
+  // A store of `bytes`: one instruction per cache line it covers (posted on
+  // a pipelined core, waited for on `simple`).
   void store(std::uint64_t addr, const void* data, unsigned bytes);
   void store_word(std::uint64_t addr, std::uint32_t v) { store(addr, &v, 4); }
   // A 32-bit atomic through the core's L1 (waited for: its old value is used); returns the old value.

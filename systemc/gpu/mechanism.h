@@ -28,6 +28,7 @@
 //                                [](Gpu&) { return std::make_unique<Counter>(); }}};
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,7 @@
 
 namespace fg {
 
+class Config;
 class Gpu;
 
 class Mechanism {
@@ -57,6 +59,10 @@ class Mechanism {
   // After the workload finished: a SimFault if the mechanism was left in a
   // state the run cannot have meant (work left inside, ...).
   virtual void end_of_run() {}
+  // After every run, however it ended, when the outputs are committed:
+  // completes the files the mechanism writes itself (the worklist's --vcd
+  // waveform); a write error is a UserError naming the option and the file.
+  virtual void close_outputs() {}
 
  private:
   std::string name_;
@@ -73,6 +79,10 @@ struct MechanismInfo {
   std::vector<std::string> params;
   // Optional: more lines for `fgsim list` (e.g. the Verilated configurations).
   std::function<void(std::ostream&)> list = {};
+  // Optional: the device memory the mechanism allocates for a configuration
+  // (rings, queues), added to the workload's before the run is checked
+  // against gpu.mem.size and sim.max_memory. Empty: a few kilobytes.
+  std::function<std::uint64_t(const Config&)> device_bytes = {};
 };
 
 class MechanismRegistry {

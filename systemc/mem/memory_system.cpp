@@ -50,6 +50,7 @@ std::uint64_t MemorySystem::allocate(std::uint64_t bytes, std::uint64_t align) {
     throw SimFault(fmt::format("device out of memory: {} bytes requested, {} of {} in use", bytes, bytes_allocated(),
                                store_.capacity()));
   allocations_[base] = bytes;
+  high_water_ = std::max(high_water_, base + bytes);
   return base;
 }
 

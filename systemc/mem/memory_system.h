@@ -50,6 +50,10 @@ class MemorySystem : public sc_core::sc_module {
   std::uint64_t allocate(std::uint64_t bytes, std::uint64_t align = 256);
   void free(std::uint64_t addr);
   std::uint64_t bytes_allocated() const;
+  // The highest device address any allocation of the run reached (what the
+  // run needed of gpu.mem.size; compared with the estimate checked before
+  // the run, sim.device_bytes in the stats).
+  std::uint64_t high_water() const { return high_water_; }
 
   // Host copies through debug transport (no simulated time).
   void copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes);
@@ -63,6 +67,7 @@ class MemorySystem : public sc_core::sc_module {
   std::unique_ptr<Dram> dram_;
   tlm_utils::simple_initiator_socket<MemorySystem> host_;
   std::map<std::uint64_t, std::uint64_t> allocations_;  // addr -> size
+  std::uint64_t high_water_ = 0;
 };
 
 }  // namespace fg

@@ -31,6 +31,8 @@ std::vector<std::string> split_names(const std::string& s) {
 }
 }  // namespace
 
+std::vector<std::string> extra_mechanisms(const Config& cfg) { return split_names(kMechanisms.get(cfg)); }
+
 GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
     : sc_module(name), cfg_(cfg), opts_(std::move(opts)), clock_(kClock.get(cfg)) {
   const int n = static_cast<int>(kCus.get(cfg));
@@ -55,7 +57,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   // The mechanisms this run uses, each after the ones it needs.
   const auto& registry = MechanismRegistry::global();
   std::vector<std::string> names = opts_.mechanisms;
-  for (auto& m : split_names(kMechanisms.get(cfg))) {
+  for (auto& m : extra_mechanisms(cfg)) {
     registry.closure({m}, kMechanisms.name());  // an unknown name: exit 2 naming the key
     names.push_back(m);
   }
@@ -143,6 +145,10 @@ std::vector<std::string> GpuTop::summary_lines() const {
 
 void GpuTop::end_of_run() {
   for (const auto& m : mechanisms_.all()) m->end_of_run();
+}
+
+void GpuTop::close_outputs() {
+  for (const auto& m : mechanisms_.all()) m->close_outputs();
 }
 
 }  // namespace fg

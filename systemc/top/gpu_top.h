@@ -21,6 +21,9 @@
 
 namespace fg {
 
+// The names `gpu.mechanisms` gives (comma-separated; unchecked).
+std::vector<std::string> extra_mechanisms(const Config& cfg);
+
 class GpuTop : public sc_core::sc_module, public Gpu {
  public:
   GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts = {});
@@ -49,6 +52,9 @@ class GpuTop : public sc_core::sc_module, public Gpu {
   std::vector<std::string> summary_lines() const;
   // The mechanisms' end-of-run checks (SimFault).
   void end_of_run();
+  // The files the mechanisms write themselves completed (UserError on a
+  // write error); after every run.
+  void close_outputs();
 
  private:
   const Config& cfg_;

@@ -171,15 +171,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("params")) return cmd_params(prefix, params_preset, params_json);
     fg::Config cfg = fg::resolve_config(spec);
     return fg::simulate(spec, cfg);
-  } catch (const fg::UserError& e) {
-    // One line whatever the message holds (values in it are already shown()).
-    std::fprintf(stderr, "fgsim: error: %s\n", fg::shown(e.what(), 2000).c_str());
-    return fg::kExitUserError;
-  } catch (const fg::SimFault& e) {
-    std::fprintf(stderr, "fgsim: simulated fault: %s\n", e.what());
-    return fg::kExitSimFault;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fgsim: internal error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    // One line whatever a UserError's message holds (fg::describe_error).
+    const auto [code, line] = fg::describe_error(std::current_exception());
+    std::fprintf(stderr, "%s\n", line.c_str());
+    return code;
   }
 }

@@ -9,6 +9,7 @@
 
 #include "gpu/host.h"
 #include "sim/stats.h"
+#include "sim/workload.h"
 #include "top/gpu_top.h"
 #include "top/simulation.h"
 
@@ -32,7 +33,11 @@ nlohmann::ordered_json stats_json(const RunReport& r) {
               {"message", r.message}};
   j["config"] = r.cfg.to_json();
   const auto now = sc_core::sc_time_stamp();
-  j["sim"] = {{"time_ps", now.value()}, {"time_ns", double(now.value()) / 1000.0}};
+  j["sim"] = {{"time_ps", now.value()},
+              {"time_ns", double(now.value()) / 1000.0},
+              {"device_bytes",
+               {{"estimate", device_bytes_estimate(*WorkloadRegistry::global().find(r.spec.workload), r.cfg)},
+                {"peak", r.top.memory().high_water()}}}};
   j["workload"] = {{"checks", r.host.checks()}, {"results", r.host.results()}};
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   const double cu_mhz = std::get<double>(r.cfg.value("gpu.clock"));

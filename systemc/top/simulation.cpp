@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include <tlm>
 
 #include "gpu/host.h"
+#include "gpu/mechanism.h"
 #include "sim/error.h"
 #include "sim/guard.h"
 #include "sim/output.h"
@@ -89,12 +91,12 @@ std::string bytes_text(double b) {
   return fmt::format("{:.{}f} {}", b, u ? 1 : 0, units[u]);
 }
 
-// Before anything is built: the workload's device memory against the modelled
+// Before anything is built: the run's device memory against the modelled
 // memory, and an estimate of the host memory against sim.max_memory. The
-// estimate: the workload's buffers twice (the device's sparse backing store
-// and the host's copies) plus a fixed 256 MiB for the simulator itself.
+// estimate: the device memory twice (the device's sparse backing store and
+// the host's copies) plus a fixed 256 MiB for the simulator itself.
 void check_resources(const WorkloadInfo& w, const Config& cfg) {
-  const std::uint64_t dev = w.device_bytes ? w.device_bytes(cfg) : 0;
+  const std::uint64_t dev = device_bytes_estimate(w, cfg);
   const std::uint64_t mem = std::get<std::uint64_t>(cfg.value("gpu.mem.size"));
   if (dev > mem)
     throw UserError(
@@ -118,6 +120,21 @@ void check_resources(const WorkloadInfo& w, const Config& cfg) {
 
 }  // namespace
 
+std::uint64_t device_bytes_estimate(const WorkloadInfo& w, const Config& cfg) {
+  // Flags, counters and the allocator's alignment, which the estimates of
+  // the buffers leave out.
+  constexpr std::uint64_t kSmall = 64 << 10;
+  std::uint64_t bytes = kSmall + (w.device_bytes ? w.device_bytes(cfg) : 0);
+  // The mechanisms the run will build (unknown names are GpuTop's to refuse).
+  const auto& registry = MechanismRegistry::global();
+  std::vector<std::string> names = w.mechanisms ? w.mechanisms(cfg) : std::vector<std::string>{};
+  for (auto& m : extra_mechanisms(cfg))
+    if (registry.find(m)) names.push_back(m);
+  for (const MechanismInfo* m : registry.closure(names, "gpu.mechanisms"))
+    if (m->device_bytes) bytes += m->device_bytes(cfg);
+  return bytes;
+}
+
 Config resolve_config(const RunSpec& spec) {
   const WorkloadInfo* w = WorkloadRegistry::global().find(spec.workload);
   if (!w) throw UserError(fmt::format("unknown workload '{}' (see `fgsim list`)", shown(spec.workload)));
@@ -139,6 +156,18 @@ Config resolve_config(const RunSpec& spec) {
   }
   for (const auto& s : spec.sets) cfg.apply_assignment(s);
   if (!spec.seed.empty()) cfg.set("sim.seed", spec.seed, "--seed");
+  // One rule (docs/reliability.md): another workload's parameter would be
+  // ignored (its prefix is that workload's name, '-' written '_' or not).
+  for (const auto& [name, other] : WorkloadRegistry::global().all()) {
+    if (name == w->name) continue;
+    std::string under = name;
+    std::replace(under.begin(), under.end(), '-', '_');
+    for (const auto& [key, info] : ParamRegistry::global().all())
+      if ((key.rfind(name + ".", 0) == 0 || key.rfind(under + ".", 0) == 0) && cfg.set_by_user(key))
+        throw UserError(
+            fmt::format("{} (set by {}) does not apply: a parameter of workload '{}', and this run is of '{}'", key,
+                        cfg.origin(key), name, w->name));
+  }
   if (!w->input_param.empty()) {
     auto in = std::get<std::string>(cfg.value(w->input_param));
     if (!in.empty()) check_readable(in, "input file (" + w->input_param + ")");
@@ -157,12 +186,51 @@ Config resolve_config(const RunSpec& spec) {
     }
   double ts = kTraceStart.get(cfg), te = kTraceEnd.get(cfg);
   if (te > 0 && te <= ts) throw UserError(fmt::format("trace.end: {} ns is not after trace.start ({} ns)", te, ts));
+  // One rule (docs/reliability.md): a setting that would be ignored is refused.
+  if (spec.trace_file.empty())
+    for (const std::string& k : {kTraceStart.name(), kTraceEnd.name()})
+      if (cfg.set_by_user(k))
+        throw UserError(fmt::format("{} (set by {}) does not apply: a trace window without a trace: give --trace FILE",
+                                    k, cfg.origin(k)));
   return cfg;
 }
 
 namespace {
 volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_signal(int sig) { g_signal = sig; }
+// The first SIGINT or SIGTERM stops the run at the next slice; a second one
+// ends the process at once (a run stuck inside a slice or in its setup).
+extern "C" void on_signal(int sig) {
+  if (g_signal) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_signal = sig;
+}
+
+// SIGINT and SIGTERM caught for the whole of simulate(): from before the
+// first output file is created (a signal during the setup used to kill the
+// process and leave its temporary files) until the outputs are committed.
+// The run loop looks at g_signal first: a signal during the setup ends the
+// run at 0 ns with the statistics (exit 130).
+class SignalGuard {
+ public:
+  SignalGuard() {
+    g_signal = 0;
+    old_int_ = std::signal(SIGINT, on_signal);
+    old_term_ = std::signal(SIGTERM, on_signal);
+  }
+  ~SignalGuard() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+ private:
+  void (*old_int_)(int) = SIG_DFL;
+  void (*old_term_)(int) = SIG_DFL;
+};
 
 // Runs SystemC in slices of simulated time so that a signal or the progress
 // line is noticed between slices (slicing does not change the event order).
@@ -217,6 +285,7 @@ bool run_sliced(double max_ns, double max_host_s, bool progress, std::chrono::st
 
 int simulate(const RunSpec& spec, const Config& cfg) {
   const WorkloadInfo& w = *WorkloadRegistry::global().find(spec.workload);
+  const SignalGuard signals;  // before the outputs: destroyed after them
   setup_systemc(kQuantum.get(cfg));
 
   // Outputs go to temporary files that replace the targets only when complete
@@ -258,12 +327,8 @@ int simulate(const RunSpec& spec, const Config& cfg) {
 
   const double max_ns = kMaxTime.get(cfg);
   const auto t0 = std::chrono::steady_clock::now();
-  g_signal = 0;
-  auto old_int = std::signal(SIGINT, on_signal), old_term = std::signal(SIGTERM, on_signal);
   bool host_limited = false;
   const bool finished = run_sliced(max_ns, kMaxHost.get(cfg), spec.progress, t0, host_limited);
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::exception_ptr failure = first_failure();
@@ -317,6 +382,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
     }
   };
   commit([] { Trace::get().close(); });  // a trace of a failed run is kept: it shows the way to the failure
+  commit([&] { top.close_outputs(); });  // the --vcd waveform, written as the RTL ran
 
   RunReport report{spec, cfg, host, top, status, message, wall};
   if (stats_out) {
@@ -325,33 +391,39 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   } else if (stats_to_stdout) {
     std::cout << stats_json(report).dump(2) << "\n" << std::flush;
   }
+  bool output_dropped = false;
   if (out_file) {
     if (status == "ok") {
       commit([&] { out_file->commit(); });
     } else {
       out_file->discard();
-      std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n", spec.output_file.c_str(),
-                   status.c_str());
+      output_dropped = true;
     }
   }
+  // What happened, on standard error: the cause first (a script reads the
+  // first line), then the outputs' write errors, then what was not written.
+  int code = 0;
+  std::string cause;
+  if (failure) {
+    std::tie(code, cause) = describe_error(failure);
+  } else if (status == "host time limit") {
+    code = kExitUserError, cause = "fgsim: error: " + message;
+  } else if (status == "interrupted") {
+    code = kExitInterrupted, cause = "fgsim: interrupted: " + message;
+  }
+  if (!write_errors.empty() && !failure) code = kExitUserError;
+  if (!cause.empty()) std::fprintf(stderr, "%s\n", cause.c_str());
+  for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
+  if (output_dropped)
+    std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n",
+                 shown(spec.output_file, 200).c_str(), status.c_str());
   // With the stats on standard output the summary goes to standard error.
   if (!spec.quiet) print_summary(stats_to_stdout ? std::cerr : std::cout, report);
-  for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
   // Watchdog, deadlock, host-time limit, signal: the kernel is paused with
   // threads suspended; unwind them (a failure inside a process was reaped
   // when it happened). After the report: unwinding may free what it reads.
   reaper.reap();
-  if (failure) std::rethrow_exception(failure);
-  if (!write_errors.empty()) return kExitUserError;
-  if (status == "host time limit") {
-    std::fprintf(stderr, "fgsim: error: %s\n", message.c_str());
-    return kExitUserError;
-  }
-  if (status == "interrupted") {
-    std::fprintf(stderr, "fgsim: interrupted: %s\n", message.c_str());
-    return kExitInterrupted;
-  }
-  return 0;
+  return code;
 }
 
 }  // namespace fg

@@ -3,12 +3,15 @@
 // the host thread, write stats / trace / output and the end-of-run summary.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "sim/config.h"
 
 namespace fg {
+
+struct WorkloadInfo;
 
 struct RunSpec {
   std::string workload;
@@ -30,11 +33,21 @@ inline constexpr int kExitInterrupted = 130;
 // Throws UserError naming the place of the first bad item.
 Config resolve_config(const RunSpec& spec);
 
-// Runs the simulation. Throws UserError / SimFault; stats are written (with
-// the failure recorded in "run.status") before a SimFault propagates.
-// SIGINT / SIGTERM end the run at the next slice of simulated time: the stats
-// collected so far are written with "complete": false and the result is
-// kExitInterrupted; otherwise 0.
+// The device memory a run of `w` needs for `cfg`, estimated before anything
+// is built: the workload's buffers (WorkloadInfo::device_bytes), those of the
+// mechanisms it builds (MechanismInfo::device_bytes) and 64 KiB of small
+// allocations. More than gpu.mem.size is exit 2; the stats report it beside
+// the run's high-water mark (sim.device_bytes: estimate, peak).
+std::uint64_t device_bytes_estimate(const WorkloadInfo& w, const Config& cfg);
+
+// Runs the simulation and returns fgsim's exit code. A run that started
+// reports how it ended itself, on standard error, the cause first: a failure
+// inside it (UserError: 2, SimFault: 3, as describe_error), the host-time
+// limit (2), SIGINT / SIGTERM at the next slice of simulated time
+// (kExitInterrupted), then the outputs' write errors (2) and an --output not
+// written; the stats are written in every case ("run.status", "complete":
+// false when stopped early). Throws UserError when the run cannot be set up
+// (nothing is written then).
 int simulate(const RunSpec& spec, const Config& cfg);
 
 }  // namespace fg

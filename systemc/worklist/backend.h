@@ -56,6 +56,11 @@ class Backend {
   virtual std::uint64_t core_evals() const { return 0; }
   // Where the work is, for diagnostics (empty when nothing is visible).
   virtual std::string where(bool double_buf) const = 0;
+  // The first write error of the backend's output (the rtl backend's --vcd
+  // waveform), once, as one line naming the option and the file; empty when
+  // there is none. close_output() completes the file first.
+  virtual std::string output_error() { return {}; }
+  virtual std::string close_output() { return {}; }
 };
 
 // The waveform of the rtl backend (fgsim --vcd): file, inclusive window of

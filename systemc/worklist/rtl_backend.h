@@ -268,6 +268,19 @@ class RtlBackend final : public Backend {
     return s.empty() ? s : "pull sides (RTL count_o) " + s;
   }
   std::uint64_t core_evals() const override { return core_evals_; }
+  std::string output_error() override { return wave_.take_error(); }
+  std::string close_output() override {
+    wave_.close();
+    std::string e = wave_.take_error();
+    // A window that begins after the last cycle the unit ran leaves a
+    // waveform without a cycle: worklist.vcd_from had no effect.
+    if (e.empty() && !wave_.failed() && wave_.empty())
+      e = wave_.from() > 0 ? "worklist.vcd_from: cycle " + std::to_string(wave_.from()) +
+                                 " is after the last cycle the worklist ran (" + std::to_string(t_ / 2) +
+                                 "): the waveform " + wave_.place() + " holds no cycle"
+                           : wave_.place() + ": the worklist ran no cycle: the waveform holds none";
+    return e;
+  }
 
  private:
   template <class F>

@@ -34,7 +34,7 @@ const Param<std::uint64_t> kVcdTo{
 const Param<std::uint64_t> kLanes{"worklist.lanes",
                                   0,
                                   "",
-                                  "banks per core, a power of two (0: gpu.cu.simd_width; paper: 16, Sec. IV-A)",
+                                  "banks per core, a power of two from 2 (0: gpu.cu.simd_width; paper: 16, Sec. IV-A)",
                                   {{0}, {64}}};
 const Param<std::uint64_t> kDepth{
     "worklist.depth", 32, "entries", "entries per bank, a power of two (paper: 32, Sec. IV-E)", {{2}, {1u << 16}}};
@@ -185,7 +185,6 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
         std::make_unique<Series>(g, "done_threads", "threads whose last pull returned DONE", "threads", every);
   }
   const auto depth = kDepth.get(cfg);
-  if (!std::has_single_bit(lanes_)) throw UserError(fmt::format("worklist.lanes: {} is not a power of two", lanes_));
   if (!std::has_single_bit(depth)) throw UserError(fmt::format("worklist.depth: {} is not a power of two", depth));
   hwwl::Params p;
   p.cores = cores;
@@ -201,6 +200,17 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
              : s == "gsorting"  ? hwwl::Scheme::Gsorting
                                 : hwwl::Scheme::Lsorting;
   const bool ideal = s == "ideal_fifo" || s == "ideal_sorted", magic = s == "magic";
+  // Banks per core: a power of two from 2. The redistribution unit sorts a
+  // core's banks (rtl/hwwl/hwwl_sort_net.sv: N >= 2, and the golden model
+  // mirrors it); 0 takes gpu.cu.simd_width, which may be 1. The limit studies
+  // with one infinite worklist have no banks to sort.
+  if (!std::has_single_bit(lanes_) || (lanes_ < 2 && !ideal))
+    throw UserError(
+        kLanes.get(cfg) != 0
+            ? fmt::format("worklist.lanes = {}: the worklist needs a power of two from 2 banks per core", lanes_)
+            : fmt::format("worklist.lanes: 0 takes gpu.cu.simd_width = {}: the worklist needs a power of "
+                          "two from 2 banks per core (set worklist.lanes)",
+                          lanes_));
   // What the limit-study worklists do not have must not be set.
   auto refuse = [&](const Param<std::uint64_t>& k, const char* why) {
     if (!cfg.is_default(k.name()))
@@ -249,6 +259,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     w.to = vcd_to ? vcd_to : ~0ull;
     w.cycle_ps = clock.period() / (sc_core::sc_time(1, sc_core::SC_PS).value());
     backend_ = it->make(p, w);
+    wave_ = !wave_file.empty();
   } else {
     if (!wave_file.empty()) throw UserError("--vcd: the waveform is the RTL backend's: set worklist.backend=rtl");
     if (ideal)
@@ -289,6 +300,10 @@ void Worklist::end_of_run() {
   if (inside_ != 0 || hvu_.held() != 0)
     throw SimFault(fmt::format("worklist: the run ended with work left: {}{}", where(),
                                hvu_.held() ? fmt::format(" ({} in the overflow buffer)", hvu_.held()) : ""));
+}
+
+void Worklist::close_outputs() {
+  if (std::string e = backend_->close_output(); !e.empty()) throw UserError(e);
 }
 
 void Worklist::configure(bool double_buf) {
@@ -599,6 +614,15 @@ std::uint64_t Worklist::next_event() const {
 void Worklist::run() {
   run_guarded([&] {
     for (;;) {
+      // A waveform write error (a full disk) ends the run as bad input naming
+      // --vcd (exit 2): recorded, not thrown on this thread's stack.
+      if (wave_) {
+        if (std::string e = backend_->output_error(); !e.empty()) {
+          record_failure(std::make_exception_ptr(UserError(e)));
+          stop_early();
+          return;
+        }
+      }
       // Sleep when nothing can change: empty, or only blocked waiters while
       // the banks' pull-side counts have not moved for a settle window (no
       // redistribution is bringing work; a new request wakes the unit and

@@ -70,6 +70,8 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   // Work IDs left in the unit or its overflow buffer when the run ended: work
   // the kernels never did (a fault).
   void end_of_run() override;
+  // The --vcd waveform completed; its write error a UserError naming --vcd.
+  void close_outputs() override;
   // The shared task metrics (tasks.worklist.*), summed over the GPU's CUs.
   void report_tasks(Gpu& g);
 
@@ -115,6 +117,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   std::uint64_t latency_;
   Clock clock_;
   std::unique_ptr<Backend> backend_;
+  bool wave_ = false;  // the backend writes a waveform (--vcd)
   bool double_buf_ = false, swap_ = false;
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
   std::uint64_t peak_inside_ = 0;

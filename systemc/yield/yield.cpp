@@ -58,6 +58,9 @@ Engine::Params Engine::Params::from(const Config& cfg) {
   Params p;
   p.enabled = kEnabled.get(cfg);
   p.ring = static_cast<std::uint32_t>(kRing.get(cfg));
+  if (!p.enabled && cfg.set_by_user(kRing.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: yield.enabled is false (no restart channel)",
+                                kRing.name(), cfg.origin(kRing.name())));
   return p;
 }
 
@@ -117,7 +120,14 @@ const RegisterMechanism kMechanism{
        return std::make_unique<Engine>(Engine::Params::from(g.config()), g.memory(), std::move(cus));
      },
      {"yield."},
-     {}}};
+     {},
+     // The restart channel and its two pointers (allocated when a graph first
+     // starts). The spill blocks are the workloads' (cilk::spill_bytes).
+     [](const Config& cfg) -> std::uint64_t {
+       if (!kEnabled.get(cfg)) return 0;
+       const std::uint64_t line = std::get<std::uint64_t>(cfg.value("gpu.line"));
+       return (kRing.get(cfg) * Engine::kEntryBytes + line - 1) / line * line + 2 * line;
+     }}};
 }  // namespace
 
 void Engine::yielded(IssueContext& c, std::uint32_t resource, std::uint32_t need, std::string what) {

@@ -6,12 +6,13 @@ the message. A case file is a header of `# key: value` lines, then the content o
     # args: run vecadd --config {file}       fgsim's arguments (shell words); placeholders below
     # exit: 2                                expected exit code
     # message: <regex>                       must match a line of standard error (repeatable)
+    # first: <regex>                         must match the first line of standard error (the cause)
     # lines: N                               standard error has exactly N lines (default: 1 when exit != 0)
     # existing: {out}                        this file exists before the run and must be unchanged after it
 
 Placeholders: {file} (the case's content), {out}, {out2} (output paths in a scratch directory), {dir} (that
-directory). Every case also checks: no crash (exit 0, 2 or 3 only), done within 60 s, nothing left in the
-scratch directory but what the run was meant to write.
+directory). Every case also checks: no crash (exit 0, 2 or 3 only), done within 60 s, standard error is UTF-8
+text, nothing left in the scratch directory but what the run was meant to write.
 
     bad_input_test.py [--asan-fiber-warning] [--skip CASE]... FGSIM [CASE_DIR]
 
@@ -37,7 +38,7 @@ def run_case(fgsim, path, scratch):
     header = []
     lines = raw.split(b"\n")
     i = 0
-    while i < len(lines) and re.match(rb"# (args|exit|message|lines|existing): ", lines[i]):
+    while i < len(lines) and re.match(rb"# (args|exit|message|first|lines|existing): ", lines[i]):
         header.append(lines[i][2:].decode("utf-8"))
         i += 1
     body = b"\n".join(lines[i:])
@@ -66,9 +67,16 @@ def run_case(fgsim, path, scratch):
         before[p] = "earlier content\n"
     args = [fill(a) for a in shlex.split(meta["args"])]
     try:
-        r = subprocess.run([fgsim] + args, capture_output=True, text=True, timeout=60, cwd=scratch)
+        r = subprocess.run([fgsim] + args, capture_output=True, timeout=60, cwd=scratch)
     except subprocess.TimeoutExpired:
         return "did not finish within 60 s"
+    # Messages are text: bytes of a binary input are escaped, never printed raw.
+    try:
+        r.stderr = r.stderr.decode("utf-8")
+        not_utf8 = False
+    except UnicodeDecodeError:
+        r.stderr = r.stderr.decode("utf-8", errors="backslashreplace")
+        not_utf8 = True
     want = int(meta["exit"])
     err_lines = [l for l in r.stderr.split("\n") if l]
     if ASAN_FIBER_WARNING:
@@ -83,6 +91,8 @@ def run_case(fgsim, path, scratch):
     else:
         problems_pre = []
     problems = problems_pre
+    if not_utf8:
+        problems.append("standard error is not UTF-8 text")
     if r.returncode != want:
         problems.append(f"exit {r.returncode}, expected {want}")
     if r.returncode not in (0, 2, 3):
@@ -90,13 +100,16 @@ def run_case(fgsim, path, scratch):
     n = int(meta.get("lines", "1" if want else "0"))
     if len(err_lines) != n:
         problems.append(f"{len(err_lines)} lines on standard error, expected {n}")
-    for m in meta["message"]:
-        rx_text = m
+    def regex(m):
         for k, v in sub.items():
-            rx_text = rx_text.replace(k, re.escape(v))
-        rx = re.compile(rx_text)
-        if not any(rx.search(l) for l in err_lines):
+            m = m.replace(k, re.escape(v))
+        return re.compile(m)
+
+    for m in meta["message"]:
+        if not any(regex(m).search(l) for l in err_lines):
             problems.append(f"no line matches /{m}/")
+    if "first" in meta and not (err_lines and regex(meta["first"]).search(err_lines[0])):
+        problems.append(f"the first line does not match /{meta['first']}/")
     for p, content in before.items():
         if not os.path.exists(p) or open(p).read() != content:
             problems.append(f"{os.path.basename(p)} was changed or removed")

@@ -75,6 +75,12 @@ CASES = [
      4, "preset", r"unknown preset 'orr2041'", False),
     ("YAML syntax error", STUDY + "    metrics: {t: sim.time_ns\n    plot: {x: gpu.cus, y: t}\n",
      6, "yaml", r"expected ',' or '}'", True),
+    ("aliases expanding past the bound", "title: t\nintro: [&a [x, x, x, x, x, x, x, x, x, x], " +
+     ", ".join(f"&b{i} [{', '.join([f'*{p}'] * 10)}]" for i, p in enumerate(["a"] + [f"b{k}" for k in range(1, 7)], 1))
+     + "]\n" + STUDY.replace("title: t\n", "") + "    metrics: {t: sim.time_ns}\n",
+     2, "yaml", r"its aliases expand to more than 100,000 nodes", True),
+    ("an alias inside its own anchor", "title: t\nstudies: &s\n  - name: a\n    x: *s\n",
+     2, "yaml", r"an alias refers to the node that holds it", True),
     ("key given twice", STUDY + "    metrics: {t: sim.time_ns}\n    metrics: {u: sim.time_ps}\n",
      6, "metrics", r"given twice \(first at line 5\)", True),
     ("plot of a column that is not there", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: gpu.cus, y: t}\n",

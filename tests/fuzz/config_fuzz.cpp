@@ -40,11 +40,15 @@ void check_message(const std::string& m) {
     std::fprintf(stderr, "message longer than 4096 bytes (%zu)\n", m.size());
     std::abort();
   }
-  for (unsigned char c : m)
-    if (c < 0x20 || c == 0x7f) {
-      std::fprintf(stderr, "control character 0x%02x in message: %s\n", c, shown(m, 300).c_str());
+  for (std::size_t i = 0; i < m.size();) {
+    const std::size_t n = printable_utf8(m, i);
+    if (n == 0) {
+      std::fprintf(stderr, "control byte or byte that is not UTF-8 (0x%02x) in message: %s\n",
+                   static_cast<unsigned char>(m[i]), shown(m, 300).c_str());
       std::abort();
     }
+    i += n;
+  }
 }
 
 }  // namespace

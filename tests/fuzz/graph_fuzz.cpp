@@ -2,7 +2,8 @@
 // libFuzzer harness of the graph readers (workloads/inputs/graph.cpp): DIMACS
 // .gr, Galois binary .gr, Matrix Market, SNAP, and format detection.
 // Properties: no crash, hang or leak (libFuzzer, ASan, UBSan); every
-// rejection is a UserError with one bounded line of printable text; every
+// rejection is a UserError with one bounded line of printable UTF-8 text
+// (binary input escaped, never echoed); every
 // accepted graph is a well-formed CSR (offsets rising to the arc count,
 // destinations in range, one weight per arc, ids that map back to their
 // node), and the host BFS and Dijkstra run on it.
@@ -33,11 +34,15 @@ using namespace fg;
 
 void check_message(const std::string& m) {
   if (m.size() > 4096) fail("message longer than 4096 bytes", m.size());
-  for (unsigned char c : m)
-    if (c < 0x20 || c == 0x7f) {
-      std::fprintf(stderr, "control character 0x%02x in message: %s\n", c, shown(m, 300).c_str());
+  for (std::size_t i = 0; i < m.size();) {
+    const std::size_t n = printable_utf8(m, i);
+    if (n == 0) {
+      std::fprintf(stderr, "control byte or byte that is not UTF-8 (0x%02x) in message: %s\n",
+                   static_cast<unsigned char>(m[i]), shown(m, 300).c_str());
       std::abort();
     }
+    i += n;
+  }
 }
 
 void check_graph(const graph::Graph& g) {

@@ -144,6 +144,25 @@ TEST(Mtx, MalformedFilesNameTheLine) {
             "in.txt:3: weight 'nan' is not a number");
 }
 
+// A .mtx file without its banner is refused, not read as a SNAP edge list
+// (which it parses as: "3 3 2" and "1 2" lines); <w>.format=snap still can.
+TEST(Mtx, AMtxFileWithoutTheBannerIsRefused) {
+  const std::string body = "3 3 2\n1 2\n2 3\n";
+  EXPECT_EQ(error_of([&] { read_text(body, "g.mtx", Format::Auto, {}); }),
+            "g.mtx:1: expected the header '%%MatrixMarket matrix coordinate FIELD SYMMETRY'");
+  EXPECT_EQ(error_of([&] { read_text(body, "G.MTX", Format::Auto, {}); }),
+            "G.MTX:1: expected the header '%%MatrixMarket matrix coordinate FIELD SYMMETRY'");
+  EXPECT_EQ(error_of([&] { read_text("1 2\n2 3\n", "g.mtx", Format::Snap, {}); }), "");
+}
+
+// 2^32 - 1 fits in 32 bits but marks unreached nodes: refused for what it is.
+TEST(References, ADistanceOfTheUnreachedMarkIsRefusedAsSuch) {
+  const Graph g = read_text("p sp 2 1\na 1 2 4294967295\n", "d.gr", Format::Auto, {});
+  EXPECT_EQ(error_of([&] { dijkstra(g, 0); }),
+            "d.gr (dimacs): the distance of node 2 is 4294967295, the value that marks unreached nodes (2^32 - 1); "
+            "use smaller weights");
+}
+
 TEST(Snap, SparseIdsAreNumberedInIncreasingOrder) {
   const Graph g =
       read_text("# Directed graph\n# FromNodeId\tToNodeId\n30\t10\n10\t7000000000\n", "e.txt", Format::Auto, {});

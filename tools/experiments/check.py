@@ -54,13 +54,17 @@ SWEPT_NON_PARAMS = ("workload", "preset")
 # result.<workload result>; any other root is a section of fgsim's stats JSON
 # (systemc/top/report.cpp) walked key by key. sim has these keys only.
 METRIC_ROOTS = ("config", "host", "kernels", "result", "sim", "stats", "totals", "workload")
-SIM_KEYS = ("time_ns", "time_ps")
+SIM_KEYS = ("time_ns", "time_ps", "device_bytes.estimate", "device_bytes.peak")
 # Columns the rows carry besides the study's own (experiment.rows).
 RESERVED_COLUMNS = ("study", "case", "seed", "sample", "summary")
 # A placeholder in a setting's name ({workload}; experiment.settings replaces it).
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 # A file expanding to more runs than this is refused (the workflow enumerates them all).
 MAX_POINTS = 100_000
+# YAML aliases may repeat a part of the file, within this many nodes once expanded (as fgsim's
+# config files: docs/reliability.md). Ten anchors of ten aliases each would otherwise be 10^10
+# nodes: the check used to spend 19 s and 580 MB on seven to show one value in a message.
+MAX_NODES = 100_000
 
 EXIT_BAD_INPUT = 2
 
@@ -305,6 +309,32 @@ def _yaml_message(e):
     return what or str(e).split("\n")[0]
 
 
+def _expansion(node, path):
+    """A Problem when the document's aliases expand it past MAX_NODES nodes (naming the line of
+    the smallest part that does), or when an alias refers to the node that holds it."""
+    size, state = {}, {}
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        children = ([c for kv in n.value for c in kv] if isinstance(n, yaml.MappingNode)
+                    else n.value if isinstance(n, yaml.SequenceNode) else [])
+        if done:
+            size[id(n)] = 1 + sum(size[id(c)] for c in children)
+            state[id(n)] = "done"
+            if size[id(n)] > MAX_NODES:
+                raise Problem(path, n.start_mark.line + 1, "yaml",
+                              f"its aliases expand to more than {MAX_NODES:,} nodes")
+            continue
+        if state.get(id(n)) == "done":
+            continue
+        if state.get(id(n)) == "open":
+            raise Problem(path, n.start_mark.line + 1, "yaml", "an alias refers to the node that holds it")
+        state[id(n)] = "open"
+        stack.append((n, True))
+        stack += [(c, False) for c in children if state.get(id(c)) != "done"]
+    return size[id(node)]
+
+
 def _duplicates(node, path, seen):
     """A key given twice in one mapping is an error (YAML loaders keep the last silently)."""
     stack = [node]
@@ -339,6 +369,7 @@ def load_marked(path):
         loader = yaml.SafeLoader(raw)
         node = loader.get_single_node()
         if node is not None:
+            _expansion(node, path)
             _duplicates(node, path, set())
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:

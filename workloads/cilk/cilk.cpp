@@ -21,6 +21,10 @@ Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size,
   return s;
 }
 
+std::uint64_t stack_bytes(const Config& cfg, std::uint32_t ce_size, std::uint64_t capacity, std::uint32_t levels) {
+  return levels * flow::channel_bytes(cfg, ce_size, capacity);
+}
+
 Tick run(flow::Graph& g) {
   const Tick t0 = sc_core::sc_time_stamp().value();
   g.execute();

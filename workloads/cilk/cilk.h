@@ -53,6 +53,9 @@ using LevelBody = std::function<std::function<Task<void>(Lane&, std::uint32_t)>(
 Stack make_stack(flow::Graph& g, const std::string& name, std::uint32_t ce_size, std::uint32_t capacity,
                  std::uint32_t levels, const LevelBody& body, std::uint32_t registers, ContextSize context);
 
+// Device memory of make_stack's `levels` channels (flow::channel_bytes each).
+std::uint64_t stack_bytes(const Config& cfg, std::uint32_t ce_size, std::uint64_t capacity, std::uint32_t levels);
+
 // Run a graph whose initial CEs are in: execute, wait for the end; the
 // simulated time it took.
 Tick run(flow::Graph& g);

@@ -116,10 +116,18 @@ void fib(Host& h) {
   h.output() << got << "\n";
 }
 
+// The two channel stacks as fib() makes them, and the spill blocks of their kernels.
+std::uint64_t channel_bytes(const Config& c) {
+  const auto n = static_cast<std::uint32_t>(kN.get(c));
+  const std::uint64_t cap = kCapacity.get(c);
+  return cilk::stack_bytes(c, kCeBytes, cap, n > 2 ? n - 1 : 1) +
+         cilk::stack_bytes(c, kCeBytes, cap, n > 2 ? n - 2 : 1) + flow::spill_bytes(c, ContextSize{856, 16, 8, 2});
+}
+
 const RegisterWorkload kReg{
     {"fib", "Cilk Fibonacci on channel stacks with levelized scheduling and yield (Orr et al. Sec. 5)", "", fib,
      [](const Config& c) {
-       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 16, 2, fj::fib_local_slots(c)) : 0;
+       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 16, 2, fj::fib_local_slots(c)) : channel_bytes(c);
      },
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);

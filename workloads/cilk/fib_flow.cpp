@@ -65,7 +65,12 @@ void fib_flow(Host& h) {
 }
 
 const RegisterWorkload kReg{{"fib-flow", "naive Fibonacci as a channel-flow graph (Orr et al. Figs. 6, 7)", "",
-                             fib_flow, nullptr, flow::mechanisms}};
+                             fib_flow,
+                             [](const Config& c) {
+                               return flow::channel_bytes(c, sizeof(FibObj), kCapacity.get(c)) +
+                                      flow::spill_bytes(c, ContextSize{856, 16, 8, 2});
+                             },
+                             flow::mechanisms}};
 
 }  // namespace
 }  // namespace fg

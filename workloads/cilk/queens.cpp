@@ -282,12 +282,21 @@ void queens_flat(Host& h) {
   h.output() << got << "\n";
 }
 
+// The two channel stacks as queens() makes them, and the spill blocks of their kernels.
+std::uint64_t channel_bytes(const Config& c) {
+  const auto n = static_cast<std::uint32_t>(kN.get(c)), base = static_cast<std::uint32_t>(kBaseRows.get(c));
+  const std::uint64_t cap = kCapacity.get(c);
+  return cilk::stack_bytes(c, kTaskBytes, cap, n > base ? n - base + 1 : 1) +
+         cilk::stack_bytes(c, kContBytes, cap, n > base ? n - base : 1) +
+         flow::spill_bytes(c, ContextSize{856, 16, 8, 3});
+}
+
 const RegisterWorkload kReg{
     {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 20, static_cast<std::uint32_t>(kN.get(c)),
                                                                   static_cast<std::uint32_t>(kN.get(c)))
-                                              : 0;
+                                              : channel_bytes(c);
      },
      [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);

@@ -23,9 +23,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
-#include <fstream>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <random>
@@ -35,6 +34,7 @@
 #include "cilk/cilk.h"
 #include "forkjoin/apps.h"
 #include "gpu/host.h"
+#include "inputs/keys.h"
 #include "runtime/channel.h"
 #include "runtime/forkjoin.h"
 #include "sim/config.h"
@@ -244,32 +244,6 @@ Task<> merge_task(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, st
 
 // Keys from `path`: one integer per line (blank lines skipped); anything else
 // is a UserError naming file:line.
-std::vector<std::int32_t> read_keys(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw UserError(fmt::format("{}: cannot open (sort.input)", path));
-  std::vector<std::int32_t> keys;
-  std::string line;
-  for (std::uint64_t no = 1; std::getline(f, line); ++no) {
-    const auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    const auto e = line.find_last_not_of(" \t\r") + 1;
-    std::int64_t v = 0;
-    const char* first = line.data() + b + (line[b] == '+' ? 1 : 0);
-    const auto [p, ec] = std::from_chars(first, line.data() + e, v);
-    if (ec == std::errc::result_out_of_range ||
-        (ec == std::errc{} && p == line.data() + e &&
-         (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())))
-      throw UserError(
-          fmt::format("{}:{}: key '{}' is outside the 32-bit signed range", path, no, line.substr(b, e - b)));
-    if (ec != std::errc{} || p != line.data() + e)
-      throw UserError(fmt::format("{}:{}: expected one integer, got '{}'", path, no, line.substr(b, e - b)));
-    keys.push_back(static_cast<std::int32_t>(v));
-    if (keys.size() > kMaxKeys) throw UserError(fmt::format("{}:{}: more than {} keys", path, no, kMaxKeys));
-  }
-  if (keys.empty()) throw UserError(fmt::format("{}: no keys (sort.input)", path));
-  return keys;
-}
-
 void sort(Host& h) {
   const Config& cfg = h.config();
   std::vector<std::int32_t> keys;
@@ -277,7 +251,7 @@ void sort(Host& h) {
     if (!cfg.is_default(kN.name()))
       throw UserError(
           fmt::format("{} (set by {}) does not apply: the keys come from {}", kN.name(), cfg.origin(kN.name()), path));
-    keys = read_keys(path);
+    keys = keys::read_file(path, kMaxKeys);
   } else {
     keys.resize(kN.get(cfg));
     std::uniform_int_distribution<std::int32_t> dist(std::numeric_limits<std::int32_t>::min(),
@@ -353,13 +327,32 @@ void sort(Host& h) {
   for (const std::int32_t k : got) h.output() << k << "\n";
 }
 
+// Keys a run sorts: sort.n, or at most one per two bytes of sort.input (a
+// digit and a newline each).
+std::uint64_t keys_bound(const Config& c) {
+  const std::string path = kInput.get(c);
+  if (path.empty()) return kN.get(c);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : std::min<std::uint64_t>(size / 2 + 1, kMaxKeys);  // a missing file is reported when it is read
+}
+
+// The keys and their output, and the four channel stacks as sort() makes
+// them with the spill blocks of their kernels (or the fork-join runtime's).
+std::uint64_t device_bytes(const Config& c) {
+  const std::uint64_t n = keys_bound(c);
+  if (kMechanism.get(c) == "forkjoin") return 8 * n + fj::runtime_bytes(c, 48, 7, 32);
+  const std::uint64_t base = kBase.get(c), cap = kCapacity.get(c);
+  std::uint32_t depth = 0;
+  for (std::uint64_t len = n; len > base; len -= 3 * (len / 4)) ++depth;  // as sort()
+  const std::uint32_t conts = std::max<std::uint32_t>(depth, 1);
+  return 8 * n + 2 * cilk::stack_bytes(c, kTaskBytes, cap, conts) + cilk::stack_bytes(c, kTaskBytes, cap, depth + 1) +
+         cilk::stack_bytes(c, kMergeBytes, cap, depth + 1) + flow::spill_bytes(c, ContextSize{856, 16, 8, 2});
+}
+
 const RegisterWorkload kReg{
     {"sort", "Cilk sort (4-way split, 64-key base cases, merges) on channel stacks (Orr et al. Sec. 7.1)",
-     kInput.name(), sort,
-     [](const Config& c) {
-       return 8 * kN.get(c) + (kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 48, 7, 32) : (64u << 20));
-     },
-     [](const Config& c) {
+     kInput.name(), sort, device_bytes, [](const Config& c) {
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
      }}};
 

@@ -56,10 +56,10 @@ void fj_sum(Host& h) {
   h.output() << r.root_result << "\n";
 }
 
-const RegisterWorkload reg{
-    {"fj-sum", "sum by divide and conquer on the fork-join runtime (the example of docs/workloads.md)", "", fj_sum,
-     [](const Config& c) { return 4 * kN.get(c) + fj::runtime_bytes(c, 16, 2); },
-     [](const Config&) { return std::vector<std::string>{fj::kName}; }}};
+const RegisterWorkload reg{{"fj-sum",
+                            "sum by divide and conquer on the fork-join runtime (the example of docs/workloads.md)", "",
+                            fj_sum, [](const Config& c) { return 4 * kN.get(c) + fj::runtime_bytes(c, 16, 2); },
+                            [](const Config&) { return std::vector<std::string>{fj::kName}; }}};
 
 }  // namespace
 }  // namespace fg

@@ -664,7 +664,16 @@ void run(const Workload& wl, Host& h) {
 
 std::uint64_t device_bytes(const Workload& wl, const Config& c) {
   // Graph, distances, the flag, two lists and the stamps (swwl).
-  return wl.graph.estimate_bytes(c) + 16 * (wl.graph.estimate_nodes(c) + 1);
+  const std::uint64_t nodes = wl.graph.estimate_nodes(c);
+  std::uint64_t bytes = wl.graph.estimate_bytes(c) + 16 * (nodes + 1);
+  // hwwl: the overflow buffer, <w>.hwwl.overflow entries of 4 bytes per core
+  // (-1: two per node), as run() allocates it.
+  if (wl.variant.get(c) == "hwwl") {
+    const std::int64_t ov = wl.overflow.get(c);
+    const std::uint64_t entries = ov < 0 ? 2 * nodes : static_cast<std::uint64_t>(ov);
+    bytes += 4 * entries * std::get<std::uint64_t>(c.value("gpu.cus"));
+  }
+  return bytes;
 }
 
 // The hardware worklist only for hwwl; topo and swwl are plain GPU code.

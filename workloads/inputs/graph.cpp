@@ -420,7 +420,14 @@ Format detect(const std::string& data) {
 Graph read_text(const std::string& data, const std::string& name, Format format, const Options& opt) {
   if (!(opt.weight_scale > 0) || !std::isfinite(opt.weight_scale))
     throw UserError(fmt::format("{}: weight scale {} is not a positive number", shown(name, 200), opt.weight_scale));
-  if (format == Format::Auto) format = detect(data);
+  if (format == Format::Auto) {
+    // A .mtx file is Matrix Market: without its banner it is refused, not
+    // read as an edge list (<w>.format=snap reads it so on purpose).
+    const bool mtx = name.size() >= 4 && std::equal(name.end() - 4, name.end(), ".mtx", [](char a, char b) {
+                       return std::tolower(static_cast<unsigned char>(a)) == b;
+                     });
+    format = mtx ? Format::Mtx : detect(data);
+  }
   switch (format) {
     case Format::Dimacs:
       return read_dimacs(data, name, opt);
@@ -576,9 +583,14 @@ std::vector<std::uint32_t> dijkstra(const Graph& g, std::uint32_t source) {
   }
   std::vector<std::uint32_t> out(g.nodes);
   for (std::uint32_t i = 0; i < g.nodes; ++i) {
-    if (d[i] != ~0ull && d[i] >= kUnreached)
+    if (d[i] != ~0ull && d[i] > kUnreached)
       throw UserError(fmt::format("{}: the distance of node {} ({}) does not fit in 32 bits; use smaller weights",
                                   g.origin, g.id_of(i), d[i]));
+    if (d[i] == kUnreached)
+      throw UserError(
+          fmt::format("{}: the distance of node {} is {}, the value that marks unreached nodes (2^32 "
+                      "- 1); use smaller weights",
+                      g.origin, g.id_of(i), d[i]));
     out[i] = d[i] == ~0ull ? kUnreached : static_cast<std::uint32_t>(d[i]);
   }
   return out;

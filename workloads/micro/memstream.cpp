@@ -23,6 +23,7 @@
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
 #include "sim/config.h"
+#include "sim/error.h"
 #include "sim/workload.h"
 
 namespace fg {
@@ -32,7 +33,7 @@ const Param<std::string> kPattern{
     "memstream.pattern", "read", {"read", "reuse", "random", "copy", "cas"}, "access pattern"};
 const Param<std::uint64_t> kBytes{"memstream.bytes", 64 * 1024, "B", "region size per CU", {{64}, {1ull << 30}}};
 const Param<std::uint64_t> kPasses{
-    "memstream.passes", 1, "", "passes over the region (read, reuse, random)", {{1}, {1000000}}};
+    "memstream.passes", 1, "", "passes over the region (read, reuse, random, copy)", {{1}, {1000000}}};
 const Param<std::uint64_t> kOutstanding{
     "memstream.outstanding", 8, "", "line requests in flight per CU", {{1}, {1024}}};
 const Param<std::uint64_t> kActive{"memstream.cus", 0, "", "active CUs (0 = all)", {{0}, {63}}};
@@ -52,6 +53,15 @@ void run(Host& h) {
   const unsigned outstanding = static_cast<unsigned>(kOutstanding.get(cfg));
   const std::uint64_t passes = kPasses.get(cfg);
 
+  // One rule (docs/reliability.md): a setting this pattern does not read is refused.
+  if (pattern != "cas" && cfg.set_by_user(kIterations.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: memstream.pattern is {}, not cas", kIterations.name(),
+                                cfg.origin(kIterations.name()), pattern));
+  if (pattern == "cas")
+    for (const std::string& k : {kBytes.name(), kOutstanding.name(), kPasses.name()})
+      if (cfg.set_by_user(k))
+        throw UserError(fmt::format("{} (set by {}) does not apply: memstream.pattern cas increments one counter", k,
+                                    cfg.origin(k)));
   if (pattern == "cas") {
     const std::uint64_t iters = kIterations.get(cfg);
     const std::uint64_t counter = h.alloc(line);
@@ -103,21 +113,35 @@ void run(Host& h) {
       std::mt19937_64 rng(seed + static_cast<std::uint64_t>(c));
       tlm_utils::tlm_quantumkeeper qk;
       qk.reset();
-      std::vector<unsigned char> buf(line);
+      std::vector<unsigned char> buf(std::size_t{line} * outstanding);
+      std::vector<std::uint64_t> at_line(outstanding);
+      std::vector<sc_core::sc_time> loaded(outstanding);
       const std::uint64_t total = lines * passes;
       for (std::uint64_t i = 0; i < total; i += outstanding) {
         const sc_core::sc_time issue = qk.get_local_time();
         sc_core::sc_time done = issue;
-        for (std::uint64_t k = i; k < std::min(total, i + outstanding); ++k) {
-          std::uint64_t l = pattern == "random" ? rng() % lines : k % lines;
-          std::uint64_t a = src[c] + l * line;
-          done = std::max(done, port.read(a, buf.data(), line, issue));
+        const std::uint64_t n = std::min<std::uint64_t>(outstanding, total - i);
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const std::uint64_t l = at_line[k] = pattern == "random" ? rng() % lines : (i + k) % lines;
+          const std::uint64_t a = src[c] + l * line;
+          unsigned char* b = buf.data() + k * line;
+          done = std::max(done, loaded[k] = port.read(a, b, line, issue));
           for (unsigned w = 0; w < line / 4; ++w) {
             std::uint32_t v;
-            std::memcpy(&v, buf.data() + 4 * w, 4);
+            std::memcpy(&v, b + 4 * w, 4);
             if (v != pattern_word(a + 4 * w)) ++bad[c];
           }
-          if (pattern == "copy") done = std::max(done, port.write(dst[c] + l * line, buf.data(), line, done));
+        }
+        // copy: each line stored once its load returned, after the batch's
+        // loads (a port's requests never go back in time: storing line k
+        // before loading line k + 1 at the batch's issue time was an
+        // internal error, "initiator time went backwards").
+        if (pattern == "copy") {
+          sc_core::sc_time at = issue;
+          for (std::uint64_t k = 0; k < n; ++k) {
+            at = std::max(at, loaded[k]);
+            done = std::max(done, port.write(dst[c] + at_line[k] * line, buf.data() + k * line, line, at));
+          }
         }
         qk.set(done);
         if (qk.need_sync()) qk.sync();

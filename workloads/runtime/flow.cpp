@@ -10,11 +10,32 @@
 #include "gpu/host.h"
 #include "mem/memory_system.h"
 #include "runtime/channel.h"
+#include "sim/config.h"
 #include "sim/error.h"
 
 namespace fg::flow {
 
 std::vector<std::string> mechanisms(const Config&) { return {agg::Aggregator::kName}; }
+
+std::uint64_t channel_bytes(const Config& cfg, std::uint32_t ce_size, std::uint64_t capacity) {
+  chan::Spec s;
+  s.ce_size = ce_size;
+  s.capacity = static_cast<std::uint32_t>(std::min<std::uint64_t>(capacity, 1u << 30));  // more: refused
+  s.done_count = chan::done_count(cfg);
+  s.variant = chan::variant(cfg);
+  const std::uint64_t line = std::get<std::uint64_t>(cfg.value("gpu.line"));
+  const std::uint64_t align = std::max<std::uint64_t>(256, line);
+  return (chan::Layout::bytes(s, static_cast<unsigned>(line)) + align - 1) / align * align;
+}
+
+std::uint64_t spill_bytes(const Config& cfg, ContextSize c) {
+  const std::uint64_t w = std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
+  const std::uint64_t line = std::get<std::uint64_t>(cfg.value("gpu.line"));
+  const std::uint64_t slots =
+      std::get<std::uint64_t>(cfg.value("gpu.cus")) * std::get<std::uint64_t>(cfg.value("gpu.cu.slots"));
+  const std::uint64_t bytes = c.fixed + c.s * w * 4 + c.d * w * 8 + (c.c * w + 7) / 8;  // ComputeUnit::context_bytes
+  return slots * ((bytes + line - 1) / line * line);
+}
 
 Graph::Graph(Host& h, std::string key)
     : h_(h), agg_(h.gpu().get<agg::Aggregator>("channel-flow graph")), key_(std::move(key)) {}

@@ -50,6 +50,16 @@ struct KernelNode {
 // the aggregator (and, through it, the yield engine).
 std::vector<std::string> mechanisms(const Config&);
 
+// Device memory of one channel of `capacity` CEs of `ce_size` bytes as the
+// aggregator allocates it (chan::Layout::bytes with the configuration's
+// channel.done_count, channel.variant and gpu.line, aligned as the device
+// allocator aligns): for WorkloadInfo::device_bytes, checked before the run.
+std::uint64_t channel_bytes(const Config& cfg, std::uint32_t ce_size, std::uint64_t capacity);
+// Device memory of the yield engine's spill blocks for kernels of context
+// `largest` (the largest of the workload's): one per wavefront slot of the
+// GPU (gpu.cus x gpu.cu.slots), every resident wavefront parked at once.
+std::uint64_t spill_bytes(const Config& cfg, ContextSize largest);
+
 class Graph {
  public:
   // `key`: the parameter the channel sizes come from, for error messages.

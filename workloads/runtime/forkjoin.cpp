@@ -432,6 +432,11 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     "workers, forkjoin.queue=ws)",
                     nq_));
   backoff_ = kBackoff.get(cfg) == "exp";
+  if (!backoff_)
+    for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
+      if (cfg.set_by_user(k))
+        throw UserError(
+            fmt::format("{} (set by {}) does not apply: forkjoin.backoff is none (no back-off)", k, cfg.origin(k)));
   cycle_ns_ = 1000.0 / std::get<double>(cfg.value("gpu.clock"));
   backoff_min_cycles_ =
       std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(kBackoffMin.get(cfg)) / cycle_ns_));
