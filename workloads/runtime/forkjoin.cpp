@@ -875,7 +875,9 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
   } else {  // Chase-Lev: up to `max` single pops, then single steals from one victim
     if (prev) {
       for (std::uint32_t i = 0; i < max; ++i) {
-        const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+        // The owner reads its own bottom with a plain load (the paper's
+        // Chase-Lev pop; only the owner writes it), the rest through the L2.
+        const std::uint32_t b = co_await l.load<std::uint32_t>(dq(w.global, 0) + 4);
         if (b == 0) break;
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, b - 1);
         co_await l.fence_release();
