@@ -178,6 +178,10 @@ CASES = [
     ("plot of the summary's argmax", STUDY + "    grid: {gpu.cus: [1, 2]}\n    metrics: {t: sim.time_ns}\n"
      "    summary: {of: [t], stats: [argmax]}\n    plot: {from: summary, x: t_argmax, y: t_argmax}\n",
      8, "y", r"'t_argmax' names rows, it is not a value", True),
+    # an integer past a double's range: refused, not an OverflowError (found by experiment_fuzz.py)
+    ("samples per past a double", STUDY + "    metrics: {t: sim.time_ns}\n"
+     "    samples: {x: kc, per: 1" + "0" * 400 + ", y: {act: gpu.w.active}}\n",
+     6, "per", r"expected a positive number", True),
 ]
 VALID = STUDY + "    fixed: {vecadd.n: 4096, gpu.mem.size: 64MiB, mem.magic: yes}\n    grid: {gpu.cus: [1, 2]}\n" \
     "    seeds: [1, 18446744073709551615]\n    metrics: {t: sim.time_ns / 1000, u: stats.gpu.cu*.lane_ops}\n" \

@@ -82,6 +82,18 @@ class Problem(SystemExit):
         return self.code
 
 
+
+def _positive_real(v):
+    """A YAML number that is a positive finite double (experiment.py divides by it as a float): an
+    integer past the double's range (10**400) is no such number, and says so rather than raising."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        x = float(v)
+    except OverflowError:
+        return False
+    return math.isfinite(x) and x > 0
+
 def shown(value, limit=64):
     """A user's value in a message: at most `limit` characters, then its length; control
     characters escaped, so that a message is always one line (as fgsim's shown())."""
@@ -779,7 +791,7 @@ class _Checker:
             self.string(sa["x"][0], "x", sa["x"][1].value, where)
             if "per" in sa:
                 per = sa["per"][1].value
-                if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0 or not math.isfinite(per):
+                if not _positive_real(per):
                     self.fail(sa["per"][0], "per", f"expected a positive number{where}, got {self.kind(per)}")
             if "percent_of" in sa:
                 self.string(sa["percent_of"][0], "percent_of", sa["percent_of"][1].value, where)
