@@ -2,17 +2,25 @@
 // Graph inputs (workloads/inputs/graph.h): every reader on small files whose
 // graphs are known by hand, their errors (file:line), the options (parallel
 // arcs, self-loops, symmetrize, weight scale), the generators (seeded,
-// deterministic, the shape asked for) and the host references. The real
-// graphs of ../shared/inputs are read when present (skipped otherwise).
+// deterministic, the shape asked for; R-MAT's permuted labels, road's
+// connectivity and depth), the typical source, a million-node DIMACS file
+// and the host references. The real graphs of ../shared/inputs are read when
+// present (skipped otherwise).
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "inputs/graph.h"
+#include "inputs/graph_params.h"
+#include "sim/config.h"
 #include "sim/error.h"
 
 namespace fg::graph {
@@ -239,6 +247,7 @@ TEST(Generators, RmatIsSeededAndSkewed) {
   RmatParams p;
   p.scale = 10;
   p.edge_factor = 16;
+  p.permute = false;  // the recursion's labels: node 0 is the hub, the quadrants are halves of the ids
   const Graph a = rmat(p, 100, 7, {}), b = rmat(p, 100, 7, {}), c = rmat(p, 100, 8, {});
   EXPECT_EQ(a.nodes, 1024u);
   EXPECT_EQ(a.arcs(), 16384u);
@@ -282,6 +291,221 @@ TEST(Generators, GridIsAFourNeighbourMeshWithSymmetricWeights) {
       EXPECT_NE(std::find(a[v].begin(), a[v].end(), std::make_pair(u, w)), a[v].end());
     }
   EXPECT_EQ(bfs_levels(g, 0)[11], 5u);  // corner to corner: 3 + 2 hops
+}
+
+// Out-degree of every node, and the node of the largest (the first of equals).
+std::vector<std::uint32_t> out_degrees(const Graph& g) {
+  std::vector<std::uint32_t> d(g.nodes);
+  for (std::uint32_t u = 0; u < g.nodes; ++u) d[u] = g.row[u + 1] - g.row[u];
+  return d;
+}
+
+std::uint32_t hub(const Graph& g) {
+  const auto d = out_degrees(g);
+  return static_cast<std::uint32_t>(std::max_element(d.begin(), d.end()) - d.begin());
+}
+
+// Hops from `source` to the farthest node it reaches.
+std::uint32_t depth(const Graph& g, std::uint32_t source) {
+  std::uint32_t deepest = 0;
+  for (auto l : bfs_levels(g, source))
+    if (l != kUnreached) deepest = std::max(deepest, l);
+  return deepest;
+}
+
+TEST(Generators, PermutedRmatIsTheUnpermutedRelabelled) {
+  RmatParams p;
+  p.scale = 10;
+  p.edge_factor = 16;
+  p.permute = false;
+  const Graph plain = rmat(p, 100, 7, {});
+  p.permute = true;
+  const Graph a = rmat(p, 100, 7, {}), b = rmat(p, 100, 7, {}), c = rmat(p, 100, 8, {});
+  const auto perm = rmat_permutation(10, 7);
+  // A bijection of 0..1023 that moves (almost) every node.
+  ASSERT_EQ(perm.size(), 1024u);
+  std::vector<bool> seen(1024, false);
+  std::size_t fixed = 0;
+  for (std::uint32_t u = 0; u < 1024; ++u) {
+    ASSERT_LT(perm[u], 1024u);
+    EXPECT_FALSE(seen[perm[u]]) << "perm[" << u << "] = " << perm[u] << " twice";
+    seen[perm[u]] = true;
+    fixed += perm[u] == u;
+  }
+  EXPECT_LT(fixed, 8u);  // a random permutation fixes 1 node on average
+  // The same arcs, weights and per-node arc order under the relabelling.
+  const Adj pa = adjacency(plain), aa = adjacency(a);
+  for (std::uint32_t u = 0; u < plain.nodes; ++u) {
+    auto renamed = pa[u];
+    for (auto& [v, w] : renamed) v = perm[v];
+    ASSERT_EQ(aa[perm[u]], renamed) << "node " << u << " (" << perm[u] << " permuted)";
+  }
+  auto da = out_degrees(a), dp = out_degrees(plain);
+  std::sort(da.begin(), da.end());
+  std::sort(dp.begin(), dp.end());
+  EXPECT_EQ(da, dp);  // the same degree multiset
+  // Deterministic per seed, different between seeds (labels and arcs).
+  EXPECT_EQ(a.col, b.col);
+  EXPECT_EQ(a.row, b.row);
+  EXPECT_EQ(a.weight, b.weight);
+  EXPECT_NE(a.col, c.col);
+  EXPECT_NE(perm, rmat_permutation(10, 8));
+  // The hub is node 0 only without the permutation.
+  EXPECT_EQ(hub(plain), 0u);
+  EXPECT_EQ(hub(a), perm[0]);
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) EXPECT_NE(hub(rmat(p, 100, seed, {})), 0u) << "seed " << seed;
+}
+
+TEST(Sources, TypicalSourceHasTheMedianDegreeOfNodesWithArcs) {
+  // Out-degrees, self-loops not counted: node 1: 1, nodes 2 and 3: 2 (3 also
+  // has a self-loop), 4: 3, 5: 5; node 6 has only self-loops and 0, 7, 8, 9
+  // nothing. Median of the nonzero ones (1 2 2 3 5): 2, so node 2 or 3; with
+  // the zeros (0 0 0 0 0 1 2 2 3 5) it would be 0, with node 6's self-loops
+  // counted it could be node 6.
+  const std::string text =
+      "p sp 10 16\na 2 1 1\na 3 1 1\na 3 4 1\na 4 1 1\na 4 5 1\na 4 4 1\na 5 1 1\na 5 2 1\na 5 3 1\n"
+      "a 6 1 1\na 6 2 1\na 6 3 1\na 6 4 1\na 6 5 1\na 7 7 1\na 7 7 1\n";
+  const Graph g = read_text(text, "median.gr", Format::Dimacs, {});
+  std::set<std::uint32_t> picked;
+  for (std::uint64_t seed = 0; seed < 64; ++seed) {
+    const auto s = typical_source(g, seed);
+    EXPECT_TRUE(s == 2 || s == 3) << "seed " << seed << ": node " << s;
+    EXPECT_EQ(typical_source(g, seed), s);  // deterministic
+    picked.insert(s);
+  }
+  EXPECT_EQ(picked.size(), 2u);  // the seed breaks the tie both ways
+  // On R-MAT: a node of the median nonzero out-degree, not the hub.
+  RmatParams p;
+  p.scale = 12;
+  p.edge_factor = 16;
+  const Graph r = rmat(p, 100, 3, {});
+  std::vector<std::uint32_t> nonzero;
+  for (std::uint32_t u = 0; u < r.nodes; ++u) {
+    std::uint32_t d = 0;
+    for (auto k = r.row[u]; k < r.row[u + 1]; ++k) d += r.col[k] != u;
+    if (d > 0) nonzero.push_back(d);
+  }
+  std::sort(nonzero.begin(), nonzero.end());
+  const auto s = typical_source(r, 3);
+  std::uint32_t ds = 0;
+  for (auto k = r.row[s]; k < r.row[s + 1]; ++k) ds += r.col[k] != s;
+  EXPECT_EQ(ds, nonzero[(nonzero.size() - 1) / 2]);
+  EXPECT_LT(ds, 16u);  // below the mean: R-MAT's degrees are skewed
+  // Edge cases: no arcs but self-loops gives node 0; no nodes is refused.
+  EXPECT_EQ(typical_source(read_text("p sp 3 1\na 2 2 1\n", "loops.gr", Format::Dimacs, {}), 5), 0u);
+  Graph empty;
+  empty.row = {0};
+  empty.origin = "empty";
+  EXPECT_EQ(error_of([&] { typical_source(empty, 1); }), "empty: the graph has no nodes");
+}
+
+TEST(Generators, RoadIsConnectedSymmetricSparseAndDeep) {
+  const Graph g = road(256, 256, 100, 3, {}), same = road(256, 256, 100, 3, {}), other = road(256, 256, 100, 4, {});
+  ASSERT_EQ(g.nodes, 65536u);
+  EXPECT_EQ(g.col, same.col);
+  EXPECT_EQ(g.weight, same.weight);
+  EXPECT_NE(g.col, other.col);
+  const Adj a = adjacency(g);
+  std::uint32_t max_degree = 0;
+  for (std::uint32_t u = 0; u < g.nodes; ++u) {
+    max_degree = std::max<std::uint32_t>(max_degree, a[u].size());
+    for (auto [v, w] : a[u]) {
+      // A lattice edge, present both ways with one weight, no self-loop.
+      const auto dx = std::abs(static_cast<int>(u % 256) - static_cast<int>(v % 256));
+      const auto dy = std::abs(static_cast<int>(u / 256) - static_cast<int>(v / 256));
+      ASSERT_EQ(dx + dy, 1) << u << " -> " << v;
+      ASSERT_NE(std::find(a[v].begin(), a[v].end(), std::make_pair(u, w)), a[v].end()) << v << " -> " << u;
+      ASSERT_GE(w, 1u);
+      ASSERT_LE(w, 100u);
+    }
+  }
+  EXPECT_LE(max_degree, 4u);
+  // Average out-degree: 2.75 expected (tree + 3/8 of the rest); DIMACS NY
+  // 2.78, rome99 2.65.
+  const double mean = static_cast<double>(g.arcs()) / g.nodes;
+  EXPECT_GT(mean, 2.6);
+  EXPECT_LT(mean, 2.9);
+  // Connected, and deep: from a typical source the farthest node is hundreds
+  // of hops away (the lattice's 256 x 256), where R-MAT's is a handful.
+  const auto levels = bfs_levels(g, 0);
+  EXPECT_EQ(std::count(levels.begin(), levels.end(), kUnreached), 0);
+  const auto road_depth = depth(g, typical_source(g, 1));
+  RmatParams p;
+  p.scale = 16;
+  p.edge_factor = 16;
+  const Graph r = rmat(p, 100, 3, {});
+  const auto rmat_depth = depth(r, typical_source(r, 1));
+  EXPECT_GT(road_depth, 200u);
+  EXPECT_LT(rmat_depth, 20u);
+  EXPECT_GT(road_depth, 10 * rmat_depth);
+  // Weights: rome99's lengths, so with max_weight = 12711 (its longest arc,
+  // metres) the median is rome99's (267 m) and a few arcs are kilometres long.
+  const Graph m = road(128, 128, 12711, 5, {});
+  auto w = m.weight;
+  std::sort(w.begin(), w.end());
+  EXPECT_NEAR(w[w.size() / 2], 267.0, 25.0);
+  EXPECT_NEAR(w[w.size() * 9 / 10], 1149.0, 120.0);  // rome99's 90% quantile
+  EXPECT_LE(w.back(), 12711u);
+  // The smallest lattices: one node, and two joined by their one edge.
+  EXPECT_EQ(road(1, 1, 10, 1, {}).arcs(), 0u);
+  EXPECT_EQ(road(2, 1, 10, 1, {}).arcs(), 2u);
+}
+
+// A million-node road graph through the DIMACS writer and reader, as a file.
+TEST(Dimacs, AMillionNodeRoadGraphRoundTripsThroughAFile) {
+  const Graph g = road(1024, 1024, 12711, 9, {});
+  const auto path = std::filesystem::path(::testing::TempDir()) / "road_1m.gr";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << write_dimacs(g);
+    ASSERT_TRUE(f.good());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const Graph back = read_file(path.string(), Format::Auto, {});
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+  std::filesystem::remove(path);
+  std::cout << "read " << back.nodes << " nodes, " << back.arcs() << " arcs in " << took.count() << " s\n";
+  EXPECT_EQ(back.nodes, 1048576u);
+  EXPECT_EQ(back.id_base, 1u);
+  EXPECT_EQ(back.row, g.row);
+  EXPECT_EQ(back.col, g.col);
+  EXPECT_EQ(back.weight, g.weight);
+}
+
+// The parameters of a workload "gparams" (graph_params.h): the generator
+// chosen by name, R-MAT permuted by default, the estimates, the refusals.
+const GraphParams kParams{"gparams"};
+
+TEST(GraphParams, RmatIsPermutedByDefaultAndRoadIsAGenerator) {
+  Config cfg;
+  cfg.set("gparams.scale", "10", "t");
+  const Graph permuted = kParams.load(cfg, 7);
+  EXPECT_NE(hub(permuted), 0u);
+  cfg.set("gparams.rmat.permute", "false", "t");
+  const Graph plain = kParams.load(cfg, 7);
+  EXPECT_EQ(hub(plain), 0u);
+  EXPECT_EQ(hub(permuted), rmat_permutation(10, 7)[0]);
+  EXPECT_EQ(error_of([&] {
+              Config c = cfg;
+              c.set("gparams.generator", "road", "t");
+              kParams.load(c, 7);
+            }),
+            "gparams.rmat.permute (set by t) does not apply: the generator is road");
+  Config road_cfg;
+  road_cfg.set("gparams.generator", "road", "t");
+  road_cfg.set("gparams.scale", "13", "t");
+  const Graph g = kParams.load(road_cfg, 7);
+  EXPECT_EQ(g.nodes, 8192u);
+  EXPECT_EQ(g.col, road(128, 64, 100, 7, {}).col);  // width 2^ceil(13/2), height 2^floor(13/2)
+  // The estimate bounds the graph's bytes (every lattice edge) within 1.5x.
+  const std::uint64_t bytes = 4 * (g.row.size()) + 8 * g.arcs();
+  EXPECT_GE(kParams.estimate_bytes(road_cfg), bytes);
+  EXPECT_LT(kParams.estimate_bytes(road_cfg), bytes * 3 / 2);
+  EXPECT_EQ(kParams.estimate_nodes(road_cfg), 8192u);
+  road_cfg.set("gparams.edge_factor", "4", "t");
+  EXPECT_EQ(error_of([&] { kParams.load(road_cfg, 7); }),
+            "gparams.edge_factor (set by t) does not apply: the road generator makes lattice graphs of average "
+            "out-degree 2.75");
 }
 
 TEST(References, DijkstraAgreesWithBellmanFordOnARandomGraph) {

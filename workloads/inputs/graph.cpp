@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <queue>
 #include <sstream>
 #include <string_view>
@@ -479,8 +480,8 @@ void check_generated(std::uint64_t nodes, std::uint64_t arcs, const Options& opt
 }  // namespace
 
 Graph rmat(const RmatParams& p, std::uint32_t max_weight, std::uint64_t seed, const Options& opt) {
-  const std::string what = fmt::format("rmat(scale={}, edge_factor={}, a={}, b={}, c={}, d={}, seed={})", p.scale,
-                                       p.edge_factor, p.a, p.b, p.c, p.d, seed);
+  const std::string what = fmt::format("rmat(scale={}, edge_factor={}, a={}, b={}, c={}, d={}, permute={}, seed={})",
+                                       p.scale, p.edge_factor, p.a, p.b, p.c, p.d, p.permute, seed);
   if (p.scale > 31) throw UserError(what + ": scale above 31");
   const double sum = p.a + p.b + p.c + p.d;
   if (p.a < 0 || p.b < 0 || p.c < 0 || p.d < 0 || std::abs(sum - 1.0) > 1e-9)
@@ -501,7 +502,29 @@ Graph rmat(const RmatParams& p, std::uint32_t max_weight, std::uint64_t seed, co
     }
     list.push_back({u, v, 1 + r.below(max_weight)});
   }
+  // Relabelled after every arc is drawn: the same arcs as without, renamed.
+  // Graph 500 also shuffles the edge tuples; here each node's arcs are in the
+  // order they were drawn, independent draws, so a shuffle changes nothing.
+  if (p.permute) {
+    const auto perm = rmat_permutation(p.scale, seed);
+    for (Arc& a : list) {
+      a.u = perm[a.u];
+      a.v = perm[a.v];
+    }
+  }
   return build(static_cast<std::uint32_t>(nodes), std::move(list), opt, true, what);
+}
+
+std::vector<std::uint32_t> rmat_permutation(unsigned scale, std::uint64_t seed) {
+  if (scale > 31) throw UserError(fmt::format("rmat_permutation: scale {} is above 31", scale));
+  // A stream of its own (the seed xor an arbitrary constant, "Permute!" in
+  // ASCII), so that the labels do not repeat the arcs' first draws.
+  Rng r{seed ^ 0x5065726d75746521ull};
+  std::vector<std::uint32_t> perm(std::size_t{1} << scale);
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::uint32_t>(i);
+  // Fisher-Yates.
+  for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[r.below(i)]);
+  return perm;
 }
 
 Graph grid(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed,
@@ -529,6 +552,87 @@ Graph grid(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, 
   return build(static_cast<std::uint32_t>(nodes), std::move(list), opt, true, what);
 }
 
+namespace {
+
+// Arc lengths of rome99.gr (9th DIMACS challenge; "Edge costs are physical
+// distances in meters", 8,870 arcs of Rome's road network, ../shared/inputs):
+// the weight at every 2.5% quantile, 0% to 100% (sorted weights, index
+// round(q * (n - 1))). Its median is 267 m, its longest arc 12,711 m.
+constexpr std::uint32_t kRome99Quantiles[41] = {
+    1,   13,  23,  39,  51,  62,  72,  82,  92,  103, 117, 132, 142, 157, 171, 182,  197,  213,  230,  247,  267,
+    286, 308, 329, 348, 374, 402, 433, 471, 507, 554, 607, 666, 743, 838, 979, 1149, 1441, 1951, 2991, 12711};
+
+// A road weight: a length drawn from rome99's quantiles (linear between two),
+// scaled so that 12,711 m is max_weight, rounded up (at least 1). Integers
+// only: the same weights on every machine.
+std::uint32_t road_weight(Rng& r, std::uint32_t max_weight) {
+  const std::uint64_t x = r.next();
+  const std::uint64_t bin = ((x >> 32) * 40) >> 32, frac = x & 0xffffffffu;
+  const std::uint64_t lo = kRome99Quantiles[bin], hi = kRome99Quantiles[bin + 1];
+  const std::uint64_t metres = lo + (((hi - lo) * frac) >> 32);
+  const std::uint64_t top = kRome99Quantiles[40];
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (metres * max_weight + top - 1) / top));
+}
+
+}  // namespace
+
+Graph road(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed,
+           const Options& opt) {
+  const std::string what = fmt::format("road(width={}, height={}, seed={})", width, height, seed);
+  const std::uint64_t nodes = std::uint64_t{width} * height;
+  // The lattice's edges (at most 2 per node, both ways): a bound on the arcs.
+  check_generated(nodes, 4 * nodes, opt, what);
+  Rng r{seed};
+  // Lattice edge 2n joins node n to its right neighbour, 2n + 1 to the one
+  // below; the edges that exist, in a random order (Fisher-Yates).
+  std::vector<std::uint32_t> order;
+  order.reserve(2 * nodes);
+  for (std::uint32_t y = 0; y < height; ++y)
+    for (std::uint32_t x = 0; x < width; ++x) {
+      const std::uint32_t n = y * width + x;
+      if (x + 1 < width) order.push_back(2 * n);
+      if (y + 1 < height) order.push_back(2 * n + 1);
+    }
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r.below(i)]);
+  // Kruskal in that order (union by rank, path halving): an edge that joins
+  // two components is a tree edge and kept; of the others, each is kept with
+  // probability 3/8 (average out-degree 2.75, between NY's 2.78 and rome99's
+  // 2.65: see graph.h).
+  std::vector<std::uint32_t> parent(nodes);
+  std::vector<std::uint8_t> rank(nodes, 0), kept(2 * nodes, 0);
+  for (std::uint32_t i = 0; i < nodes; ++i) parent[i] = i;
+  auto find = [&](std::uint32_t a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  for (const std::uint32_t e : order) {
+    const std::uint32_t a = e / 2, b = e % 2 ? a + width : a + 1;
+    auto ra = find(a), rb = find(b);
+    if (ra != rb) {
+      if (rank[ra] < rank[rb]) std::swap(ra, rb);
+      parent[rb] = ra;
+      rank[ra] += rank[ra] == rank[rb];
+      kept[e] = 1;
+    } else {
+      kept[e] = r.below(8) < 3;
+    }
+  }
+  order = {};
+  parent = {};
+  // The kept edges in lattice order, both ways with one weight.
+  std::vector<Arc> list;
+  list.reserve(3 * nodes);
+  for (std::uint32_t n = 0; n < nodes; ++n)
+    for (std::uint32_t dir = 0; dir < 2; ++dir)
+      if (kept[2 * n + dir]) {
+        const std::uint32_t m = dir ? n + width : n + 1;
+        const auto w = road_weight(r, max_weight);
+        list.push_back({n, m, w});
+        list.push_back({m, n, w});
+      }
+  return build(static_cast<std::uint32_t>(nodes), std::move(list), opt, true, what);
+}
+
 Graph uniform(std::uint32_t nodes, std::uint64_t arcs, std::uint32_t max_weight, std::uint64_t seed,
               const Options& opt) {
   const std::string what = fmt::format("uniform(nodes={}, arcs={}, seed={})", nodes, arcs, seed);
@@ -542,6 +646,37 @@ Graph uniform(std::uint32_t nodes, std::uint64_t arcs, std::uint32_t max_weight,
     list.push_back({u, v, 1 + r.below(max_weight)});
   }
   return build(nodes, std::move(list), opt, true, what);
+}
+
+std::uint32_t typical_source(const Graph& g, std::uint64_t seed) {
+  if (g.nodes == 0) throw UserError(fmt::format("{}: the graph has no nodes", g.origin));
+  std::vector<std::uint32_t> degree(g.nodes, 0);
+  for (std::uint32_t u = 0; u < g.nodes; ++u)
+    for (auto k = g.row[u]; k < g.row[u + 1]; ++k) degree[u] += g.col[k] != u;
+  std::vector<std::uint32_t> positive;
+  positive.reserve(g.nodes);
+  for (const auto d : degree)
+    if (d > 0) positive.push_back(d);
+  if (positive.empty()) return 0;
+  const auto mid = positive.begin() + static_cast<std::ptrdiff_t>((positive.size() - 1) / 2);
+  std::nth_element(positive.begin(), mid, positive.end());
+  const std::uint32_t median = *mid;
+  const auto count = static_cast<std::uint64_t>(std::count(degree.begin(), degree.end(), median));
+  // A stream of its own (the seed xor an arbitrary constant, "Source!!"), so
+  // that a generator's seed does not also pick the source.
+  Rng r{seed ^ 0x536f757263652121ull};
+  std::uint64_t pick = r.below(count);
+  for (std::uint32_t u = 0;; ++u)
+    if (degree[u] == median && pick-- == 0) return u;
+}
+
+std::string write_dimacs(const Graph& g) {
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out), "p sp {} {}\n", g.nodes, g.arcs());
+  for (std::uint32_t u = 0; u < g.nodes; ++u)
+    for (auto k = g.row[u]; k < g.row[u + 1]; ++k)
+      fmt::format_to(std::back_inserter(out), "a {} {} {}\n", u + 1, g.col[k] + 1, g.weight[k]);
+  return fmt::to_string(out);
 }
 
 // ---- host references ---------------------------------------------------------

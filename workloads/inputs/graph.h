@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Graph inputs of the graph workloads (bfs, sssp): a directed, weighted graph
-// in compressed sparse row form, the readers of four file formats and three
-// seeded generators. No SystemC here: the libFuzzer harness
+// in compressed sparse row form, the readers of four file formats, four
+// seeded generators and a DIMACS writer. No SystemC here: the libFuzzer harness
 // (tests/fuzz/graph_fuzz.cpp) builds this file on its own.
 //
 // Readers (docs/worklists.md, "Inputs"):
@@ -64,18 +64,49 @@ Graph read_file(const std::string& path, Format format, const Options& opt);
 // Read from memory; `name` is the file name used in messages.
 Graph read_text(const std::string& data, const std::string& name, Format format, const Options& opt);
 
-// Seeded generators; weights uniform in [1, max_weight].
+// Seeded generators; weights in [1, max_weight] (uniform, except road's).
 struct RmatParams {
   unsigned scale = 10;       // 2^scale nodes
   unsigned edge_factor = 8;  // arcs = edge_factor * nodes
   double a = 0.57, b = 0.19, c = 0.19, d = 0.05;
+  // Relabel the nodes by a random permutation drawn from the seed, as the
+  // Graph 500 specification requires ("as a final step, vertex numbers must
+  // be randomly permuted", Sec. 3 "Generating the Edge List"): the hub is a
+  // random node, not node 0. false: the recursion's labels (node 0 the hub).
+  bool permute = true;
 };
 Graph rmat(const RmatParams& p, std::uint32_t max_weight, std::uint64_t seed, const Options& opt);
+// The relabelling rmat(p, w, seed, opt) applies when p.permute: node u of the
+// graph with p.permute = false is node perm[u] of the permuted one; arcs,
+// weights and the order of each node's arcs are otherwise the same.
+std::vector<std::uint32_t> rmat_permutation(unsigned scale, std::uint64_t seed);
 // width x height 4-neighbour grid, both directions with the same weight.
 Graph grid(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed, const Options& opt);
+// Road-network-like: high diameter, low degree. The width x height lattice's
+// edges in a seeded random order, Kruskal's random spanning tree of them (so
+// the graph is connected) plus each other lattice edge with probability 3/8;
+// every edge both ways with one weight. Average out-degree 2 + 2 * 3/8 = 2.75
+// for large lattices (DIMACS USA-road-d.NY: 733,846 arcs / 264,346 nodes =
+// 2.78; rome99: 2.65), at most 4. Weights follow rome99's arc lengths (metres,
+// its quantiles in 2.5% steps, interpolated), scaled so that its longest arc
+// (12,711 m) is max_weight. Nodes numbered row by row, as the grid.
+Graph road(std::uint32_t width, std::uint32_t height, std::uint32_t max_weight, std::uint64_t seed, const Options& opt);
 // `arcs` arcs between uniformly random endpoints.
 Graph uniform(std::uint32_t nodes, std::uint64_t arcs, std::uint32_t max_weight, std::uint64_t seed,
               const Options& opt);
+
+// A search source of typical degree: of the nodes with at least one arc to
+// another node (Graph 500 samples its search keys among the vertices of
+// degree >= 1 "not counting self-loops", Sec. 5 "Sampling 64 Search Keys"),
+// those whose out-degree (self-loops not counted) is the median out-degree of
+// that set (the lower median), one chosen by the seed (the same node for the
+// same graph and seed). The worklist paper does not state its source. A graph
+// without such arcs gives node 0; one without nodes throws UserError.
+std::uint32_t typical_source(const Graph& g, std::uint64_t seed);
+
+// The graph as DIMACS shortest-path text (`p sp N M`, `a U V W` in CSR
+// order); node i is written as i + 1 whatever the input's ids were.
+std::string write_dimacs(const Graph& g);
 
 // Host references: hop counts from `source` (BFS) and shortest-path weights
 // (Dijkstra); kUnreached for nodes not reached.

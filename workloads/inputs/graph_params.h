@@ -21,7 +21,8 @@ class GraphParams {
   // generator parameter set while an input file is given, ...).
   Graph load(const Config& cfg, std::uint64_t seed) const;
   // Device bytes of the graph (offsets, destinations, weights) before it is
-  // read: exact for generators, from the file's size for files.
+  // read: exact for rmat and uniform, a bound for grid and road (every
+  // lattice edge), from the file's size for files.
   std::uint64_t estimate_bytes(const Config& cfg) const;
   // Nodes of the graph an estimate assumes (per-node buffers of the workload).
   std::uint64_t estimate_nodes(const Config& cfg) const;
@@ -33,6 +34,7 @@ class GraphParams {
   Param<std::string> input_, format_, generator_;
   Param<std::uint64_t> scale_, edge_factor_, max_weight_;
   Param<double> a_, b_, c_, d_;
+  Param<bool> permute_;
   Param<std::string> parallel_, self_loops_;
   Param<bool> symmetrize_;
   Param<double> weight_scale_;
