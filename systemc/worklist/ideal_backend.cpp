@@ -61,15 +61,41 @@ std::string IdealBackend::where(bool double_buf) const {
 
 void MagicBackend::step(const In& in, Out& o) {
   const auto n = static_cast<unsigned>(bank_.size());
+  const auto cores = n / lanes_;
   const bool dbl = in.double_buf;
-  const std::size_t cap = dbl ? depth_ / 2 : depth_;
+  const bool hvu = !in.rf_put.empty();
+  const unsigned cap = dbl ? depth_ / 2 : depth_;
   o.pull_status.assign(n, hwwl::kPullNone);
   o.pull_id.assign(n, 0);
   o.push_gnt.assign(n, false);
+  o.rf_gnt.assign(hvu ? n : 0, false);
+  o.rsv_gnt.assign(hvu ? cores : 0, false);
+  // Work anywhere, in the banks or the virtualization units: WAIT, not DONE.
   std::size_t visible = 0;
   for (const Bank& b : bank_) visible += b.pull(dbl).size();
+  const bool work = visible != 0 || in.hvu_busy;
   std::vector<bool> was_empty(n);
   for (unsigned i = 0; i < n; ++i) was_empty[i] = bank_[i].pull(dbl).empty();
+  // Free entries of a bank's push side (single mode: its one FIFO, less its
+  // reserved entries) and of its pull side (refills).
+  const auto push_room = [&](const Bank& b) -> unsigned {
+    const std::size_t used = dbl ? b.side[1 - b.sel].size() : b.side[0].size() + b.rsv;
+    return used < cap ? static_cast<unsigned>(cap - used) : 0u;
+  };
+  const auto pull_room = [&](const Bank& b) -> unsigned {
+    const std::size_t used = b.pull(dbl).size() + (dbl ? 0 : b.rsv);
+    return used < cap ? static_cast<unsigned>(cap - used) : 0u;
+  };
+  // The bank with the most room, from `from` on (the magic placement: no
+  // bandwidth limit, any bank of any core); n when every bank is full.
+  const auto roomiest = [&](unsigned from, auto room) {
+    unsigned best = n, most = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      const unsigned i = (from + k) % n;
+      if (const unsigned r = room(bank_[i]); r > most) best = i, most = r;
+    }
+    return best;
+  };
   for (unsigned i = 0; i < n; ++i) {
     Bank& b = bank_[i];
     if (in.pull[i]) {
@@ -78,46 +104,93 @@ void MagicBackend::step(const In& in, Out& o) {
         o.pull_id[i] = b.pull(dbl).front();
         b.pull(dbl).pop_front();
       } else {
-        o.pull_status[i] = visible ? hwwl::kPullWait : hwwl::kPullDone;
+        o.pull_status[i] = work ? hwwl::kPullWait : hwwl::kPullDone;
       }
     }
     if (in.push[i]) {
-      // Single mode: one FIFO of depth entries; double: depth/2 per side.
-      const std::size_t used = dbl ? b.push(dbl).size() : b.side[0].size();
-      if (used < cap) {
+      // Its own bank, or (full) the roomiest of all: refused only when every
+      // bank of every core is full (then the virtualization unit spills it).
+      const unsigned to = push_room(b) ? i : roomiest(i, push_room);
+      if (to != n) {
         o.push_gnt[i] = true;
-        b.push(dbl).push_back(in.push_id[i]);
+        bank_[to].push(dbl).push_back(in.push_id[i]);
       }
     }
+  }
+  if (hvu) {
+    // Refills: into the bank's reserved entry, its free one, or the roomiest
+    // pull side of all.
+    for (unsigned i = 0; i < n; ++i) {
+      if (!in.rf_put[i]) continue;
+      Bank& b = bank_[i];
+      unsigned to = i;
+      if (!dbl && b.rsv != 0)
+        --b.rsv;
+      else if (!pull_room(b))
+        to = roomiest(i, pull_room);
+      if (to == n) continue;
+      o.rf_gnt[i] = true;
+      bank_[to].pull(dbl).push_back(in.rf_id[i]);
+    }
+    // Reservations (single mode): one entry in every bank of the core.
+    for (unsigned c = 0; c < cores && !dbl; ++c) {
+      if (!in.rsv[c]) continue;
+      bool all = true;
+      for (unsigned l = 0; l < lanes_ && all; ++l) all = push_room(bank_[c * lanes_ + l]) != 0;
+      if (!all) continue;
+      o.rsv_gnt[c] = true;
+      for (unsigned l = 0; l < lanes_; ++l) ++bank_[c * lanes_ + l].rsv;
+    }
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    Bank& b = bank_[i];
     if (dbl && in.swap && was_empty[i] && b.pull(dbl).empty()) b.sel = 1 - b.sel;
   }
   std::vector<bool> waited(n);
   for (unsigned i = 0; i < n; ++i) waited[i] = o.pull_status[i] == hwwl::kPullWait;
   level(dbl, waited);
-  o.sys_empty = true;
+  o.sys_empty = !in.hvu_busy;
   for (const Bank& b : bank_) o.sys_empty = o.sys_empty && b.pull(dbl).empty();
 }
 
 void MagicBackend::level(bool dbl, const std::vector<bool>& waited) {
   const auto n = bank_.size();
+  const std::size_t cap = dbl ? depth_ / 2 : depth_;
   std::size_t total = 0;
   for (const Bank& b : bank_) total += b.pull(dbl).size();
   if (total == 0) return;
-  // Targets differ by at most one. The `extra` banks with one more: first
-  // those whose pull got WAIT this cycle, then round robin from a start that
-  // advances every cycle (a fixed order would starve the last banks' lanes
-  // whenever fewer IDs than banks remain).
-  const std::size_t base = total / n, extra = total % n;
-  std::vector<std::size_t> target(n, base);
-  std::size_t given = 0;
-  for (std::size_t k = 0; k < n && given < extra; ++k) {
-    const std::size_t i = (rr_ + k) % n;
-    if (waited[i]) ++target[i], ++given;
+  // Each bank's limit: its capacity less its reserved entries (single mode).
+  std::vector<std::size_t> limit(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = dbl ? 0 : bank_[i].rsv;
+    limit[i] = std::max(cap > r ? cap - r : 0, bank_[i].pull(dbl).size());
   }
-  for (std::size_t k = 0; k < n && given < extra; ++k) {
-    const std::size_t i = (rr_ + k) % n;
-    if (!waited[i]) ++target[i], ++given;
+  // Targets as even as the limits allow (water filling): the largest level
+  // L with sum(min(limit, L)) <= total; the remainder one each to banks with
+  // room above L, first those whose pull got WAIT this cycle, then round
+  // robin from a start that advances every cycle (a fixed order would starve
+  // the last banks' lanes whenever fewer IDs than banks remain).
+  std::size_t lo = 0, hi = total;
+  const auto filled = [&](std::size_t L) {
+    std::size_t s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += std::min(limit[i], L);
+    return s;
+  };
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi + 1) / 2;
+    if (filled(mid) <= total)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
+  std::vector<std::size_t> target(n);
+  for (std::size_t i = 0; i < n; ++i) target[i] = std::min(limit[i], lo);
+  std::size_t extra = total - filled(lo), given = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t k = 0; k < n && given < extra; ++k) {
+      const std::size_t i = (rr_ + k) % n;
+      if (waited[i] == (pass == 0) && target[i] < limit[i]) ++target[i], ++given;
+    }
   rr_ = (rr_ + 1) % n;
   std::size_t give = 0;  // next bank with more than its target
   for (std::size_t i = 0; i < n; ++i) {

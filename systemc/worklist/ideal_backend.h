@@ -12,7 +12,11 @@
 //    cores ignoring bandwidth constraints": after every cycle the pull sides
 //    of all banks of all cores are levelled (counts differ by at most one;
 //    the remainder goes first to banks whose pull got WAIT), moving IDs from
-//    the tails of the fuller banks to the emptier.
+//    the tails of the fuller banks to the emptier. A push or a refill that
+//    finds its bank full goes to the roomiest bank of any core at once; only
+//    when every bank is full is it refused, and the virtualization unit
+//    spills it (Sec. III-D), as with every other scheme: magic is the bound
+//    of the banked worklist with the paper's capacity, not another capacity.
 //
 // Both keep the double-buffer mode's two sides (pushes fill the push side,
 // the swap at a kernel boundary exchanges them when the pull side is empty)
@@ -67,6 +71,7 @@ class MagicBackend final : public Backend {
   struct Bank {
     std::deque<std::uint32_t> side[2];
     unsigned sel = 0;
+    unsigned rsv = 0;  // entries reserved by the virtualization unit (single mode)
     std::deque<std::uint32_t>& pull(bool dbl) { return side[dbl ? sel : 0]; }
     const std::deque<std::uint32_t>& pull(bool dbl) const { return side[dbl ? sel : 0]; }
     std::deque<std::uint32_t>& push(bool dbl) { return side[dbl ? 1 - sel : 0]; }

@@ -74,6 +74,18 @@ const Param<std::uint64_t> kLatency{"worklist.latency",
                                     "from a pull's bank read to its register write (one GRF write, Sec. III-B)",
                                     {{0}, {1000}}};
 
+// What a pull that returns WAIT to every lane of its wavefront does (Sec.
+// III-C, IV-B). The paper's waiting threads pull again: its kernels spin on
+// WAIT, and "without work redistribution, the dynamic instruction counts
+// increase by an order of magnitude for BFS and SSSP" (Sec. IV-B), which only
+// spinning produces. `block` (the wavefront parked in the unit until a bank
+// of its lanes has work) is kept as an ablation: it hides those instructions.
+const Param<std::string> kWaiters{
+    "worklist.waiters", "spin", std::vector<std::string>{"spin", "block"},
+    "a wavefront whose pull returned WAIT to every lane: spin (the lanes run the kernel's wait path and pull again, "
+    "as the paper's kernels do, Sec. IV-B) or block (parked in the unit until one of its banks has work; an "
+    "ablation)"};
+
 // Fig. 8's time series (Sec. V-C): off by default (it costs a map update per pull).
 const Param<std::uint64_t> kActivityInterval{
     "worklist.activity_interval",
@@ -132,7 +144,8 @@ struct Worklist::Request {
   std::size_t left = 0;
   bool all_wait = true;
   bool whole_wave = false;
-  Tick at = 0;  // submitted (SystemC time)
+  const void* wave = nullptr;  // the wavefront (spinning waiters' wait time)
+  Tick at = 0;                 // submitted (SystemC time)
 };
 
 Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
@@ -153,7 +166,11 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
       port_retries(StatGroup("gpu.worklist"), "port_retries",
                    "lane accesses deferred a cycle: another lane of the wavefront had the bank's port", ""),
       wait_blocks(StatGroup("gpu.worklist"), "wait_blocks",
-                  "pulls whose lanes all got WAIT: the wavefront blocked until a bank had work", ""),
+                  "pulls whose lanes all got WAIT: the wavefront blocked until a bank had work (worklist.waiters = "
+                  "block)",
+                  ""),
+      wait_spins(StatGroup("gpu.worklist"), "wait_spins",
+                 "pulls whose lanes all got WAIT, answered: the wavefront pulls again (worklist.waiters = spin)", ""),
       cycles(StatGroup("gpu.worklist"), "cycles", "cycles the unit stepped", "cycles"),
       idle_cycles(StatGroup("gpu.worklist"), "idle_cycles", "stepped cycles without lane requests", "cycles"),
       skipped_cycles(StatGroup("gpu.worklist"), "skipped_cycles",
@@ -191,6 +208,13 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   p.lanes = lanes_;
   p.depth = depth_ = static_cast<unsigned>(depth);
   settle_ = 4ull * kInterval.get(cfg) + depth_ + cores + 8;
+  spin_ = kWaiters.get(cfg) == "spin";
+  // Spinning waiters never block, so a run whose work no pull can reach
+  // spins for ever: the unit ends it (a fault, exit 3) once every lane of
+  // the worklist's kernels has been waiting, with nothing moving inside, for
+  // far longer than any redistribution or network hop takes (and longer
+  // than a dispatch of the kernel's last wavefronts).
+  livelock_ = std::max<std::uint64_t>(64 * settle_, 1u << 16);
   p.id_width = 24;
   p.threshold = static_cast<unsigned>(kThreshold.get(cfg));
   p.interval = static_cast<unsigned>(kInterval.get(cfg));
@@ -220,7 +244,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   if (ideal) {
     for (const auto* k : {&kLanes, &kDepth}) refuse(*k, "is one infinite worklist with a port per lane");
   }
-  if (ideal || magic) {
+  if (ideal) {
     for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests})
       refuse(*k, "has no redistribution or virtualization unit");
     if (!cfg.is_default(kRefill.name()))
@@ -228,6 +252,9 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                                   kRefill.name(), cfg.origin(kRefill.name()), s));
     hvu_allowed_ = false;
   }
+  // magic redistributes every cycle without a threshold; its banks spill to
+  // the virtualization unit, which refills at worklist.interval.
+  if (magic) refuse(kThreshold, "levels the banks every cycle (no work threshold)");
   const std::uint64_t vcd_from = kVcdFrom.get(cfg), vcd_to = kVcdTo.get(cfg);
   if ((vcd_from != 0 || vcd_to != 0) && wave_file.empty())
     throw UserError(fmt::format("worklist.{}: a waveform window without a waveform: give --vcd FILE",
@@ -333,7 +360,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   r->push = push;
   c.for_each([&](Lane& l) {
     r->lanes.push_back(&l);
-    if (!push && !double_buf_) active_lanes_.erase(&l);  // back at the pull: no longer active
+    if (!push) active_lanes_.erase(&l);  // back at the pull: no longer active
     if (!push && active_threads) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
     if (push) {
       const auto id = static_cast<std::uint32_t>(l.pending.value);
@@ -345,6 +372,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   // Only a wavefront whose every live lane is at this pull may block on WAIT:
   // diverged lanes elsewhere may hold the work the others wait for.
   r->whole_wave = c.active() == c.wave().live();
+  r->wave = &c.wave();
   r->done.assign(r->lanes.size(), false);
   r->left = r->lanes.size();
   // Answered at the end of a unit cycle, or (WAIT) in any later cycle: the
@@ -375,6 +403,7 @@ void Worklist::record_activity(std::uint64_t cycle) {
 
 void Worklist::kernel_done() {
   active_lanes_.clear();  // the kernel's threads have ended
+  spin_since_.clear();
   if (active_threads) {
     activity_.clear();
     n_activity_[0] = n_activity_[1] = n_activity_[2] = 0;
@@ -490,7 +519,7 @@ void Worklist::step_cycle(bool idle) {
         --inside_;
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
-        if (!double_buf_) active_lanes_.insert(&l);
+        active_lanes_.insert(&l);
         if (active_threads) set_activity(l, Activity::Active, cycle_ - 1);
       } else if (st == hwwl::kPullWait && hvu && hvu_.pull_waits(r.core, static_cast<unsigned>(p.bank % lanes_), now)) {
         continue;  // the core's overflow buffer has work: the pull waits for the refill (the lane tries again)
@@ -511,6 +540,10 @@ void Worklist::step_cycle(bool idle) {
     --r.left;
   }
   if (hvu) hvu_.end_cycle(now);
+  // Progress for the livelock rule: anything answered but WAIT, or taken in.
+  bool moved = swapped || hvu_taken.any;
+  for (const Presented& p : presented)
+    if (p.r->push || out.pull_status[p.bank] != hwwl::kPullWait) moved = true;
   // Finished requests: deliver, or block the all-WAIT pulls.
   for (std::size_t k = 0; k < pending_.size();) {
     if (pending_[k]->left != 0) {
@@ -519,11 +552,23 @@ void Worklist::step_cycle(bool idle) {
     }
     std::unique_ptr<Request> r = std::move(pending_[k]);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
-    if (!r->push && r->all_wait && r->whole_wave) {
+    if (!r->push && r->all_wait && r->whole_wave && !spin_) {
       ++wait_blocks;
       waiting_.push_back(std::move(r));
     } else {
-      deliver(*r, std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_));
+      const Tick at = std::max<Tick>(end, sc_core::sc_time_stamp().value()) + clock_.cycles(latency_);
+      if (spin_ && !r->push) {
+        // A spinning wavefront waits from its first all-WAIT pull to the
+        // answer of the first pull that is not all WAIT.
+        if (r->all_wait && r->whole_wave) {
+          ++wait_spins;
+          spin_since_.try_emplace(r->wave, r->at);
+        } else if (auto it = spin_since_.find(r->wave); it != spin_since_.end()) {
+          wait_ticks_ += at - it->second;
+          spin_since_.erase(it);
+        }
+      }
+      deliver(*r, at);
     }
   }
   bool same = presented.empty() && !hvu_taken.any && !swapped;
@@ -539,6 +584,21 @@ void Worklist::step_cycle(bool idle) {
   }
   last_counts_.swap(counts_);
   quiet_cycles_ = same ? quiet_cycles_ + 1 : 0;
+  if (spin_) {
+    // Every lane back at its pull (none holds a work ID), work inside, and
+    // for livelock_ cycles nothing but WAIT answered, nothing taken in and
+    // no count moved: no pull will ever reach that work.
+    const bool counts_same = last_counts_ == counts_;
+    stuck_cycles_ =
+        !moved && counts_same && active_lanes_.empty() && (inside_ != 0 || hvu_.held() != 0) && !hvu_.active()
+            ? stuck_cycles_ + 1
+            : 0;
+    if (stuck_cycles_ >= livelock_)
+      throw SimFault(
+          fmt::format("worklist: livelock: every lane of the kernel has pulled WAIT for {} cycles and "
+                      "nothing moved inside; no pull can reach the work left: {}",
+                      stuck_cycles_, where()));
+  }
   // Refills refused in a quiet cycle: their banks are full (nothing else
   // used the ports), and stay full until an input, a redistribution or a
   // network hop changes a count; until then offering them again is the same

@@ -121,7 +121,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   bool double_buf_ = false, swap_ = false;
   std::uint64_t inside_ = 0;  // granted pushes minus pulled IDs (the unit conserves work IDs)
   std::uint64_t peak_inside_ = 0;
-  Tick wait_ticks_ = 0;      // wavefront time blocked on all-WAIT pulls
+  Tick wait_ticks_ = 0;      // wavefront time blocked on (or spinning through) all-WAIT pulls
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
   bool refills_stuck_ = false;         // the last stepped cycle was quiet and refused every refill it offered
@@ -145,7 +145,14 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   // may still push). The paper's rule (Sec. III-C): DONE only when there is
   // no more work in the system and all threads are waiting; while a lane is
   // active the unit answers WAIT instead (done_holds).
+  // Both modes: the lanes holding a work ID (the livelock rule of spinning waiters).
   std::unordered_set<const Lane*> active_lanes_;
+  // Spinning waiters (worklist.waiters = spin): per wavefront, when its first
+  // all-WAIT pull was submitted (for the wait time); cycles in which nothing
+  // moved while every lane waited, and the limit that makes it a livelock.
+  bool spin_ = true;
+  std::unordered_map<const void*, Tick> spin_since_;
+  std::uint64_t stuck_cycles_ = 0, livelock_ = 0;
   // Fig. 8 (worklist.activity_interval > 0): each hardware thread's state in
   // the running kernel, from its last pull, and how many are in each.
   enum class Activity : std::uint8_t { Active, Waiting, Done };
@@ -160,7 +167,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   bool hvu_allowed_ = true;  // the limit-study schemes have no banks to virtualize
 
  public:
-  Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, cycles, idle_cycles,
+  Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, wait_spins, cycles, idle_cycles,
       skipped_cycles, done_holds;
   // Fig. 8, only with worklist.activity_interval > 0.
   std::unique_ptr<Counter> hw_threads;

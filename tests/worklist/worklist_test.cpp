@@ -188,17 +188,18 @@ TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
   FG_REQUIRE_FRESH_KERNEL();
   // Scheme none on 2 cores: 32 IDs pushed on one core, pulled by a
   // wavefront on the other; its banks never get
-  // work (WAIT), nobody pulls the IDs: the unit settles and sleeps, and the
-  // run ends without events instead of spinning.
-  auto* h = new HostHarness(wl_config({"gpu.cus=2", "worklist.scheme=none"}), [&](Host& host) {
-    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(64, 0));
-    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
-    // Workgroup 0 (CU 0) pushes, workgroup 1 (CU 1) does not; then only
-    // the workgroup on CU 1 pulls.
-    host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
-    unit(host).kernel_done();
-    host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hits, first, 1000); }});
-  });
+  // work (WAIT), nobody pulls the IDs: with blocking waiters the unit
+  // settles and sleeps, and the run ends without events instead of spinning.
+  auto* h =
+      new HostHarness(wl_config({"gpu.cus=2", "worklist.scheme=none", "worklist.waiters=block"}), [&](Host& host) {
+        const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(64, 0));
+        const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
+        // Workgroup 0 (CU 0) pushes, workgroup 1 (CU 1) does not; then only
+        // the workgroup on CU 1 pulls.
+        host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
+        unit(host).kernel_done();
+        host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hits, first, 1000); }});
+      });
   sc_core::sc_start();
   EXPECT_FALSE(sc_core::sc_pending_activity());  // no events left: the driver reports a deadlock
   const std::string d = h->top().diagnose();
@@ -207,6 +208,81 @@ TEST(Deadlock, WorkNoRedistributionCanBringIsADiagnosedDeadlock) {
   EXPECT_GT(h->top().find<wl::Worklist>()->work_inside(), 0u);
   h->reap();
 }
+
+// The same with spinning waiters (the default): the wavefront pulls WAIT
+// again and again; the unit ends the run as a livelock, naming where the work is.
+TEST(Livelock, SpinningOnWorkNoPullCanReachIsADiagnosedFault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  auto* h = new HostHarness(wl_config({"gpu.cus=2", "worklist.scheme=none"}), [&](Host& host) {
+    const std::uint64_t hits = host.upload(std::vector<std::uint32_t>(64, 0));
+    const std::uint64_t first = host.upload(std::vector<std::uint32_t>(64, 0));
+    host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_kernel(l, 1000, 32); }});
+    unit(host).kernel_done();
+    host.run_kernel({"pull", 64, 32, 8, 0, [=](Lane& l) { return pull_on_cu(l, 1, hits, first, 1000); }});
+  });
+  try {
+    h->run();
+    ADD_FAILURE() << "no livelock fault";
+  } catch (const SimFault& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("worklist: livelock: every lane of the kernel has pulled WAIT for"), std::string::npos) << w;
+    EXPECT_NE(w.find("32 work IDs: core 0 lane"), std::string::npos) << w;
+  }
+  EXPECT_GT(h->stat("gpu.worklist.wait_spins"), 1000);  // it did spin
+  EXPECT_EQ(h->stat("gpu.worklist.wait_blocks"), 0);
+  h->reap();
+}
+
+// Spinning waiters (Sec. IV-C): a wavefront whose lanes all got WAIT pulls
+// again, each time an instruction and a pull of every lane; blocked, it
+// waits in the unit. 200 IDs pushed on core 0 only: core 1's wavefronts
+// wait until redistribution brings some. The same work either way.
+Task<> push_on_cu0(Lane& l, std::uint32_t n) {
+  co_await wl::wl_cfg(l, true);
+  const std::uint32_t cu = co_await l.cu_id();
+  if (cu != 0) co_return;
+  for (std::uint32_t k = 0; k < 8; ++k)
+    if (l.global_id() * 8 + k < n) co_await wl::wl_push(l, 1000 + 3 * (l.global_id() * 8 + k));
+}
+
+class Waiters : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Waiters, SpinningPullsAgainBlockingWaitsInTheUnit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const bool spin = std::string(GetParam()) == "spin";
+  std::vector<std::uint32_t> hits;
+  auto* h = new HostHarness(
+      wl_config({"gpu.cus=2", "worklist.scheme=lsorting", std::string("worklist.waiters=") + GetParam()}),
+      [&](Host& host) {
+        const std::uint64_t d = host.upload(std::vector<std::uint32_t>(3 * 200, 0));
+        const std::uint64_t first = host.upload(std::vector<std::uint32_t>(512, 0));
+        host.run_kernel({"push", 64, 32, 4, 0, [=](Lane& l) { return push_on_cu0(l, 200); }});
+        unit(host).kernel_done();
+        host.run_kernel({"pull", 512, 32, 8, 0, [=](Lane& l) { return pull_kernel(l, d, first, 1000); }});
+        hits = host.download<std::uint32_t>(d, 3 * 200);
+      });
+  h->run();
+  ASSERT_EQ(hits.size(), 600u);
+  for (std::uint32_t i = 0; i < 600; ++i) EXPECT_EQ(hits[i], i % 3 == 0 ? 1u : 0u) << i;
+  EXPECT_EQ(h->stat("gpu.worklist.pull_ids"), 200);
+  const double spins = h->stat("gpu.worklist.wait_spins"), blocks = h->stat("gpu.worklist.wait_blocks");
+  const double waits = h->stat("gpu.worklist.pull_waits");
+  const double instrs = h->stat("gpu.cu0.wavefront_instructions") + h->stat("gpu.cu1.wavefront_instructions");
+  if (spin) {
+    EXPECT_GT(spins, 0);
+    EXPECT_EQ(blocks, 0);
+    EXPECT_GE(waits, 32 * spins);  // every spin is a pull of each of the wavefront's 32 lanes
+    EXPECT_GT(instrs, spins);      // and an instruction
+  } else {
+    EXPECT_GT(blocks, 0);
+    EXPECT_EQ(spins, 0);
+    EXPECT_LT(instrs, 3 * 200 + 16 * 2 * 8 * 4);  // no pull again while blocked: a few per ID and wavefront
+  }
+  h->reap();
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Waiters, ::testing::Values("spin", "block"),
+                         [](const auto& i) { return std::string(i.param); });
 
 // Single-buffer mode: DONE only when no thread holds work (Sec. III-C). The
 // thread that pulls the seed ID 5000 works on it for 400 cycles, then pushes
@@ -308,7 +384,9 @@ TEST(ActivitySeries, CountsTheThreadsThatHoldWaitAndAreDone) {
 TEST(ActivitySeries, AKernelsEndClearsItsThreads) {
   FG_REQUIRE_FRESH_KERNEL();
   std::vector<std::uint32_t> counts, seen;
-  HostHarness h(wl_config({"gpu.cus=1", "worklist.activity_interval=20"}), [&](Host& host) {
+  // Sampled every cycle: between the first run's end and the second run's
+  // first pull there are only a few cycles (the second seed kernel).
+  HostHarness h(wl_config({"gpu.cus=1", "worklist.activity_interval=1"}), [&](Host& host) {
     run_seed_kernels(host, counts, seen);
     run_seed_kernels(host, counts, seen);
   });

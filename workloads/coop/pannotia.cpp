@@ -424,13 +424,19 @@ void mis(Host& h) {
 }
 
 const Param<std::int64_t> kPsssp_source{
-    "p-sssp.source", -1, "", "source node, in the input's numbering (-1: the first node)", {{-1}, {9.2e18}}};
+    "p-sssp.source",
+    -1,
+    "",
+    "source node, in the input's numbering (-1: a node of typical degree, chosen by the seed: graph::typical_source)",
+    {{-1}, {9.2e18}}};
 
 void psssp(Host& h) {
   const Config& cfg = h.config();
   const graph::Graph g = load(h, kPsssp);
   const std::int64_t s = kPsssp_source.get(cfg);
-  std::uint32_t src = 0;
+  // -1: as bfs and sssp (workloads/graph/bfs_sssp.cpp): node 0 of a permuted
+  // R-MAT often has no arc at all.
+  std::uint32_t src = graph::typical_source(g, std::get<std::uint64_t>(cfg.value("sim.seed")));
   if (s >= 0) {
     const auto n = g.node_of(static_cast<std::uint64_t>(s));
     if (!n) throw UserError(fmt::format("p-sssp.source: {} is not a node of {}", s, g.origin));

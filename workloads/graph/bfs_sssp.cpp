@@ -97,8 +97,12 @@ Workload make(const char* name, bool weighted) {
                          "LonestarGPU's data-driven kernel as one persistent kernel with plain or resizing "
                          "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md)"},
       ParamAlias{n + ".variant", n + ".mechanism"},
-      Param<std::int64_t>{
-          n + ".source", -1, "", "source node, in the input's numbering (-1: the first node)", {{-1}, {9.2e18}}},
+      Param<std::int64_t>{n + ".source",
+                          -1,
+                          "",
+                          "source node, in the input's numbering (-1: a node of typical degree, chosen by the seed: "
+                          "graph::typical_source)",
+                          {{-1}, {9.2e18}}},
       Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
                          "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per "
                          "node's pushes; aru: one per workgroup, offsets from LDS atomics"},
@@ -441,8 +445,10 @@ Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t 
   }
 }
 
-// Persistent threads pull until DONE; WAIT: pull again (a wavefront whose
-// lanes all got WAIT is blocked by the unit until it can retry). The loop's
+// Persistent threads pull until DONE; WAIT: pull again, the paper's wait
+// path (Sec. III-C: "accessing the worklist again until it receives a work ID
+// or DONE token"; with worklist.waiters=block the unit parks a wavefront
+// whose lanes all got WAIT until it can retry). The loop's
 // pull is at its bottom: lanes reconverge at the lowest pending
 // source site (docs/compute-unit.md), so lanes that got WAIT wait there until
 // the lanes that got work come round to pull again (the paper's "waiting
@@ -478,10 +484,12 @@ Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, s
 
 // ---- host side ------------------------------------------------------------------
 
-std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g) {
+std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g, std::uint64_t seed) {
   if (g.nodes == 0) throw UserError(fmt::format("{}: the graph has no nodes", g.origin));
   const auto s = wl.source.get(cfg);
-  if (s < 0) return 0;
+  // The paper states no source; node 0 of an unpermuted R-MAT is its hub
+  // (one lane then pushes the hub's neighbours: 41% of the Sec. V-A run).
+  if (s < 0) return graph::typical_source(g, seed);
   const auto node = g.node_of(static_cast<std::uint64_t>(s));
   if (!node) {
     const std::string range = g.ids.empty() ? fmt::format("ids {}..{}", g.id_base, g.id_base + g.nodes - 1)
@@ -493,8 +501,9 @@ std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g)
 
 void run(const Workload& wl, Host& h) {
   const Config& cfg = h.config();
-  const Graph g = wl.graph.load(cfg, h.rng()());
-  const std::uint32_t src = source_node(wl, cfg, g);
+  const std::uint64_t seed = h.rng()();
+  const Graph g = wl.graph.load(cfg, seed);
+  const std::uint32_t src = source_node(wl, cfg, g, seed);
   // The reference first: a graph whose distances do not fit is bad input.
   const auto want = wl.weighted ? graph::dijkstra(g, src) : graph::bfs_levels(g, src);
   const std::string variant = wl.variant.get(cfg);
