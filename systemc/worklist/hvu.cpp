@@ -25,6 +25,9 @@ Hvu::Hvu(const Params& p, const Clock& clock)
                    "lane pulls held on an empty bank while the core's overflow buffer had work (cycles x lanes)", ""),
       stall_cycles(StatGroup("gpu.worklist.hvu"), "stall_cycles",
                    "unit cycles in which a pull was held waiting for a refill", "cycles"),
+      peak_loads(StatGroup("gpu.worklist.hvu"), "peak_loads",
+                 "the most refill loads in flight at once on one core (worklist.hvu_refills bounds the on-demand ones)",
+                 ""),
       p_(p),
       clock_(clock),
       cores_(p.cores) {
@@ -115,9 +118,13 @@ Tick Hvu::access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool 
   return done;
 }
 
-void Hvu::swap_rounds() {
+void Hvu::swap_rounds(Tick now) {
   if (!double_buf_) return;
-  for (Core& c : cores_) c.cur = 1 - c.cur;
+  for (Core& c : cores_) {
+    if (!c.spilled.empty()) store_spilled(c, now);  // next-round work: into the ring that becomes current
+    c.spilled_now = 0;
+    c.cur = 1 - c.cur;
+  }
 }
 
 void Hvu::layout() {
@@ -149,6 +156,7 @@ bool Hvu::spill(unsigned core, std::uint32_t id, Tick now, const std::function<s
         id, core, r.cap, double_buf_ ? " per round" : "", where()));
   if (c.spilled.empty() && queue_free(c, now) == 0) return false;
   c.spilled.push_back(id);
+  ++c.spilled_now;
   ++spills;
   return true;
 }
@@ -156,25 +164,36 @@ bool Hvu::spill(unsigned core, std::uint32_t id, Tick now, const std::function<s
 void Hvu::end_cycle(Tick now) {
   for (Core& c : cores_) {
     if (c.spilled.empty()) continue;
-    Ring& r = c.ring[double_buf_ ? 1 - c.cur : 0];
-    for (std::size_t i = 0; i < c.spilled.size(); i += p_.warp) {
-      const std::uint64_t n = std::min<std::uint64_t>(p_.warp, c.spilled.size() - i);
-      // The ring's tail; a store that wraps is two stores.
-      Tick done = now;
-      for (std::uint64_t k = 0; k < n;) {
-        const std::uint64_t tail = (r.head + r.count + k) % r.cap;
-        const std::uint64_t m = std::min(n - k, r.cap - tail);
-        done = std::max(done, access(r.base + 4 * tail, c.spilled.data() + i + k, m, true, now));
-        k += m;
-      }
-      r.count += n;
-      r.stores.emplace_back(n, done);
-      c.inflight.push_back(done);
-      std::sort(c.inflight.begin(), c.inflight.end());
-      ++spill_stores;
-    }
-    c.spilled.clear();
+    // Up to a warp's worth of pushes per store (Sec. III-D), across cycles:
+    // a wavefront's pushes reach the banks over several cycles (lanes that
+    // share a bank go in successive ones), so the buffer goes out when it
+    // holds a warp's worth, or in the first cycle that brings no spill.
+    const bool more = c.spilled_now != 0;
+    c.spilled_now = 0;
+    if (p_.coalesce_cycles && more && c.spilled.size() < p_.warp) continue;
+    store_spilled(c, now);
   }
+}
+
+void Hvu::store_spilled(Core& c, Tick now) {
+  Ring& r = c.ring[double_buf_ ? 1 - c.cur : 0];
+  for (std::size_t i = 0; i < c.spilled.size(); i += p_.warp) {
+    const std::uint64_t n = std::min<std::uint64_t>(p_.warp, c.spilled.size() - i);
+    // The ring's tail; a store that wraps is two stores.
+    Tick done = now;
+    for (std::uint64_t k = 0; k < n;) {
+      const std::uint64_t tail = (r.head + r.count + k) % r.cap;
+      const std::uint64_t m = std::min(n - k, r.cap - tail);
+      done = std::max(done, access(r.base + 4 * tail, c.spilled.data() + i + k, m, true, now));
+      k += m;
+    }
+    r.count += n;
+    r.stores.emplace_back(n, done);
+    c.inflight.push_back(done);
+    std::sort(c.inflight.begin(), c.inflight.end());
+    ++spill_stores;
+  }
+  c.spilled.clear();
 }
 
 void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first_bank, Tick now) {
@@ -207,6 +226,10 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
                     ids[k]);
   c.loaded += to.size();
   c.loads.emplace_back(done, std::move(to));
+  if (c.loads.size() > peak_loads_) {
+    peak_loads += c.loads.size() - peak_loads_;
+    peak_loads_ = c.loads.size();
+  }
   c.inflight.push_back(done);
   std::sort(c.inflight.begin(), c.inflight.end());
   ++refill_loads;
@@ -244,7 +267,10 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
     // On demand: a pull waited last cycle and nothing is on its way.
     const bool tail = p_.refill == Refill::OnDemand || ready < p_.lanes;
     if (c.demand) stalled = true;
-    if (c.demand && tail && room && ready != 0 && waiting(c) == 0)
+    // Several loads in flight (Sec. III-D: "as many virtualization requests
+    // as there is space in the load-store unit"), up to worklist.hvu_refills,
+    // while fewer than a warp's worth of loaded IDs wait for their banks.
+    if (c.demand && tail && room && ready != 0 && c.loads.size() < p_.refills && c.queued < p_.warp)
       load(k, std::min<std::uint64_t>(ready, p_.warp), false, c.demand_bank, now);
     c.demand = false;
     // Interval: every bank has room for one more (single mode: reserved).

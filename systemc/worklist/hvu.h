@@ -8,13 +8,17 @@
 //   wlinit(base, entries)   overflow buffer: entries work IDs (4 bytes) per
 //                           core, core c's region at base + 4 * c * entries;
 //                           double-buffer mode: two halves, one per round
-//   spill                   the stalled pushes of a core in one cycle, up to a
-//                           wavefront's worth per store, written to its region
-//                           (FIFO ring) in one coalesced store (line requests)
+//   spill                   the stalled pushes of a core, buffered across
+//                           cycles until a wavefront's worth or a cycle
+//                           without a spill, written to its region (FIFO
+//                           ring) in one coalesced store (line requests)
 //   refill (on_demand)      a pull on an empty bank of a core whose region
-//                           holds work loads up to a wavefront's worth; the
-//                           pulling wavefront waits for it like a pending load
-//                           (all its lanes, Sec. III-D)
+//                           holds work loads up to a wavefront's worth, and
+//                           again each cycle a pull waits, up to
+//                           worklist.hvu_refills loads in flight ("as many
+//                           virtualization requests as there is space in the
+//                           load-store unit"); the pulling wavefront waits
+//                           for it like a pending load (all its lanes)
 //   refill (interval)       every worklist.interval cycles, when every bank of
 //                           the core has room (single mode: a reservation of
 //                           one entry per bank through rsv_i), one ID per bank
@@ -53,6 +57,8 @@ class Hvu {
   struct Params {
     unsigned cores = 1, lanes = 16, depth = 32, warp = 32, interval = 10, requests = 8, line = 64;
     Refill refill = Refill::Interval;
+    unsigned refills = 8;         // on-demand refill loads in flight per core (worklist.hvu_refills)
+    bool coalesce_cycles = true;  // spills coalesced across cycles, up to a warp's worth per store
   };
   Hvu(const Params& p, const Clock& clock);
 
@@ -87,7 +93,7 @@ class Hvu {
   // End of the cycle: the cycle's spills go out as coalesced stores.
   void end_cycle(Tick now);
   // Partition swap (double mode): the round's regions exchange.
-  void swap_rounds();
+  void swap_rounds(Tick now);
   // Work IDs held (both rounds), of this round only, and whether the unit must
   // keep stepping (requests in flight or loaded IDs waiting for a port).
   std::uint64_t held() const;
@@ -109,7 +115,7 @@ class Hvu {
   std::string where() const;
 
   Counter spills, spill_stores, refills, refill_loads, bytes_written, bytes_read, reservations, refill_waits,
-      stall_cycles;
+      stall_cycles, peak_loads;
 
  private:
   struct Ring {  // one round's FIFO in a core's region
@@ -123,7 +129,8 @@ class Hvu {
   struct Core {
     Ring ring[2];
     unsigned cur = 0;                    // ring of the current (pull) round; single mode: 0 only
-    std::vector<std::uint32_t> spilled;  // this cycle's spills, not yet stored
+    std::vector<std::uint32_t> spilled;  // spills not yet stored (up to a warp's worth, across cycles)
+    unsigned spilled_now = 0;            // of them, this cycle's
     std::deque<std::pair<Tick, std::vector<std::pair<unsigned, std::uint32_t>>>> loads;  // (arrives, (bank, id))
     std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
     std::uint64_t loaded = 0, queued = 0;            // IDs in loads, in at_bank
@@ -132,7 +139,9 @@ class Hvu {
     bool demand = false;  // a pull waited this cycle
     unsigned demand_bank = 0;
   };
+  std::size_t peak_loads_ = 0;
   unsigned queue_free(Core& c, Tick now);
+  void store_spilled(Core& c, Tick now);  // the buffered spills out as coalesced stores
   void load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first_bank, Tick now);
   Tick access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now);
   std::uint64_t waiting(const Core& c) const;  // IDs loaded or loading, not yet in a bank

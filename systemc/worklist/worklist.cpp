@@ -63,6 +63,21 @@ const Param<std::uint64_t> kHvuRequests{"worklist.hvu_requests",
                                         "",
                                         "virtualization loads and stores in flight per core (GTX 480 L1 miss queue)",
                                         {{1}, {1024}}};
+// On-demand refills in flight (Sec. III-D: "as many virtualization requests as
+// there is space in the load-store unit can be sent out"): the queue's depth,
+// worklist.hvu_requests, unless set; 1 is the model before 2026-11-27 (an
+// ablation: a load started only when nothing was on its way).
+const Param<std::uint64_t> kHvuRefills{"worklist.hvu_refills",
+                                       0,
+                                       "",
+                                       "on-demand refill loads in flight per core (0: worklist.hvu_requests, the "
+                                       "load/store queue; 1: one at a time, an ablation)",
+                                       {{0}, {1024}}};
+// Spills per store: "coalesces up to a warp's worth of pushes" (Sec. III-D).
+const Param<std::string> kHvuCoalesce{
+    "worklist.hvu_coalesce", "warp", std::vector<std::string>{"warp", "cycle"},
+    "spills per coalesced store: warp (buffered across cycles up to a warp's worth, Sec. III-D) or cycle (one "
+    "cycle's spills only; the model before 2026-11-27, an ablation)"};
 // Exact by construction (docs/worklists.md, "Fast-forward"); off only to
 // check that (the fast-forward test compares whole statistics).
 const Param<bool> kFastForward{"worklist.fast_forward", true, "",
@@ -184,7 +199,9 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"))),
                        static_cast<unsigned>(kInterval.get(cfg)), static_cast<unsigned>(kHvuRequests.get(cfg)),
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.line"))),
-                       kRefill.get(cfg) == "on_demand" ? Hvu::Refill::OnDemand : Hvu::Refill::Interval},
+                       kRefill.get(cfg) == "on_demand" ? Hvu::Refill::OnDemand : Hvu::Refill::Interval,
+                       static_cast<unsigned>(kHvuRefills.get(cfg) ? kHvuRefills.get(cfg) : kHvuRequests.get(cfg)),
+                       kHvuCoalesce.get(cfg) == "warp"},
            clock) {
   if (const auto every = kActivityInterval.get(cfg)) {
     const StatGroup g("gpu.worklist");
@@ -245,11 +262,12 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
     for (const auto* k : {&kLanes, &kDepth}) refuse(*k, "is one infinite worklist with a port per lane");
   }
   if (ideal) {
-    for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests})
+    for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests, &kHvuRefills})
       refuse(*k, "has no redistribution or virtualization unit");
-    if (!cfg.is_default(kRefill.name()))
-      throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} has no virtualization unit",
-                                  kRefill.name(), cfg.origin(kRefill.name()), s));
+    for (const auto* k : {&kRefill, &kHvuCoalesce})
+      if (!cfg.is_default(k->name()))
+        throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} has no virtualization unit",
+                                    k->name(), cfg.origin(k->name()), s));
     hvu_allowed_ = false;
   }
   // magic redistributes every cycle without a threshold; its banks spill to
@@ -488,7 +506,7 @@ void Worklist::step_cycle(bool idle) {
   Hvu::Taken hvu_taken;
   if (hvu) {
     hvu_taken = hvu_.granted(in_, out, now);
-    if (swap_) hvu_.swap_rounds();
+    if (swap_) hvu_.swap_rounds(now);
   }
   swap_ = false;
   ++cycles;

@@ -504,6 +504,52 @@ INSTANTIATE_TEST_SUITE_P(Modes, Virtualization,
                                   (std::string(std::get<1>(i.param)) == "interval" ? "Interval" : "OnDemand");
                          });
 
+// Sec. III-D: "coalesces up to a warp's worth of pushes" per store. A
+// wavefront's 32 pushes reach 16 banks in two cycles (lanes i and i + 16
+// share bank i): buffered across cycles they go out as one store of 32, one
+// cycle's spills at a time (the ablation) as two of 16 at least.
+class HvuCoalescing : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HvuCoalescing, AWarpsWorthOfSpillsPerStore) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const bool warp = std::string(GetParam()) == "warp";
+  const VirtResult r = virt_push_then_pull({std::string("worklist.hvu_coalesce=") + GetParam()}, 900, 1024, true);
+  ASSERT_EQ(r.pull_ids, 900);
+  ASSERT_GT(r.spills, 500);
+  EXPECT_EQ(r.written, 4 * r.spills);
+  if (warp) {
+    EXPECT_LE(r.stores, r.spills / 24) << r.spills << " spills";
+  } else {
+    EXPECT_GE(r.stores, r.spills / 16) << r.spills << " spills";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HvuCoalescing, ::testing::Values("warp", "cycle"),
+                         [](const auto& i) { return std::string(i.param); });
+
+// On demand, several refill loads in flight per core (Sec. III-D: "as many
+// virtualization requests as there is space in the load-store unit"), up to
+// worklist.hvu_refills; 1 (the ablation) keeps one at a time.
+class HvuRefills : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HvuRefills, OnDemandLoadsInFlight) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const std::string n = GetParam();
+  const VirtResult r = virt_push_then_pull({"worklist.refill=on_demand", "worklist.hvu_refills=" + n}, 900, 1024, true);
+  ASSERT_EQ(r.pull_ids, 900);
+  ASSERT_GT(r.loads, 8);
+  const double peak = StatRegistry::global().find("gpu.worklist.hvu.peak_loads")->scalar();
+  if (n == "1") {
+    EXPECT_EQ(peak, 1);
+  } else {
+    EXPECT_GT(peak, 1);
+    EXPECT_LE(peak, std::stod(n));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Limits, HvuRefills, ::testing::Values("1", "8"),
+                         [](const auto& i) { return std::string("max") + i.param; });
+
 TEST(Virtualization, AFullOverflowBufferIsTheHardwareException) {
   FG_REQUIRE_FRESH_KERNEL();
   try {
