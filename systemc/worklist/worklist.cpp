@@ -153,9 +153,15 @@ struct Worklist::Request {
   WaveHandle h;
   unsigned core = 0;
   bool push = false;
-  std::vector<Lane*> lanes;  // in lane order
+  std::vector<Lane*> lanes;    // in lane order
+  std::vector<unsigned> bank;  // each lane's bank in its core
   std::vector<std::uint32_t> ids;
   std::vector<bool> done;
+  // The banks of the lanes not yet answered (worklist.lanes <= 64): a
+  // request none of whose banks has a free port this cycle is passed over
+  // without visiting its lanes. Recomputed after a lane is answered.
+  std::uint64_t need = 0;
+  bool stale = false;
   std::size_t left = 0;
   bool all_wait = true;
   bool whole_wave = false;
@@ -252,6 +258,8 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
             : fmt::format("worklist.lanes: 0 takes gpu.cu.simd_width = {}: the worklist needs a power of "
                           "two from 2 banks per core (set worklist.lanes)",
                           lanes_));
+  lane_mask_ = lanes_ - 1;
+  masks_ = lanes_ <= 64;
   // What the limit-study worklists do not have must not be set.
   auto refuse = [&](const Param<std::uint64_t>& k, const char* why) {
     if (!cfg.is_default(k.name()))
@@ -372,13 +380,31 @@ void Worklist::init_overflow(std::uint64_t base, std::uint64_t entries) {
   hvu_.init(base, entries);
 }
 
+std::unique_ptr<Worklist::Request> Worklist::new_request() {
+  if (free_.empty()) return std::make_unique<Request>();
+  std::unique_ptr<Request> r = std::move(free_.back());
+  free_.pop_back();
+  r->lanes.clear();
+  r->bank.clear();
+  r->ids.clear();
+  r->need = 0;
+  r->stale = false;
+  r->all_wait = true;
+  return r;
+}
+
+void Worklist::recycle(std::unique_ptr<Request> r) { free_.push_back(std::move(r)); }
+
 void Worklist::submit(IssueContext& c, bool push) {
-  auto r = std::make_unique<Request>();
+  std::unique_ptr<Request> r = new_request();
   r->core = static_cast<unsigned>(c.cu().index());
   r->push = push;
   c.for_each([&](Lane& l) {
     r->lanes.push_back(&l);
-    if (!push) active_lanes_.erase(&l);  // back at the pull: no longer active
+    const unsigned b = l.lane_id() & lane_mask_;
+    r->bank.push_back(b);
+    if (masks_) r->need |= std::uint64_t{1} << b;
+    if (!push && !active_lanes_.empty()) active_lanes_.erase(&l);  // back at the pull: no longer active
     if (!push && active_threads) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
     if (push) {
       const auto id = static_cast<std::uint32_t>(l.pending.value);
@@ -472,6 +498,7 @@ void Worklist::step_cycle(bool idle) {
     std::vector<bool>& used = used_;
     used.assign(n, false);
     ports_taken_.assign(cores_, 0);
+    core_used_.assign(cores_, 0);
     for (auto& rp : pending_) {
       Request& r = *rp;
       if (r.at >= now) continue;  // arrives after this cycle's sample
@@ -480,14 +507,29 @@ void Worklist::step_cycle(bool idle) {
         port_retries += r.left;
         continue;
       }
+      if (masks_) {
+        if (r.stale) {
+          r.need = 0;
+          for (std::size_t i = 0; i < r.lanes.size(); ++i)
+            if (!r.done[i]) r.need |= std::uint64_t{1} << r.bank[i];
+          r.stale = false;
+        }
+        if ((r.need & ~core_used_[r.core]) == 0) {
+          // Every bank it needs has been taken this cycle (a spinning core
+          // has many such requests): each lane left tries again.
+          port_retries += r.left;
+          continue;
+        }
+      }
       for (std::size_t i = 0; i < r.lanes.size(); ++i) {
         if (r.done[i]) continue;
-        const std::size_t bank = std::size_t{r.core} * lanes_ + r.lanes[i]->lane_id() % lanes_;
+        const std::size_t bank = std::size_t{r.core} * lanes_ + r.bank[i];
         if (used[bank]) {
           ++port_retries;
           continue;
         }
         used[bank] = true;
+        if (masks_) core_used_[r.core] |= std::uint64_t{1} << r.bank[i];
         ++ports_taken_[r.core];
         (r.push ? in_.push : in_.pull)[bank] = true;
         if (r.push) in_.push_id[bank] = r.ids[i];
@@ -513,6 +555,7 @@ void Worklist::step_cycle(bool idle) {
   if (presented.empty()) ++idle_cycles;
   const Tick end = now + clock_.period() / 2;
   ++cycle_;
+  std::size_t finished = 0;  // requests whose last lane was answered this cycle
   for (const Presented& p : presented) {
     Request& r = *p.r;
     Lane& l = *r.lanes[p.i];
@@ -555,21 +598,25 @@ void Worklist::step_cycle(bool idle) {
       }
     }
     r.done[p.i] = true;
-    --r.left;
+    r.stale = true;
+    if (--r.left == 0) ++finished;
   }
   if (hvu) hvu_.end_cycle(now);
   // Progress for the livelock rule: anything answered but WAIT, or taken in.
   bool moved = swapped || hvu_taken.any;
   for (const Presented& p : presented)
     if (p.r->push || out.pull_status[p.bank] != hwwl::kPullWait) moved = true;
-  // Finished requests: deliver, or block the all-WAIT pulls.
-  for (std::size_t k = 0; k < pending_.size();) {
+  // Finished requests: deliver, or block the all-WAIT pulls. One pass that
+  // keeps the others in submission order (their port priority); nothing
+  // submits while it runs (a wake-up is a notification to the CU).
+  std::size_t kept = finished ? 0 : pending_.size();
+  for (std::size_t k = kept; k < pending_.size(); ++k) {
     if (pending_[k]->left != 0) {
-      ++k;
+      if (kept != k) pending_[kept] = std::move(pending_[k]);
+      ++kept;
       continue;
     }
     std::unique_ptr<Request> r = std::move(pending_[k]);
-    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
     if (!r->push && r->all_wait && r->whole_wave && !spin_) {
       ++wait_blocks;
       waiting_.push_back(std::move(r));
@@ -587,8 +634,10 @@ void Worklist::step_cycle(bool idle) {
         }
       }
       deliver(*r, at);
+      recycle(std::move(r));
     }
   }
+  pending_.resize(kept);
   bool same = presented.empty() && !hvu_taken.any && !swapped;
   backend_->pull_counts(double_buf_, lanes_, counts_);
   for (unsigned c = 0; c < cores_; ++c) {
@@ -628,7 +677,7 @@ void Worklist::step_cycle(bool idle) {
     bool go = out.sys_empty && (double_buf_ || active_lanes_.empty());
     if (!go && core_has_work_[r.core])
       for (Lane* l : r.lanes)
-        if (last_counts_[std::size_t{r.core} * lanes_ + l->lane_id() % lanes_] != 0) {
+        if (last_counts_[std::size_t{r.core} * lanes_ + (l->lane_id() & lane_mask_)] != 0) {
           go = true;
           break;
         }
@@ -637,6 +686,7 @@ void Worklist::step_cycle(bool idle) {
       const Tick at = std::max<Tick>(end, sc_core::sc_time_stamp().value());
       wait_ticks_ += at - r.at;
       r.h.cu->wake(r.h, at, false);
+      recycle(std::move(waiting_[k]));
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(k));
     } else {
       ++k;

@@ -141,6 +141,14 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   std::uint64_t interval_ = 1;         // redistribution interval
   bool redistributes_ = false;         // a scheme with redistribution ticks
   std::vector<std::unique_ptr<Request>> pending_, waiting_;
+  // Answered requests, kept for reuse (a spinning wavefront submits one per
+  // pull: their vectors keep their capacity).
+  std::vector<std::unique_ptr<Request>> free_;
+  std::unique_ptr<Request> new_request();
+  void recycle(std::unique_ptr<Request> r);
+  unsigned lane_mask_ = 0;                // lanes_ - 1 (a power of two): a lane's bank
+  bool masks_ = false;                    // lanes_ <= 64: requests keep a mask of the banks they need
+  std::vector<std::uint64_t> core_used_;  // per core, the banks whose port is taken this cycle
   // Single-buffer mode: the lanes whose last pull returned a work ID (they
   // may still push). The paper's rule (Sec. III-C): DONE only when there is
   // no more work in the system and all threads are waiting; while a lane is
