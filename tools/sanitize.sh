@@ -19,10 +19,11 @@ jobs="${JOBS:-$(nproc)}"
 # only (the first of the backend-equivalence test's; the same reason as for
 # the RTL tests): the backend tests and bad-input cases of the others are
 # left out.
-# Line tables only (-g1): a report's stack still names file and line, and
-# the build, the longest part of this job, is shorter than with full -g.
+# -O1 and line tables only (-g1): a report's stack still names file and
+# line, and the build, the longest part of this job, is shorter (-O1 against
+# -O2: 30% less compile time on a workload file, 23.4 -> 16.4 s).
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=address,undefined \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DFG_BUILD_BENCH=OFF -DFG_BUILD_RTL_TESTS=OFF -DFG_WERROR=OFF \
   "-DFG_HWWL_RTL_CONFIGS=2,16,64,lsorting,5,10" >/dev/null
 cmake --build "$build" -j "$jobs"
@@ -72,7 +73,18 @@ not_built+="|Kernels/CheckFirst.FewerAtomicsSameDistances/ssspsetssspmechanismhw
 # Every parameter at its edges runs below on a sample (one in four, its seed
 # printed), with the fiber warning filtered out of its one-line check.
 not_built+="|param_edges"
-(cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster" -E "$asan_fp|$not_built")
+# FG_SANITIZE_SAMPLE=N (CI: 2) runs one test in N, from an offset drawn from
+# FG_SANITIZE_SEED (default: the clock; printed, so a finding can be rerun):
+# successive CI runs cover the whole suite. Default: every test.
+sample="${FG_SANITIZE_SAMPLE:-1}"
+seed="${FG_SANITIZE_SEED:-$(date +%s)}"
+range=()
+if [ "$sample" -gt 1 ]; then
+  range=(-I "$((1 + seed % sample)),,$sample")
+  echo "sanitize: one test in $sample, from test $((1 + seed % sample)) (FG_SANITIZE_SEED=$seed)"
+fi
+(cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster" -E "$asan_fp|$not_built" \
+  "${range[@]}")
 # stats_full_fault (a watchdog fault whose --stats write then fails) reports a
 # stack-use-after-scope right after ASan's fiber warning since the kernel
 # lifecycle landed; left out as that false-positive class until it is
