@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+import asan_warning
+
 
 # Set by --asan-fiber-warning (tools/sanitize.sh).
 ASAN_FIBER_WARNING = None
@@ -126,9 +128,7 @@ def main():
     args = sys.argv[1:]
     if "--asan-fiber-warning" in args:
         args.remove("--asan-fiber-warning")
-        ASAN_FIBER_WARNING = re.compile(r"ASan is ignoring requested __asan_handle_no_return|"
-                                        r"^False positive error reports may follow$|"
-                                        r"^For details see https://github.com/google/sanitizers/issues/189$")
+        ASAN_FIBER_WARNING = asan_warning.LINES
     skip = set()
     while "--skip" in args:
         i = args.index("--skip")

@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+import asan_warning
+
 HOST_S = 1.0  # sim.max_host_seconds of every run
 SETUP_S = 30  # wall time a run may take besides HOST_S (setup, report)
 # Set by --asan-fiber-warning (tools/sanitize.sh): the lines of ASan's warning, dropped.
@@ -246,9 +248,7 @@ def main():
         elif opt == "--seed":
             seed = int(args.pop(0))
         elif opt == "--asan-fiber-warning":
-            ASAN_FIBER_WARNING = re.compile(r"ASan is ignoring requested __asan_handle_no_return|"
-                                            r"^False positive error reports may follow$|"
-                                            r"^For details see https://github.com/google/sanitizers/issues/189$")
+            ASAN_FIBER_WARNING = asan_warning.LINES
         else:
             print(f"param_edges_test.py: unknown option {opt}")
             return 2
