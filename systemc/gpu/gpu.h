@@ -44,6 +44,10 @@ class Gpu {
   // A port straight to the L2 for an agent that has no L1 (requester -1: no
   // directory entry), e.g. the worklist's virtualization unit.
   virtual MemPort& l2_port(const std::string& name) = 0;
+  // A port into CU `cu`'s load/store path beside the CU's own (its L1, as the
+  // CU's requester: same port, MSHRs and back-pressure), for a unit of that
+  // core such as the worklist's virtualization unit. Only while building.
+  virtual MemPort& lsu_port(int cu, const std::string& name) = 0;
   // An agent with its own L1 on the coherent L2, in its own clock domain
   // (requester index after the CUs): its port. `stats_path` names the L1's
   // statistics. Only while the GPU is being built.

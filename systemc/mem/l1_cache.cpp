@@ -47,6 +47,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
                  const std::string& stats_path)
     : sc_module(name),
       target("target"),
+      side("side"),
       to_l2("to_l2"),
       reads(StatGroup(stats_path), "reads", "read requests (one per line)", ""),
       read_hits(StatGroup(stats_path), "hits", "read hits", ""),
@@ -87,6 +88,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
   dir_req_.set_extension(&dir_ext_);
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
+  side.register_b_transport(this, &L1Cache::b_transport);
+  side.register_transport_dbg(this, &L1Cache::transport_dbg);
   if (Trace::get().on()) trace_track_ = Trace::get().track("memory", stats_path);
 }
 

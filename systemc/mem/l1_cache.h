@@ -67,6 +67,11 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   };
 
   tlm_utils::simple_target_socket<L1Cache> target;
+  // A second way into the same load/store path, for a unit of the core that
+  // issues its own requests (the worklist's virtualization unit, Kim & Batten
+  // Sec. III-D: "injects virtualization requests into the load-store unit"):
+  // the same port calendar, MSHRs and back-pressure as the CU's requests.
+  tlm_utils::simple_target_socket_optional<L1Cache> side;
   tlm_utils::simple_initiator_socket<L1Cache> to_l2;
 
   // `stats_path` e.g. "gpu.cu3.l1"; `clock` the owner's clock domain.

@@ -50,6 +50,13 @@ sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, cons
   return transport(issue);
 }
 
+void MemPort::peek(std::uint64_t addr, void* dst, unsigned len) {
+  ext_.op = AtomicOp::None;
+  ext_.bypass_l1 = false;
+  setup(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(dst), len, nullptr);
+  socket->transport_dbg(p_);
+}
+
 sc_core::sc_time MemPort::write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
                                 const unsigned char* byte_enable, bool bypass_l1) {
   ext_.op = AtomicOp::None;

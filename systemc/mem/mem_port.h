@@ -35,6 +35,8 @@ class MemPort : public sc_core::sc_module {
                         bool bypass_l1 = false);
   sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
                          const unsigned char* byte_enable = nullptr, bool bypass_l1 = false);
+  // A functional read (TLM debug transport): no time, no cache state.
+  void peek(std::uint64_t addr, void* dst, unsigned len);
   sc_core::sc_time atomic(std::uint64_t addr, AtomicOp op, unsigned size, std::uint64_t operand, std::uint64_t compare,
                           std::uint64_t& old, const sc_core::sc_time& issue);
   // A coalesced atomic: the lanes' ops on one line (at line_addr + offset, no

@@ -91,6 +91,13 @@ MemPort& GpuTop::l2_port(const std::string& name) {
   return *agent_ports_.back();
 }
 
+MemPort& GpuTop::lsu_port(int cu, const std::string& name) {
+  if (!building_) throw std::logic_error("GpuTop::lsu_port after the GPU was built");
+  agent_ports_.push_back(std::make_unique<MemPort>(name.c_str(), cu));
+  agent_ports_.back()->socket.bind(mem_->l1(cu).side);
+  return *agent_ports_.back();
+}
+
 MemPort& GpuTop::agent_port(const std::string& name, const std::string& stats_path, const Clock& clock) {
   if (!building_) throw std::logic_error("GpuTop::agent_port after the GPU was built");
   const int r = mem_->add_l1(L1Spec{name + "_l1", stats_path, clock, L1Cache::Params::from(cfg_)});

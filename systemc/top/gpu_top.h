@@ -39,6 +39,7 @@ class GpuTop : public sc_core::sc_module, public Gpu {
   Dispatcher& dispatcher() override { return *dispatcher_; }
   MemPort& port(int cu) override { return *ports_[cu]; }
   MemPort& l2_port(const std::string& name) override;
+  MemPort& lsu_port(int cu, const std::string& name) override;
   MemPort& agent_port(const std::string& name, const std::string& stats_path, const Clock& clock) override;
   const std::string& take_wave_file() override {
     wave_taken_ = true;

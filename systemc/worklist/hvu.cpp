@@ -31,7 +31,10 @@ Hvu::Hvu(const Params& p, const Clock& clock)
       p_(p),
       clock_(clock),
       cores_(p.cores) {
-  for (Core& c : cores_) c.at_bank.resize(p.lanes);
+  for (Core& c : cores_) {
+    c.at_bank.resize(p.lanes);
+    c.incoming.assign(p.lanes, 0);
+  }
 }
 
 void Hvu::init(std::uint64_t base, std::uint64_t entries) {
@@ -71,6 +74,7 @@ Hvu::Next Hvu::next_event(bool refills_stuck) const {
     if (c.queued != 0 && !refills_stuck) n.now = true;
     if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().first);
     if (p_.refill == Refill::Interval && c.ring[c.cur].count != 0) n.interval = true;
+    if (c.burst) n.now = true;
   }
   return n;
 }
@@ -101,7 +105,8 @@ unsigned Hvu::queue_free(Core& c, Tick now) {
 
 // Line-sized requests (a MemPort request stays in one line), all issued at
 // `now`: they overlap, as the line requests of one coalesced access do.
-Tick Hvu::access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now) {
+Tick Hvu::access(unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now) {
+  MemPort* port = ports_.at(core);
   const Tick t0 = sc_core::sc_time_stamp().value();
   const sc_core::sc_time issue = sc_core::sc_time::from_value(now > t0 ? now - t0 : 0);
   Tick done = now;
@@ -109,13 +114,46 @@ Tick Hvu::access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool 
   auto* bytes = reinterpret_cast<unsigned char*>(data);
   while (left) {
     const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
-    const sc_core::sc_time d = write ? port_->write(a, bytes, static_cast<unsigned>(len), issue)
-                                     : port_->read(a, bytes, static_cast<unsigned>(len), issue);
+    // Through the load/store path: not allocated in the L1 (bypass).
+    const sc_core::sc_time d = write ? port->write(a, bytes, static_cast<unsigned>(len), issue, nullptr, lsu_)
+                                     : port->read(a, bytes, static_cast<unsigned>(len), issue, lsu_);
     done = std::max<Tick>(done, t0 + d.value());
     a += len, bytes += len, left -= len;
   }
   (write ? bytes_written : bytes_read) += 4 * n;
   return done;
+}
+
+Tick Hvu::issue(Deferred* g, unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write,
+                Tick now) {
+  if (!g) return access(core, addr, data, n, write, now);
+  if (!write) {
+    auto* bytes = reinterpret_cast<unsigned char*>(data);
+    for (std::uint64_t a = addr, left = 4 * n; left;) {
+      const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
+      ports_.at(core)->peek(a, bytes, static_cast<unsigned>(len));
+      a += len, bytes += len, left -= len;
+    }
+  }
+  g->parts.emplace_back(addr, std::vector<std::uint32_t>(data, data + n));
+  return kNever;
+}
+
+void Hvu::flush() {
+  std::vector<Deferred> all;
+  all.swap(deferred_);
+  for (Deferred& g : all) {
+    Tick done = g.now;
+    for (auto& [addr, ids] : g.parts)
+      done = std::max(done, access(g.core, addr, ids.data(), ids.size(), g.write, g.now));
+    *g.done = done;
+    Core& c = cores_[g.core];
+    // Its place in the queue was held by kNever (sorted last).
+    if (c.inflight.empty() || c.inflight.back() != kNever) throw std::logic_error("hvu: a deferred request lost");
+    c.inflight.pop_back();
+    c.inflight.push_back(done);
+    std::sort(c.inflight.begin(), c.inflight.end());
+  }
 }
 
 void Hvu::swap_rounds(Tick now) {
@@ -180,15 +218,21 @@ void Hvu::store_spilled(Core& c, Tick now) {
   for (std::size_t i = 0; i < c.spilled.size(); i += p_.warp) {
     const std::uint64_t n = std::min<std::uint64_t>(p_.warp, c.spilled.size() - i);
     // The ring's tail; a store that wraps is two stores.
+    Deferred* g = nullptr;
+    if (lsu_) {
+      deferred_.push_back(Deferred{core_of(c), true, now, nullptr, {}});
+      g = &deferred_.back();
+    }
     Tick done = now;
     for (std::uint64_t k = 0; k < n;) {
       const std::uint64_t tail = (r.head + r.count + k) % r.cap;
       const std::uint64_t m = std::min(n - k, r.cap - tail);
-      done = std::max(done, access(r.base + 4 * tail, c.spilled.data() + i + k, m, true, now));
+      done = std::max(done, issue(g, core_of(c), r.base + 4 * tail, c.spilled.data() + i + k, m, true, now));
       k += m;
     }
     r.count += n;
     r.stores.emplace_back(n, done);
+    if (g) g->done = &r.stores.back().second;
     c.inflight.push_back(done);
     std::sort(c.inflight.begin(), c.inflight.end());
     ++spill_stores;
@@ -200,10 +244,15 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
   Core& c = cores_[core];
   Ring& r = c.ring[c.cur];
   std::vector<std::uint32_t> ids(n);
+  Deferred* g = nullptr;
+  if (lsu_) {
+    deferred_.push_back(Deferred{core, false, now, nullptr, {}});
+    g = &deferred_.back();
+  }
   Tick done = now;
   for (std::uint64_t k = 0; k < n;) {
     const std::uint64_t m = std::min(n - k, r.cap - r.head);
-    done = std::max(done, access(r.base + 4 * r.head, ids.data() + k, m, false, now));
+    done = std::max(done, issue(g, core, r.base + 4 * r.head, ids.data() + k, m, false, now));
     r.head = (r.head + m) % r.cap;
     k += m;
   }
@@ -224,8 +273,11 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
   for (std::uint64_t k = 0; k < n; ++k)
     to.emplace_back(one_per_bank ? static_cast<unsigned>(k) : static_cast<unsigned>((first_bank + k) % p_.lanes),
                     ids[k]);
+  if (one_per_bank)
+    for (const auto& e : to) ++c.incoming[e.first];
   c.loaded += to.size();
-  c.loads.emplace_back(done, std::move(to));
+  c.loads.push_back(Core::Load{done, std::move(to), one_per_bank});
+  if (g) g->done = &c.loads.back().first;
   if (c.loads.size() > peak_loads_) {
     peak_loads += c.loads.size() - peak_loads_;
     peak_loads_ = c.loads.size();
@@ -256,7 +308,10 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
     Core& c = cores_[k];
     // Loads that arrived: their IDs wait at their banks.
     while (!c.loads.empty() && c.loads.front().first <= now) {
-      for (const auto& [b, id] : c.loads.front().second) c.at_bank[b].push_back(id);
+      for (const auto& [b, id] : c.loads.front().second) {
+        c.at_bank[b].push_back(id);
+        if (c.loads.front().one_per_bank) --c.incoming[b];
+      }
       c.loaded -= c.loads.front().second.size();
       c.queued += c.loads.front().second.size();
       c.loads.pop_front();
@@ -273,15 +328,21 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
     if (c.demand && tail && room && ready != 0 && c.loads.size() < p_.refills && c.queued < p_.warp)
       load(k, std::min<std::uint64_t>(ready, p_.warp), false, c.demand_bank, now);
     c.demand = false;
-    // Interval: every bank has room for one more (single mode: reserved).
-    if (p_.refill == Refill::Interval && cycle % p_.interval == 0 && room && r.ready(now) >= p_.lanes) {
-      if (!double_buf) {
-        in.rsv[k] = true;
-      } else {
-        bool all = true;
-        for (unsigned b = 0; b < p_.lanes && all; ++b)
-          all = be.pull_count(k, b, true) + c.at_bank[b].size() < p_.depth / 2;
-        if (all) load(k, p_.lanes, true, 0, now);
+    // Interval: every bank has room for one more (single mode: reserved),
+    // then again each cycle while the banks and the queue have room.
+    if (p_.refill == Refill::Interval) {
+      if (cycle % p_.interval == 0) c.burst = true;
+      if (c.burst && (idle || queue_free(c, now) == 0 || r.ready(now) < p_.lanes)) c.burst = false;
+      if (c.burst) {
+        if (!double_buf) {
+          in.rsv[k] = true;  // granted() loads, or ends the burst on a refusal
+        } else {
+          bool all = true;
+          for (unsigned b = 0; b < p_.lanes && all; ++b)
+            all = be.pull_count(k, b, true) + c.at_bank[b].size() + c.incoming[b] < p_.depth / 2;
+          if (all) load(k, p_.lanes, true, 0, now);
+          if (!all || !p_.interval_burst) c.burst = false;
+        }
       }
     }
     for (unsigned b = 0; b < p_.lanes && c.queued != 0; ++b)
@@ -313,6 +374,7 @@ Hvu::Taken Hvu::granted(const Backend::In& in, const Backend::Out& out, Tick now
       load(k, p_.lanes, true, 0, now);
       t.any = true;
     }
+    if (in.rsv[k] && (!out.rsv_gnt[k] || !p_.interval_burst)) c.burst = false;
   }
   return t;
 }

@@ -22,8 +22,14 @@
 //   refill (interval)       every worklist.interval cycles, when every bank of
 //                           the core has room (single mode: a reservation of
 //                           one entry per bank through rsv_i), one ID per bank
-//                           is loaded; fewer stored IDs than banks are loaded
-//                           on demand
+//                           is loaded, and again in each following cycle while
+//                           the banks have room and the load/store queue has a
+//                           free entry ("as many virtualization requests can be
+//                           injected as there are free entries in the
+//                           load-store unit's internal queue"; worklist.
+//                           hvu_interval_loads=one: one per interval, the
+//                           model before 2026-11-27); fewer stored IDs than
+//                           banks are loaded on demand
 //
 // Loaded IDs wait in the unit until their bank's port takes them (one per bank
 // per cycle). At most worklist.hvu_requests of a core's loads and stores are
@@ -31,8 +37,15 @@
 // the worklist: no DONE while a core's region of the current round, a load in
 // flight or a loaded ID holds work (hvu_busy_i).
 //
-// Memory: the requests go to the L2 directly (not allocated in the L1; a
-// MemPort with no L1 of its own), at the unit's cycle, in simulated-time order.
+// Memory (worklist.hvu_path): lsu (the default, Sec. III-D: "injects
+// virtualization requests into the load-store unit of the GPGPU lanes to be
+// issued just like any other memory access ... normal memory requests are
+// given priority"): each core's requests enter its own L1's load/store path
+// (the CU's port calendar, MSHRs and back-pressure, not allocated in the L1)
+// at the unit's cycle; the CUs run ahead of the unit within the quantum, so
+// their requests of that cycle have taken the port first. l2 (the model
+// before 2026-11-27, an ablation): one port straight to the L2 for all cores,
+// beside the load/store paths.
 #pragma once
 
 #include <cstdint>
@@ -59,10 +72,21 @@ class Hvu {
     Refill refill = Refill::Interval;
     unsigned refills = 8;         // on-demand refill loads in flight per core (worklist.hvu_refills)
     bool coalesce_cycles = true;  // spills coalesced across cycles, up to a warp's worth per store
+    bool interval_burst = true;   // interval refills: as many as the queue has room for (false: one per interval)
   };
   Hvu(const Params& p, const Clock& clock);
 
-  void set_port(MemPort* port) { port_ = port; }
+  // The memory path: one port to the L2 for every core (l2), or each core's
+  // port into its load/store path (lsu).
+  void set_port(MemPort* port) {
+    ports_.assign(p_.cores, port);
+    lsu_ = false;
+  }
+  void set_core_port(unsigned core, MemPort* port) {
+    ports_.resize(p_.cores, nullptr);
+    ports_[core] = port;
+    lsu_ = true;
+  }
   // wlinit: entries per core (0: no overflow buffer).
   void init(std::uint64_t base, std::uint64_t entries);
   bool enabled() const { return entries_ != 0; }
@@ -90,6 +114,17 @@ class Hvu {
   // this round for the core (the pull then waits for the refill); starts a
   // load when none is under way for it.
   bool pull_waits(unsigned core, unsigned bank, Tick now);
+  // Cycles the unit skips (fast-forward) are idle cycles: as in a stepped
+  // idle cycle, no request starts, and an interval burst ends.
+  void end_bursts() {
+    for (Core& c : cores_) c.burst = false;
+  }
+  // lsu path: the cycle's requests enter the cores' load/store paths after
+  // the CUs' requests of the same instant (the worklist calls flush() a delta
+  // cycle after the step): normal requests first, whatever order the host
+  // runs the threads in. Until then their completion times are unknown.
+  bool deferred() const { return !deferred_.empty(); }
+  void flush();
   // End of the cycle: the cycle's spills go out as coalesced stores.
   void end_cycle(Tick now);
   // Partition swap (double mode): the round's regions exchange.
@@ -131,10 +166,17 @@ class Hvu {
     unsigned cur = 0;                    // ring of the current (pull) round; single mode: 0 only
     std::vector<std::uint32_t> spilled;  // spills not yet stored (up to a warp's worth, across cycles)
     unsigned spilled_now = 0;            // of them, this cycle's
-    std::deque<std::pair<Tick, std::vector<std::pair<unsigned, std::uint32_t>>>> loads;  // (arrives, (bank, id))
+    struct Load {
+      Tick first;                                              // arrives
+      std::vector<std::pair<unsigned, std::uint32_t>> second;  // (bank, id)
+      bool one_per_bank;                                       // an interval refill (counted in `incoming`)
+    };
+    std::deque<Load> loads;
     std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
     std::uint64_t loaded = 0, queued = 0;            // IDs in loads, in at_bank
     std::deque<Tick> inflight;                       // completion times of loads and stores
+    std::vector<unsigned> incoming;                  // per bank: IDs of one-per-bank loads in flight
+    bool burst = false;  // an interval refill burst is under way (one load or reservation a cycle)
     unsigned next_bank = 0;
     bool demand = false;  // a pull waited this cycle
     unsigned demand_bank = 0;
@@ -142,14 +184,30 @@ class Hvu {
   std::size_t peak_loads_ = 0;
   unsigned queue_free(Core& c, Tick now);
   void store_spilled(Core& c, Tick now);  // the buffered spills out as coalesced stores
+  unsigned core_of(const Core& c) const { return static_cast<unsigned>(&c - cores_.data()); }
   void load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first_bank, Tick now);
-  Tick access(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now);
+  Tick access(unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write, Tick now);
   std::uint64_t waiting(const Core& c) const;  // IDs loaded or loading, not yet in a bank
   void layout();
 
   Params p_;
   Clock clock_;
-  MemPort* port_ = nullptr;
+  std::vector<MemPort*> ports_;  // per core
+  // A request waiting for flush(): its data (stores) and where its
+  // completion time goes (the max over a load's or store's line requests).
+  struct Deferred {
+    unsigned core = 0;
+    bool write = false;
+    Tick now = 0;
+    Tick* done = nullptr;
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint32_t>>> parts;  // (address, IDs) of each access
+  };
+  std::vector<Deferred> deferred_;
+  // Issues an access now (l2 path: returns its completion) or defers it into
+  // `g` (lsu path: returns kNever; loads read their data functionally now).
+  Tick issue(Deferred* g, unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write,
+             Tick now);
+  bool lsu_ = false;
   std::uint64_t base_ = 0, entries_ = 0;
   bool double_buf_ = false;
   std::vector<Core> cores_;

@@ -73,6 +73,22 @@ const Param<std::uint64_t> kHvuRefills{"worklist.hvu_refills",
                                        "on-demand refill loads in flight per core (0: worklist.hvu_requests, the "
                                        "load/store queue; 1: one at a time, an ablation)",
                                        {{0}, {1024}}};
+// The virtualization unit's memory path (Sec. III-D: "The HVU tags and
+// injects virtualization requests into the load-store unit of the GPGPU lanes
+// to be issued just like any other memory access ... normal memory requests
+// are given priority").
+const Param<std::string> kHvuPath{
+    "worklist.hvu_path", "lsu", std::vector<std::string>{"lsu", "l2"},
+    "virtualization requests' path: lsu (through each core's load/store unit and L1 port behind the CU's own "
+    "requests, not allocated in the L1; Sec. III-D) or l2 (one port straight to the L2 beside the cores; the model "
+    "before 2026-11-27, an ablation)"};
+// Interval refills per check (Sec. III-D: "As many virtualization requests
+// can be injected as there are free entries in the load-store unit's internal
+// queue").
+const Param<std::string> kHvuIntervalLoads{
+    "worklist.hvu_interval_loads", "queue", std::vector<std::string>{"queue", "one"},
+    "interval refills per check: queue (one a cycle from the check on while every bank has room and the load/store "
+    "queue a free entry, Sec. III-D) or one (one per interval; the model before 2026-11-27, an ablation)"};
 // Spills per store: "coalesces up to a warp's worth of pushes" (Sec. III-D).
 const Param<std::string> kHvuCoalesce{
     "worklist.hvu_coalesce", "warp", std::vector<std::string>{"warp", "cycle"},
@@ -207,7 +223,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                        static_cast<unsigned>(std::get<std::uint64_t>(cfg.value("gpu.line"))),
                        kRefill.get(cfg) == "on_demand" ? Hvu::Refill::OnDemand : Hvu::Refill::Interval,
                        static_cast<unsigned>(kHvuRefills.get(cfg) ? kHvuRefills.get(cfg) : kHvuRequests.get(cfg)),
-                       kHvuCoalesce.get(cfg) == "warp"},
+                       kHvuCoalesce.get(cfg) == "warp", kHvuIntervalLoads.get(cfg) == "queue"},
            clock) {
   if (const auto every = kActivityInterval.get(cfg)) {
     const StatGroup g("gpu.worklist");
@@ -272,12 +288,22 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   if (ideal) {
     for (const auto* k : {&kThreshold, &kInterval, &kHvuRequests, &kHvuRefills})
       refuse(*k, "has no redistribution or virtualization unit");
-    for (const auto* k : {&kRefill, &kHvuCoalesce})
+    for (const auto* k : {&kRefill, &kHvuCoalesce, &kHvuPath, &kHvuIntervalLoads})
       if (!cfg.is_default(k->name()))
         throw UserError(fmt::format("{} (set by {}) does not apply: worklist.scheme {} has no virtualization unit",
                                     k->name(), cfg.origin(k->name()), s));
     hvu_allowed_ = false;
   }
+  // Each refill scheme's own key: refused under the other one.
+  const bool on_demand = kRefill.get(cfg) == "on_demand";
+  if (!ideal && on_demand && !cfg.is_default(kHvuIntervalLoads.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: worklist.refill is on_demand", kHvuIntervalLoads.name(),
+                                cfg.origin(kHvuIntervalLoads.name())));
+  if (!ideal && !on_demand && !cfg.is_default(kHvuRefills.name()))
+    throw UserError(
+        fmt::format("{} (set by {}) does not apply: worklist.refill is interval (it bounds on-demand "
+                    "refills; worklist.hvu_interval_loads sets the interval ones)",
+                    kHvuRefills.name(), cfg.origin(kHvuRefills.name())));
   // magic redistributes every cycle without a threshold; its banks spill to
   // the virtualization unit, which refills at worklist.interval.
   if (magic) refuse(kThreshold, "levels the banks every cycle (no work threshold)");
@@ -705,6 +731,7 @@ void Worklist::skip_cycles(std::uint64_t n) {
     in_.rf_id.assign(in_.pull.size(), 0);
     in_.rsv.assign(cores_, false);
     in_.hvu_busy = hvu_.busy_this_round();
+    hvu_.end_bursts();
   }
   backend_->skip(n, in_);
   cycle_ += n;
@@ -804,6 +831,12 @@ void Worklist::run() {
       }
       if (sample_time(cycle_) > now) wait(sc_core::sc_time::from_value(sample_time(cycle_) - now));
       step_cycle(false);
+      // The virtualization unit's requests of this cycle enter the cores'
+      // load/store paths after the CUs' requests of this instant.
+      if (hvu_.deferred()) {
+        wait(sc_core::SC_ZERO_TIME);
+        hvu_.flush();
+      }
     }
   });
 }
@@ -855,8 +888,8 @@ const WlPush kPush;
 const WlCfg kCfg;
 
 // The mechanism: the unit, clocked by the CU clock, and its virtualization
-// unit's port straight to the L2 (its overflow-buffer traffic is not
-// allocated in an L1 and has no directory entry).
+// unit's ports: into each core's load/store path (worklist.hvu_path=lsu), or
+// one straight to the L2 (l2; no L1, no directory entry).
 const RegisterMechanism kMechanism{
     {Worklist::kName,
      "hardware worklist (Kim & Batten): banks, redistribution, inter-core network, virtualization unit",
@@ -864,7 +897,11 @@ const RegisterMechanism kMechanism{
      [](Gpu& g) {
        auto w = std::make_unique<Worklist>("worklist", g.config(), static_cast<unsigned>(g.cus()), g.clock(),
                                            g.take_wave_file());
-       w->set_port(&g.l2_port("hvu_port"));
+       if (kHvuPath.get(g.config()) == "lsu")
+         for (int k = 0; k < g.cus(); ++k)
+           w->set_core_port(static_cast<unsigned>(k), &g.lsu_port(k, fmt::format("cu{}_hvu_port", k)));
+       else
+         w->set_port(&g.l2_port("hvu_port"));
        w->report_tasks(g);
        return w;
      },

@@ -77,6 +77,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
 
   // The virtualization unit's memory port (to the L2).
   void set_port(MemPort* port) { hvu_.set_port(port); }
+  void set_core_port(unsigned core, MemPort* port) { hvu_.set_core_port(core, port); }
   unsigned lanes() const { return lanes_; }
   bool double_buffered() const { return double_buf_; }
   // ---- the operations' side (at issue; SystemC time is the issue time) ----

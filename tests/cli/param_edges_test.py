@@ -87,6 +87,8 @@ CONTEXTS = [
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=swwl"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=swwl", "--set", "bfs.swwl.threads=64"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=hwwl"],
+    # worklist.hvu_refills bounds on-demand refills (refused with interval ones).
+    ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=hwwl", "--set", "worklist.refill=on_demand"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=persistent"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=coop"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=hwwl", "--set", "worklist.lanes=16",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fg_test.h"
@@ -549,6 +550,60 @@ TEST_P(HvuRefills, OnDemandLoadsInFlight) {
 
 INSTANTIATE_TEST_SUITE_P(Limits, HvuRefills, ::testing::Values("1", "8"),
                          [](const auto& i) { return std::string("max") + i.param; });
+
+// Sec. III-D: the unit's requests go through each core's load/store unit
+// ("injects virtualization requests into the load-store unit ... to be issued
+// just like any other memory access"): its refill loads are the reads that
+// bypass the cores' L1s. worklist.hvu_path=l2 (the ablation) sends them
+// straight to the L2: no L1 sees them.
+class HvuPath : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HvuPath, RefillsGoThroughTheCoresLoadStorePath) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const bool lsu = std::string(GetParam()) == "lsu";
+  const VirtResult r = virt_push_then_pull({std::string("worklist.hvu_path=") + GetParam()}, 900, 1024, true);
+  ASSERT_EQ(r.pull_ids, 900);
+  ASSERT_GT(r.loads, 8);
+  double bypass = 0;
+  for (int k = 0; k < 4; ++k)
+    bypass += StatRegistry::global().find(fmt::format("gpu.cu{}.l1.bypass_reads", k))->scalar();
+  if (lsu) {
+    EXPECT_GE(bypass, r.loads);      // a load is one line request or more
+    EXPECT_LE(bypass, 3 * r.loads);  // a warp's worth of IDs (128 B) spans at most three 64 B lines
+  } else {
+    EXPECT_EQ(bypass, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, HvuPath, ::testing::Values("lsu", "l2"),
+                         [](const auto& i) { return std::string(i.param); });
+
+// Sec. III-D, interval refills: "As many virtualization requests can be
+// injected as there are free entries in the load-store unit's internal
+// queue": from an interval check on, a load a cycle while every bank has
+// room and the queue a free entry. With an interval longer than a load's
+// round trip, one per interval (the ablation) never has two in flight.
+class HvuIntervalLoads : public ::testing::TestWithParam<std::tuple<bool, const char*>> {};
+
+TEST_P(HvuIntervalLoads, AsManyAsTheQueueHasRoomFor) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [dbl, mode] = GetParam();
+  const VirtResult r = virt_push_then_pull(
+      {"worklist.interval=5000", std::string("worklist.hvu_interval_loads=") + mode, "worklist.depth=16"}, 2000, 2048,
+      dbl);
+  ASSERT_EQ(r.pull_ids, 2000);
+  ASSERT_GT(r.loads, 4);
+  const double peak = StatRegistry::global().find("gpu.worklist.hvu.peak_loads")->scalar();
+  if (std::string(mode) == "one")
+    EXPECT_LE(peak, 2) << r.loads << " loads";  // an interval load and a tail loaded on demand
+  else
+    EXPECT_GE(peak, 4) << r.loads << " loads";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HvuIntervalLoads,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("queue", "one")), [](const auto& i) {
+                           return std::string(std::get<0>(i.param) ? "Double" : "Single") + std::get<1>(i.param);
+                         });
 
 TEST(Virtualization, AFullOverflowBufferIsTheHardwareException) {
   FG_REQUIRE_FRESH_KERNEL();

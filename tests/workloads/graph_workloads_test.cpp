@@ -282,6 +282,14 @@ TEST(HardwareWorklist, FastForwardGivesTheSameStatistics) {
         EXPECT_GT(j[ff]["stats"]["gpu.worklist.skipped_cycles"].get<double>(), 0) << a;
       }
       j[ff]["stats"].erase("gpu.worklist.skipped_cycles");
+      // SystemC synchronisations of the CUs (a count of host events, not of
+      // simulated time): the unit's requests into the load/store paths go a
+      // delta cycle after its step, and a CU resumed in that delta may find
+      // itself in step with SystemC time where it was ahead (sssp at scale 9:
+      // 34,532 against 34,533 on cu0; every time and count is the same).
+      for (const char* section : {"stats", "totals"})
+        for (auto& [k, v] : j[ff][section].items())
+          if (k.size() > 12 && k.compare(k.size() - 12, 12, ".order_syncs") == 0) v = nullptr;
     }
     EXPECT_GT(j[0]["stats"]["gpu.worklist.hvu.spills"].get<double>(), 0) << a;
     EXPECT_EQ(j[0].dump(1), j[1].dump(1)) << a;
@@ -315,9 +323,11 @@ TEST(HardwareWorklist, StillAndStuckRulesSkipOnlyCyclesInWhichNothingMoves) {
       ASSERT_FALSE(j[ff].is_null());
     }
     EXPECT_GT(j[0]["stats"]["gpu.worklist.hvu.spills"].get<double>(), 0) << args;
-    // Most cycles are skipped (98.7% and 97.6% here; rule 2 alone skipped 90%).
+    // Most cycles are skipped (93-94% here; 98.7% and 97.6% before interval
+    // refills went on while the queue had room: the unit steps those cycles;
+    // rule 2 alone skipped 90% then).
     EXPECT_GT(j[1]["stats"]["gpu.worklist.skipped_cycles"].get<double>(),
-              0.95 * j[1]["stats"]["gpu.worklist.cycles"].get<double>())
+              0.9 * j[1]["stats"]["gpu.worklist.cycles"].get<double>())
         << args;
     int differ = 0;
     for (auto it = j[0]["stats"].begin(); it != j[0]["stats"].end(); ++it)
