@@ -72,7 +72,7 @@ Hvu::Next Hvu::next_event(bool refills_stuck) const {
   for (const Core& c : cores_) {
     if (c.demand || !c.spilled.empty()) n.now = true;
     if (c.queued != 0 && !refills_stuck) n.now = true;
-    if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().first);
+    if (!c.loads.empty()) n.at = std::min(n.at, c.loads.front().at);
     if (p_.refill == Refill::Interval && c.ring[c.cur].count != 0) n.interval = true;
     if (c.burst) n.now = true;
   }
@@ -110,16 +110,12 @@ Tick Hvu::access(unsigned core, std::uint64_t addr, std::uint32_t* data, std::ui
   const Tick t0 = sc_core::sc_time_stamp().value();
   const sc_core::sc_time issue = sc_core::sc_time::from_value(now > t0 ? now - t0 : 0);
   Tick done = now;
-  std::uint64_t a = addr, left = 4 * n;
-  auto* bytes = reinterpret_cast<unsigned char*>(data);
-  while (left) {
-    const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
+  for_lines(addr, data, n, [&](std::uint64_t a, unsigned char* bytes, unsigned len) {
     // Through the load/store path: not allocated in the L1 (bypass).
-    const sc_core::sc_time d = write ? port->write(a, bytes, static_cast<unsigned>(len), issue, nullptr, lsu_)
-                                     : port->read(a, bytes, static_cast<unsigned>(len), issue, lsu_);
+    const sc_core::sc_time d =
+        write ? port->write(a, bytes, len, issue, nullptr, lsu_) : port->read(a, bytes, len, issue, lsu_);
     done = std::max<Tick>(done, t0 + d.value());
-    a += len, bytes += len, left -= len;
-  }
+  });
   (write ? bytes_written : bytes_read) += 4 * n;
   return done;
 }
@@ -127,16 +123,17 @@ Tick Hvu::access(unsigned core, std::uint64_t addr, std::uint32_t* data, std::ui
 Tick Hvu::issue(Deferred* g, unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write,
                 Tick now) {
   if (!g) return access(core, addr, data, n, write, now);
-  if (!write) {
-    auto* bytes = reinterpret_cast<unsigned char*>(data);
-    for (std::uint64_t a = addr, left = 4 * n; left;) {
-      const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
-      ports_.at(core)->peek(a, bytes, static_cast<unsigned>(len));
-      a += len, bytes += len, left -= len;
-    }
-  }
+  if (!write)
+    for_lines(addr, data, n,
+              [&](std::uint64_t a, unsigned char* bytes, unsigned len) { ports_.at(core)->peek(a, bytes, len); });
   g->parts.emplace_back(addr, std::vector<std::uint32_t>(data, data + n));
   return kNever;
+}
+
+Hvu::Deferred* Hvu::defer_group(unsigned core, bool write, Tick now) {
+  if (!lsu_) return nullptr;
+  deferred_.push_back(Deferred{core, write, now, nullptr, {}});
+  return &deferred_.back();
 }
 
 void Hvu::flush() {
@@ -218,11 +215,7 @@ void Hvu::store_spilled(Core& c, Tick now) {
   for (std::size_t i = 0; i < c.spilled.size(); i += p_.warp) {
     const std::uint64_t n = std::min<std::uint64_t>(p_.warp, c.spilled.size() - i);
     // The ring's tail; a store that wraps is two stores.
-    Deferred* g = nullptr;
-    if (lsu_) {
-      deferred_.push_back(Deferred{core_of(c), true, now, nullptr, {}});
-      g = &deferred_.back();
-    }
+    Deferred* g = defer_group(core_of(c), true, now);
     Tick done = now;
     for (std::uint64_t k = 0; k < n;) {
       const std::uint64_t tail = (r.head + r.count + k) % r.cap;
@@ -244,11 +237,7 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
   Core& c = cores_[core];
   Ring& r = c.ring[c.cur];
   std::vector<std::uint32_t> ids(n);
-  Deferred* g = nullptr;
-  if (lsu_) {
-    deferred_.push_back(Deferred{core, false, now, nullptr, {}});
-    g = &deferred_.back();
-  }
+  Deferred* g = defer_group(core, false, now);
   Tick done = now;
   for (std::uint64_t k = 0; k < n;) {
     const std::uint64_t m = std::min(n - k, r.cap - r.head);
@@ -277,7 +266,7 @@ void Hvu::load(unsigned core, std::uint64_t n, bool one_per_bank, unsigned first
     for (const auto& e : to) ++c.incoming[e.first];
   c.loaded += to.size();
   c.loads.push_back(Core::Load{done, std::move(to), one_per_bank});
-  if (g) g->done = &c.loads.back().first;
+  if (g) g->done = &c.loads.back().at;
   if (c.loads.size() > peak_loads_) {
     peak_loads += c.loads.size() - peak_loads_;
     peak_loads_ = c.loads.size();
@@ -307,13 +296,13 @@ void Hvu::plan(std::uint64_t cycle, Tick now, bool double_buf, bool idle, const 
   for (unsigned k = 0; k < p_.cores; ++k) {
     Core& c = cores_[k];
     // Loads that arrived: their IDs wait at their banks.
-    while (!c.loads.empty() && c.loads.front().first <= now) {
-      for (const auto& [b, id] : c.loads.front().second) {
+    while (!c.loads.empty() && c.loads.front().at <= now) {
+      for (const auto& [b, id] : c.loads.front().ids) {
         c.at_bank[b].push_back(id);
         if (c.loads.front().one_per_bank) --c.incoming[b];
       }
-      c.loaded -= c.loads.front().second.size();
-      c.queued += c.loads.front().second.size();
+      c.loaded -= c.loads.front().ids.size();
+      c.queued += c.loads.front().ids.size();
       c.loads.pop_front();
     }
     Ring& r = c.ring[c.cur];

@@ -42,12 +42,13 @@
 // issued just like any other memory access ... normal memory requests are
 // given priority"): each core's requests enter its own L1's load/store path
 // (the CU's port calendar, MSHRs and back-pressure, not allocated in the L1)
-// at the unit's cycle; the CUs run ahead of the unit within the quantum, so
-// their requests of that cycle have taken the port first. l2 (the model
+// at the unit's cycle, a delta cycle after its step (flush()), so the CUs'
+// requests of that instant have taken the port first. l2 (the model
 // before 2026-11-27, an ablation): one port straight to the L2 for all cores,
 // beside the load/store paths.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -167,9 +168,9 @@ class Hvu {
     std::vector<std::uint32_t> spilled;  // spills not yet stored (up to a warp's worth, across cycles)
     unsigned spilled_now = 0;            // of them, this cycle's
     struct Load {
-      Tick first;                                              // arrives
-      std::vector<std::pair<unsigned, std::uint32_t>> second;  // (bank, id)
-      bool one_per_bank;                                       // an interval refill (counted in `incoming`)
+      Tick at;                                              // arrives
+      std::vector<std::pair<unsigned, std::uint32_t>> ids;  // (bank, id)
+      bool one_per_bank;                                    // an interval refill (counted in `incoming`)
     };
     std::deque<Load> loads;
     std::vector<std::deque<std::uint32_t>> at_bank;  // loaded IDs waiting for their bank's port
@@ -205,6 +206,20 @@ class Hvu {
   std::vector<Deferred> deferred_;
   // Issues an access now (l2 path: returns its completion) or defers it into
   // `g` (lsu path: returns kNever; loads read their data functionally now).
+  // lsu path: a new deferred load or store (its accesses added by issue());
+  // l2 path: none (nullptr: issue() accesses at once).
+  Deferred* defer_group(unsigned core, bool write, Tick now);
+  // Calls f(address, bytes, length) for the line-sized pieces of n IDs at
+  // addr (a MemPort request stays within one line).
+  template <class F>
+  void for_lines(std::uint64_t addr, std::uint32_t* data, std::uint64_t n, F f) const {
+    auto* bytes = reinterpret_cast<unsigned char*>(data);
+    for (std::uint64_t a = addr, left = 4 * n; left;) {
+      const std::uint64_t len = std::min<std::uint64_t>(left, p_.line - a % p_.line);
+      f(a, bytes, static_cast<unsigned>(len));
+      a += len, bytes += len, left -= len;
+    }
+  }
   Tick issue(Deferred* g, unsigned core, std::uint64_t addr, std::uint32_t* data, std::uint64_t n, bool write,
              Tick now);
   bool lsu_ = false;
