@@ -605,6 +605,20 @@ INSTANTIATE_TEST_SUITE_P(Modes, HvuIntervalLoads,
                            return std::string(std::get<0>(i.param) ? "Double" : "Single") + std::get<1>(i.param);
                          });
 
+// Double-buffer mode has no reservations: an interval load goes out only
+// while every bank's pull side has room for it beside the IDs already on
+// their way to it, so the loads in flight never exceed a side's entries
+// (2-entry sides here; without counting the loads in flight, a burst would
+// fill the load/store queue).
+TEST(HvuIntervalLoadsDouble, LoadsInFlightFitTheBanks) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const VirtResult r =
+      virt_push_then_pull({"worklist.interval=5000", "worklist.hvu_interval_loads=queue"}, 2000, 2048, true);
+  ASSERT_EQ(r.pull_ids, 2000);
+  ASSERT_GT(r.loads, 4);
+  EXPECT_LE(StatRegistry::global().find("gpu.worklist.hvu.peak_loads")->scalar(), 2) << r.loads << " loads";
+}
+
 TEST(Virtualization, AFullOverflowBufferIsTheHardwareException) {
   FG_REQUIRE_FRESH_KERNEL();
   try {
