@@ -138,7 +138,12 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       port_(port),
       slots_(p.slots),
       slot_free_at_(p.slots, 0),
-      simd_free_(p.simds, 0) {
+      simd_free_(p.simds, 0),
+      last_simd_(p.simds - 1),
+      last_of_simd_(p.simds) {
+  // Each SIMD's first turn goes to its first slot.
+  for (std::size_t d = 0; d < p_.simds && d < p_.slots; ++d)
+    last_of_simd_[d] = (p_.slots - d + p_.simds - 1) / p_.simds - 1;
   timing_.cycle = clock_.period();
   timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
   timing_.lds_cycles = p_.lds_latency;
@@ -579,11 +584,19 @@ Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why) {
     if (!best) why = reason();
     return best;
   }
-  const std::size_t n = slots_.size();
-  std::size_t s = last_slot_;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (++s == n) s = 0;
-    if (ready(slots_[s].get())) return slots_[s].get();
+  // SIMDs in turn from the one after the last to issue; within a SIMD, its
+  // slots (slot % simds) in turn from the one after its last to issue.
+  const std::size_t n = slots_.size(), simds = p_.simds;
+  std::size_t d = last_simd_;
+  for (std::size_t i = 0; i < simds; ++i) {
+    if (++d == simds) d = 0;
+    if (d >= n) continue;
+    const std::size_t count = (n - d + simds - 1) / simds;  // slots d, d + simds, ...
+    std::size_t k = last_of_simd_[d];
+    for (std::size_t j = 0; j < count; ++j) {
+      if (++k == count) k = 0;
+      if (ready(slots_[d + k * simds].get())) return slots_[d + k * simds].get();
+    }
   }
   why = reason();
   return nullptr;
@@ -592,7 +605,8 @@ Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why) {
 void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
   bool divergent = false;
   const std::uint64_t mask = w->select(divergent);
-  last_slot_ = w->slot;
+  last_simd_ = static_cast<std::uint32_t>(w->slot % p_.simds);
+  last_of_simd_[last_simd_] = w->slot / p_.simds;
   last_ = w;
   if (!mask) {  // every live lane waits at the barrier
     after_issue(w, t);

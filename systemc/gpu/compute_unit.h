@@ -197,7 +197,12 @@ class ComputeUnit : public sc_core::sc_module {
   void apply_releases(Tick upto);
   std::uint32_t draining_ = 0;  // wavefronts holding a slot until a time (draining, parking)
   std::uint32_t next_age_ = 0;
-  std::size_t last_slot_ = 0;
+  // Round-robin issue: each SIMD has its own pointer (the last slot it
+  // issued), and the SIMDs take turns. One CU-wide pointer starved slots when
+  // an instruction holds its SIMD for many cycles (gpu.cu.simd_width=1: fib
+  // livelocked from fib.n=21, a spinning CAS retry always found first).
+  std::uint32_t last_simd_;
+  std::vector<std::size_t> last_of_simd_;
   Wavefront* last_ = nullptr;
   std::vector<int> slot_tracks_;
   sc_core::sc_event wake_;

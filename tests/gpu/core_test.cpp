@@ -71,6 +71,24 @@ TEST_P(DeadlockSweep, NoRunDeadlocks) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, DeadlockSweep, ::testing::Values("orr2014", "kim2014"));
 
+// Round-robin issue is fair per SIMD. With one CU-wide pointer and an
+// instruction holding its SIMD for 64 cycles (simd_width 1), the pointer's
+// phase repeated every SIMD turn: the same slots issued, others never, and fib
+// livelocked on a channel publish whose earlier reservation never issued
+// (issue 40; default machine, not with orr2014's MOESI timing). Also
+// narrower and wider SIMDs, and the gto policy.
+TEST(IssueFairness, FibEndsWithEverySimdWidth) {
+  for (const char* machine : {"", "--preset orr2014"})
+    for (const char* policy : {"rr", "gto"})
+      for (int width : {1, 2, 4, 16}) {
+        const auto r =
+            test::run_fgsim(fmt::format("run fib {} --quiet --set fib.n=21 --set gpu.cu.simd_width={} "
+                                        "--set gpu.cu.issue_policy={} --set sim.max_host_seconds=60",
+                                        machine, width, policy));
+        EXPECT_EQ(r.code, 0) << machine << " " << policy << " simd_width " << width << ": " << r.err;
+      }
+}
+
 // ---- a sleeping CU wakes for work that arrives ----
 
 Task<> long_alu(Lane& l) { co_await l.alu(10000); }
