@@ -53,7 +53,7 @@ const Param<std::uint64_t> kRestartInstr{"aggregator.restart_instructions",
                                          {{0}, {1u << 20}}};
 constexpr unsigned kPacketBytes = 64;  // an HSA AQL dispatch packet is 64 bytes
 constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
-enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck };
+enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck, kOther };
 }  // namespace
 
 std::uint32_t Scheduler::predicate(const chan::Channel& c, std::uint32_t ready, const View& v) {
@@ -102,6 +102,25 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
                  "time from start to done with no consumer wavefront running (launched, not finished, not "
                  "yielded): the GPU waits for the aggregator (docs/channels.md)",
                  "ns", [this] { return tick_to_ns(blocked_); }),
+      blocked_poll_ns(StatGroup("aggregator"), "gpu_blocked_poll_ns",
+                      "gpu_blocked_ns while the firmware polled control tails (and its pass overhead)", "ns",
+                      [this] { return tick_to_ns(blocked_by_[kPoll]); }),
+      blocked_dispatch_ns(StatGroup("aggregator"), "gpu_blocked_dispatch_ns",
+                          "gpu_blocked_ns while the firmware dispatched", "ns",
+                          [this] { return tick_to_ns(blocked_by_[kDispatch]); }),
+      blocked_free_ns(StatGroup("aggregator"), "gpu_blocked_free_ns",
+                      "gpu_blocked_ns while the firmware read done counts and freed (deallocation)", "ns",
+                      [this] { return tick_to_ns(blocked_by_[kFree]); }),
+      blocked_restart_ns(StatGroup("aggregator"), "gpu_blocked_restart_ns",
+                         "gpu_blocked_ns while the firmware read restart contexts and restarted wavefronts", "ns",
+                         [this] { return tick_to_ns(blocked_by_[kRestart]); }),
+      blocked_check_ns(StatGroup("aggregator"), "gpu_blocked_check_ns",
+                       "gpu_blocked_ns while the firmware checked for the end of the graph", "ns",
+                       [this] { return tick_to_ns(blocked_by_[kCheck]); }),
+      blocked_other_ns(StatGroup("aggregator"), "gpu_blocked_other_ns",
+                       "the rest of gpu_blocked_ns: the control core held by another firmware, completions the "
+                       "firmware has not seen yet",
+                       "ns", [this] { return tick_to_ns(blocked_by_[kOther]); }),
       run_ns(StatGroup("aggregator"), "run_ns", "time from start to done", "ns",
              [this] { return tick_to_ns(ended_ - started_); }),
       blocked_fraction(
@@ -218,6 +237,8 @@ void Aggregator::start() {
   cp_.advance_to(now);
   started_ = idle_since_ = cp_.time();
   blocked_ = 0;
+  std::fill(std::begin(blocked_by_), std::end(blocked_by_), Tick{0});
+  segs_.clear();
   dispatcher_.hold_cycle_sync(true);
   start_ev_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -260,9 +281,44 @@ void Aggregator::complete_until(Tick t) {
   }
 }
 
-void Aggregator::start_running(std::uint64_t waves) {
-  if (consumers_running() == 0) blocked_ += cp_.time() - idle_since_;
+void Aggregator::start_running(std::uint64_t waves, int kind, Tick from) {
+  if (consumers_running() == 0) add_blocked(kind, from);
   outstanding_ += waves;
+}
+
+void Aggregator::note(int kind, Tick from) {
+  const Tick to = cp_.time();
+  activity_[kind] += to - from;
+  if (to > from) segs_.push_back(Seg{from, to, kind});
+}
+
+// The GPU was blocked from idle_since_ to now: split that time by the
+// firmware's activity segments it overlaps (and the activity `kind` in
+// progress since `from`, not yet noted); the rest is other (pass overhead
+// before the poll is poll time; the rest: the core held by another firmware,
+// completions not yet seen).
+void Aggregator::add_blocked(int kind, Tick from) {
+  const Tick a = idle_since_, b = cp_.time();
+  if (b <= a) return;
+  blocked_ += b - a;
+  Tick covered = 0;
+  auto overlap = [&](Tick f, Tick t, int k) {
+    const Tick lo = std::max(f, a), hi = std::min(t, b);
+    if (hi > lo) blocked_by_[k] += hi - lo, covered += hi - lo;
+  };
+  for (const Seg& g : segs_) overlap(g.from, g.to, g.kind);
+  if (kind >= 0) overlap(from, b, kind);
+  blocked_by_[kOther] += b - a - covered;
+}
+
+// Segments that no blocked interval can reach any more: before the blocked
+// interval in progress, or before the earliest completion not yet seen (the
+// time a blocked interval may start from).
+void Aggregator::prune_segments() {
+  Tick keep = cp_.time();
+  if (consumers_running() == 0) keep = std::min(keep, idle_since_);
+  if (!completions_.empty()) keep = std::min(keep, completions_.begin()->first);
+  while (!segs_.empty() && segs_.front().to <= keep) segs_.pop_front();
 }
 
 void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
@@ -279,7 +335,7 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
   cp_.store_word(c.layout().ctrl_head, c.ctrl_head);
 
   const std::uint64_t waves = (n + width_ - 1) / width_;
-  start_running(waves);
+  start_running(waves, kDispatch, from);
   c.running += waves;
   ++dispatches, ++c.dispatches;
   wavefronts += waves, c.wavefronts += waves;
@@ -297,7 +353,7 @@ void Aggregator::dispatch(chan::Channel& c, std::uint32_t n) {
   o.launch_cycles = 0;  // the aggregator is the control processor: it has just paid the launch
   o.on_workgroup_done = [this, ch = &c](std::uint32_t, Tick t) { completions_.emplace(t, ch); };
   kernel_channel_[dispatcher_.submit(std::move(k), std::move(o)).id] = &c;
-  activity_[kDispatch] += cp_.time() - from;
+  note(kDispatch, from);
   span("dispatch", from);
 }
 
@@ -326,7 +382,7 @@ bool Aggregator::read_restart_contexts(std::uint32_t tail) {
   restart_head_ = tail;
   cp_.store_word(yield_->ring_head_addr(), tail);
   recheck_ = true;
-  activity_[kRestart] += cp_.time() - from;
+  note(kRestart, from);
   span("restart contexts", from);
   return true;
 }
@@ -360,14 +416,14 @@ bool Aggregator::restart_ready() {
     const std::uint64_t slot = packets_ + (packet_slot_++ % kPacketRing) * kPacketBytes;
     cp_.store_word(slot, static_cast<std::uint32_t>(it->spill));
     const std::uint64_t spill = it->spill;
-    if (consumers_running() == 0) blocked_ += cp_.time() - idle_since_;
+    if (consumers_running() == 0) add_blocked(kRestart, from);
     --kernel_channel_.at(it->kernel)->yielded;
     it = yielded_.erase(it);
     ++restarts;
     yield_->restart(spill, cp_.time());
     any = true;
   }
-  activity_[kRestart] += cp_.time() - from;
+  note(kRestart, from);
   span("restart", from);
   return any;
 }
@@ -421,6 +477,7 @@ void Aggregator::run() {
         cp_.acquire(fw_);
         cp_.sync();
         ++passes;
+        prune_segments();
         Tick from = cp_.time();
         cp_.instr(p_.pass_instructions);
         complete_until(cp_.time());
@@ -431,7 +488,7 @@ void Aggregator::run() {
         for (const auto* c : order) addrs.push_back(c->layout().ctrl_tail);
         if (yield_) addrs.push_back(yield_->ring_tail_addr());  // the restart channel (Fig. 13, 3)
         cp_.load_words(addrs, vals);
-        activity_[kPoll] += cp_.time() - from;
+        note(kPoll, from);
         if (yield_) read_restart_contexts(vals.back());
         bool acted = false;
         View v{width_, consumers_running(), false};
@@ -439,7 +496,7 @@ void Aggregator::run() {
           chan::Channel& c = *order[i];
           const Tick p0 = cp_.time();
           cp_.instr(p_.poll_instructions);
-          activity_[kPoll] += cp_.time() - p0;
+          note(kPoll, p0);
           ++c.polls;
           std::uint32_t data_tail = 0;
           mem_.copy_out(&data_tail, c.layout().data_tail, 4);  // statistics only: no time
@@ -485,7 +542,7 @@ void Aggregator::run() {
             c.freed += c.spec().done_count;
             freed = acted = recheck_ = true;
           }
-          activity_[kFree] += cp_.time() - from;
+          note(kFree, from);
           span("free", from);
           if (!freed) break;
         }
@@ -514,12 +571,12 @@ void Aggregator::run() {
                   "running: a talloc without its enq, or an enq of CEs allocated elsewhere",
                   c.spec().name, vals[i], c.last_tail));
           }
-          activity_[kCheck] += cp_.time() - from;
+          note(kCheck, from);
           // CEs are ready, no consumer runs or waits, and the scheduler
           // took none of them this pass: its predicates see the same state
           // in every later pass, so nothing will ever change.
           if (!empty) scheduler_stall(vals);
-          blocked_ += cp_.time() - idle_since_;
+          add_blocked();
           ended_ = cp_.time();
           running_ = false;
           dispatcher_.hold_cycle_sync(false);

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -131,7 +132,10 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   std::string where() const;
 
   Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, restart_contexts, restarts;
-  Formula busy_ns, poll_ns, dispatch_ns, free_ns, restart_ns, check_ns, blocked_ns, run_ns, blocked_fraction;
+  Formula busy_ns, poll_ns, dispatch_ns, free_ns, restart_ns, check_ns, blocked_ns;
+  // gpu_blocked_ns split by what the firmware was doing (Sec. 8.2.1).
+  Formula blocked_poll_ns, blocked_dispatch_ns, blocked_free_ns, blocked_restart_ns, blocked_check_ns, blocked_other_ns;
+  Formula run_ns, blocked_fraction;
 
  private:
   void run();
@@ -141,8 +145,14 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   std::uint64_t consumers_running() const {
     return outstanding_ > yielded_.size() ? outstanding_ - yielded_.size() : 0;
   }
-  // A consumer wavefront starts running (a dispatch or a restart).
-  void start_running(std::uint64_t waves);
+  // A consumer wavefront starts running (a dispatch: the activity `kind` in
+  // progress since `from`).
+  void start_running(std::uint64_t waves, int kind, Tick from);
+  // The firmware did activity `kind` from `from` to now.
+  void note(int kind, Tick from);
+  // The GPU-blocked interval ending now, split by activity.
+  void add_blocked(int kind = -1, Tick from = 0);
+  void prune_segments();
   // Read new restart contexts from the restart channel (`tail`: its tail as polled).
   bool read_restart_contexts(std::uint32_t tail);
   // Restart the yielded wavefronts whose channels have room; true if any.
@@ -178,7 +188,13 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   bool recheck_ = false;  // room may have appeared for a yielded wavefront (a free or a new yield)
   Tick idle_since_ = 0;   // when the last outstanding wavefront completed (outstanding_ == 0)
   Tick blocked_ = 0;
-  Tick activity_[5] = {};  // poll, dispatch, free, restart, check
+  Tick activity_[5] = {};    // poll, dispatch, free, restart, check
+  Tick blocked_by_[6] = {};  // the same and other
+  struct Seg {
+    Tick from, to;
+    int kind;
+  };
+  std::deque<Seg> segs_;  // the firmware's recent activity, in time order
   int track_ = -1;
   std::vector<chan::Channel*> order_, cand_;
   std::vector<std::uint64_t> addrs_;

@@ -250,8 +250,10 @@ const StoreUnit kStoreRelease("store_release", OpUnit::Order::Synchronising);
 StoreStats& StoreUnit::stats(IssueContext& c) const { return static_cast<StoreStats&>(*c.cu().unit_state(kStore)); }
 
 struct AtomicStats : UnitState {
-  AtomicStats(const std::string& path) : atomics(StatGroup(path), "atomics", "wavefront atomic instructions", "") {}
-  Counter atomics;
+  AtomicStats(const std::string& path)
+      : atomics(StatGroup(path), "atomics", "wavefront atomic instructions", ""),
+        cas(StatGroup(path), "atomics_cas", "wavefront compare-and-swap instructions among them", "") {}
+  Counter atomics, cas;
 };
 
 // Lane atomics in lane order; returning ones hold the wavefront until the
@@ -309,7 +311,9 @@ class AtomicUnit final : public OpUnit {
   AtomicUnit() : OpUnit("atomic", Order::Synchronising, true) {}
   void issue(IssueContext& c) const override {
     c.complete = std::max(c.complete, lane_atomics(c));
-    ++c.state<AtomicStats>().atomics;
+    AtomicStats& s = c.state<AtomicStats>();
+    ++s.atomics;
+    if (c.lane(static_cast<unsigned>(std::countr_zero(c.mask()))).pending.aop == AtomicOp::Cas) ++s.cas;
   }
   std::unique_ptr<UnitState> make_state(const std::string& path) const override {
     return std::make_unique<AtomicStats>(path);

@@ -47,14 +47,43 @@ TEST(CilkSort, PerLaneVariantSortsWithYields) {
   EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
 }
 
-// Sizes that are not powers of four, one-key and base-sized inputs, and a
-// merge grain that does not divide the merges.
+// Sizes that are not powers of four, one-key and base-sized inputs, merge
+// bases down to one key (cilksort) and a merge grain that does not divide the
+// merges (pieces).
 TEST(CilkSort, OddSizesAndMergeGrains) {
-  for (const char* args : {"--set sort.n=1", "--set sort.n=64", "--set sort.n=65", "--set sort.n=259",
-                           "--set sort.n=3001 --set sort.merge_chunk=7", "--set sort.n=3001 --set sort.base=5"}) {
+  for (const char* args : {"--set sort.n=1", "--set sort.n=2", "--set sort.n=64", "--set sort.n=65", "--set sort.n=259",
+                           "--set sort.n=3001 --set sort.base=5", "--set sort.n=3001 --set sort.merge_base=1",
+                           "--set sort.n=3001 --set sort.merge_base=2 --set sort.base=4",
+                           "--set sort.n=3001 --set sort.algorithm=pieces --set sort.merge_chunk=7",
+                           "--set sort.n=3001 --set sort.algorithm=pieces --set sort.base=5"}) {
     const ProcResult r = run_fgsim(std::string("run sort --preset orr2014 --quiet ") + args);
     EXPECT_EQ(r.code, 0) << args << ": " << r.err;
   }
+}
+
+// cilksort's merges split recursively: on 20,000 keys (base cases at depth 5)
+// merge tasks run at levels below the continuations' (6 and deeper), every
+// merge CE produced is consumed, and a merge of two quarters or halves whose
+// smaller input has more than sort.merge_base keys spawns two merges, so
+// there are more merge tasks than the 2 + 1 per continuation of a
+// non-recursive merge. The pieces variant's merges stay at one level.
+TEST(CilkSort, CilksortMergesSplitRecursively) {
+  const auto s = run_stats("sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000");
+  double merges = 0, deepest = 0;
+  for (const auto& [name, v] : s["stats"].items()) {
+    const std::string prefix = "channels.merge.";
+    if (name.rfind(prefix, 0) != 0 || name.size() < 9 || name.substr(name.size() - 9) != ".consumed") continue;
+    const double n = v.get<double>();
+    merges += n;
+    EXPECT_EQ(n, stat(s, name.substr(0, name.size() - 9) + ".produced")) << name;
+    if (n > 0) deepest = std::max(deepest, std::stod(name.substr(prefix.size())));
+  }
+  // 20000 -> 5000 -> 1250 -> 312 -> 78 -> 19: 341 continuations of each kind.
+  EXPECT_GT(merges, 3.0 * 341);
+  EXPECT_GE(deepest, 7);
+  const auto p = run_stats("sort --preset orr2014 --set gpu.cus=4 --set sort.n=20000 --set sort.algorithm=pieces");
+  EXPECT_FALSE(p["stats"].contains("channels.merge.6.produced"));  // levels 0-5 only
+  EXPECT_GT(stat(p, "channels.merge.5.produced"), 0);
 }
 
 // Lines of stderr besides the three of ASan's fiber warning (the sanitizer
@@ -191,9 +220,20 @@ TEST(CilkStrassen, BadSizesAreExit2NamingTheKey) {
   ProcResult r = run_fgsim("run strassen --quiet --set strassen.n=48");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("strassen.n=48: must be 16 times a power of two"), std::string::npos) << r.err;
-  r = run_fgsim("run matmul --quiet --set matmul.n=30");
+  r = run_fgsim("run matmul --quiet --set matmul.n=48");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("matmul.n=30: must be a multiple of 4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("matmul.n=48: must be a multiple of 32"), std::string::npos) << r.err;
+}
+
+// The AMD SDK sample's work-group shape: 8 x 8 work-items of 4 x 4 blocks,
+// a 32 x 32 tile of C. Per step of four along k a wavefront issues 8 loads of
+// A (two per row, each touching the lines of its 8 rows: 8 lines) and 8 of B
+// (each over 8 consecutive 16-byte blocks: 2 lines), 80 line requests; at
+// n = 64, 4 wavefronts x 16 steps. (A 1-D strip of 64 blocks would make
+// 4 x 16 x 64 = 4,096.)
+TEST(Matmul, WorkgroupsAreTheSdkSamplesTiles) {
+  const auto s = run_stats("matmul --preset orr2014 --set gpu.cus=1 --set matmul.n=64");
+  EXPECT_EQ(stat(s, "gpu.cu0.l1.reads"), 4 * 16 * (8 * 8 + 8 * 2));
 }
 
 TEST(Matmul, CorrectOnOneAndEightCus) {

@@ -185,6 +185,57 @@ TEST(CilkQuantum, FibWithYieldsOnEightCusDoesNotDependOnTheQuantum) {
   EXPECT_EQ(stat(one, "yield.yields"), stat(dflt, "yield.yields"));
 }
 
+// Sec. 8.2.1's measurement: the GPU's time blocked on the aggregator split by
+// what the firmware was doing. The parts add up to the whole; with a done
+// count of 1 (a block freed per CE) freeing takes a larger share of the stall
+// than with 256; with yields, restarting takes some of it.
+TEST(CilkStats, StallTimeSplitsByFirmwareActivity) {
+  auto parts = [](const nlohmann::json& s) {
+    double sum = 0;
+    for (const char* k : {"poll", "dispatch", "free", "restart", "check", "other"})
+      sum += stat(s, fmt::format("aggregator.gpu_blocked_{}_ns", k));
+    return sum;
+  };
+  const std::string base = "fib --preset orr2014 --set gpu.cus=4 --set fib.n=16";
+  const auto one = run_stats(base + " --set channel.done_count=1");
+  const auto wide = run_stats(base + " --set channel.done_count=256");
+  const auto yields = run_stats("fib --preset orr2014 --set gpu.cus=4 --set fib.n=18 --set fib.capacity=256");
+  for (const auto* s : {&one, &wide, &yields}) {
+    EXPECT_GT(stat(*s, "aggregator.gpu_blocked_ns"), 0);
+    EXPECT_NEAR(parts(*s), stat(*s, "aggregator.gpu_blocked_ns"), 1e-6 * stat(*s, "aggregator.gpu_blocked_ns"));
+  }
+  auto free_share = [](const nlohmann::json& s) {
+    return stat(s, "aggregator.gpu_blocked_free_ns") / stat(s, "aggregator.gpu_blocked_ns");
+  };
+  EXPECT_GT(free_share(one), free_share(wide));
+  EXPECT_GT(stat(yields, "yield.yields"), 0);
+  EXPECT_GT(stat(yields, "aggregator.gpu_blocked_restart_ns"), 0);
+}
+
+// Fig. 17 both ways: CAS attempts per lane (channels.*.cas_attempts) and
+// wavefront CAS instructions (gpu.cuN.atomics_cas). Amortized, one lane CASes
+// per instruction: the two are equal. Per lane, the lanes of a wavefront CAS
+// in one instruction: fewer instructions than attempts.
+TEST(CilkStats, CasCountedPerLaneAndPerInstruction) {
+  auto totals = [](const nlohmann::json& s) {
+    double attempts = 0, instructions = 0;
+    for (const auto& [k, v] : s["stats"].items()) {
+      if (k.rfind("channels.", 0) == 0 && k.size() > 13 && k.substr(k.size() - 13) == ".cas_attempts")
+        attempts += v.get<double>();
+      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 12 && k.substr(k.size() - 12) == ".atomics_cas")
+        instructions += v.get<double>();
+    }
+    return std::pair{attempts, instructions};
+  };
+  const std::string base = "fib --preset orr2014 --set gpu.cus=2 --set fib.n=14 --set channel.variant=";
+  const auto [am_attempts, am_instr] = totals(run_stats(base + "amortized"));
+  EXPECT_GT(am_attempts, 0);
+  EXPECT_EQ(am_instr, am_attempts);
+  const auto [pl_attempts, pl_instr] = totals(run_stats(base + "per-lane"));
+  EXPECT_GT(pl_instr, 0);
+  EXPECT_LT(pl_instr, pl_attempts / 4);
+}
+
 TEST(CilkStats, SameConfigSameStats) {
   expect_same_stats("fib --preset orr2014 --set gpu.cus=4 --set fib.n=16 --set fib.capacity=256");
 }

@@ -80,6 +80,7 @@ CONTEXTS = [
     ["queens", *G2, "--set", "queens.n=6", "--set", "queens.mechanism=forkjoin"],
     ["queens-flat", *G2, "--set", "queens_flat.n=6"],
     ["sort", *G2, "--set", "sort.n=256"],
+    ["sort", *G2, "--set", "sort.n=256", "--set", "sort.algorithm=pieces"],
     ["sort", *G2, "--set", "sort.n=256", "--set", "sort.mechanism=forkjoin"],
     ["tree", *G2, "--set", "tree.depth=4", "--set", "tree.input_log2=10"],
     ["fj-sum", *G2, "--set", "fj-sum.n=256"],

@@ -39,7 +39,7 @@ import experiment as X  # noqa: E402  (experiment.load imports this module only 
 TOP_KEYS = ("title", "page", "intro", "studies")
 STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
               "paper", "relative", "area", "samples", "summary", "table", "text")
-PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from")
+PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from", "mark_x")
 PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
 RELATIVE_KEYS = ("of", "to", "name", "invert", "by")
@@ -913,6 +913,11 @@ class _Checker:
             for k in ("marker", "xlabel", "ylabel"):
                 if k in pa:
                     self.string(pa[k][0], k, pa[k][1].value, where, nonempty=False)
+            if "mark_x" in pa:
+                mv = pa["mark_x"][1].value
+                if not (isinstance(mv, dict) and set(mv) <= {"at", "label"} and isinstance(mv.get("at"), (int, float))
+                        and not isinstance(mv.get("at"), bool) and isinstance(mv.get("label", ""), str)):
+                    self.fail(pa["mark_x"][0], "mark_x", f"expected {{at: <a number>, label: <text>}}{where}")
 
         if "paper" in at:
             pm = at["paper"][1]

@@ -21,6 +21,7 @@ An experiment file:
           time_us: sim.time_ns / 1000        #   (a path, optionally "/ number" or "* number")
           dram_gbps: stats.gpu.dram.bandwidth
         plot: {x: gpu.cus, y: time_us, series: null, logx: false, logy: false}
+                                       # mark_x: {at: 32768, label: "..."}: a vertical line
         paper: {source: "...", values: [{gpu.cus: 1, time_us: 12.0}]}   # optional
         text: |
           What the study shows (free text under its table).
@@ -540,6 +541,10 @@ def draw(study, rows_, ax):
         ps = sorted(paper, key=lambda p: number(p[x]))
         ax.plot([number(p[x]) for p in ps], [number(p[y]) for p in ps], marker="s", linestyle="--",
                 label=(study["paper"].get("source") or "paper"))
+    if spec.get("mark_x") is not None:
+        # A value of x the paper chose (e.g. Table 3's channel width), as a labelled vertical line.
+        mark = spec["mark_x"]
+        ax.axvline(number(mark["at"]), color="black", linestyle=":", label=mark.get("label", "paper"))
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
     if spec.get("logy"):

@@ -46,7 +46,11 @@ const Param<std::uint64_t> kCapacity{"strassen.capacity",
                                      "capacity of each channel of the stack (Orr et al. Table 3: 8,192)",
                                      {{0}, {1u << 30}}};
 const Param<std::uint64_t> kMatmulN{
-    "matmul.n", 512, "", "matrix size, a multiple of 4 (Table 4: as strassen, 512)", {{4}, {4096}}};
+    "matmul.n",
+    512,
+    "",
+    "matrix size, a multiple of 32 (the AMD SDK sample's 8 x 8 work-groups of 4 x 4 blocks; Table 4: as strassen, 512)",
+    {{32}, {4096}}};
 // Sec. 7.1: "down to a base case (16x16 elements)".
 constexpr std::uint32_t kBase = 16;
 // A task CE: {u32 a, u32 b, u32 c, u32 size}, element offsets of the blocks'
@@ -165,12 +169,18 @@ void strassen(Host& h) {
   cilk::report(h, g, elapsed);
 }
 
-// mmmKernel: work-item (x, y) computes C's 4 x 4 block at rows 4y.., columns
-// 4x..: per step of four along k, four-element rows of A and of B (two
-// two-element loads each) and 64 multiply-adds.
+// The AMD APP SDK's MatrixMultiplication sample, the kernel it runs by
+// default (mmmKernel, no LDS, SDK 2.6-2.9): a 2-D launch of 8 x 8 work-groups,
+// work-item (x, y) computing C's 4 x 4 block at rows 4y.., columns 4x.., so a
+// work-group covers a 32 x 32 tile of C; per step of four along k,
+// four-element rows of A and of B and 64 multiply-adds. The sample's float4
+// loads are two 8-byte loads here (the model's widest). The 1-D launch is
+// numbered tile by tile, row-major, and the 64 items of a tile row-major (8 x 8).
 Task<> matmul_kernel(Lane& l, Mats m) {
-  const std::uint32_t blocks = m.n / 4, id = l.global_id();
-  const std::uint32_t row = id / blocks * 4, col = id % blocks * 4;
+  const std::uint32_t tiles = m.n / 32, id = l.global_id();
+  const std::uint32_t tile = id / 64, local = id % 64;
+  const std::uint32_t y = tile / tiles * 8 + local / 8, x = tile % tiles * 8 + local % 8;
+  const std::uint32_t row = y * 4, col = x * 4;
   std::int32_t acc[4][4] = {};
   for (std::uint32_t k = 0; k < m.n; k += 4) {
     std::int32_t ab[4][4], bb[4][4];
@@ -198,7 +208,11 @@ Task<> matmul_kernel(Lane& l, Mats m) {
 
 void matmul(Host& h) {
   const auto n = static_cast<std::uint32_t>(kMatmulN.get(h.config()));
-  if (n % 4 != 0) throw UserError(fmt::format("{}={}: must be a multiple of 4 (4 x 4 blocks)", kMatmulN.name(), n));
+  if (n % 32 != 0)
+    throw UserError(
+        fmt::format("{}={}: must be a multiple of 32 (8 x 8 work-groups of 4 x 4 blocks, the AMD SDK "
+                    "sample's)",
+                    kMatmulN.name(), n));
   const std::vector<std::int32_t> a = matrix(h, n), b = matrix(h, n);
   const Mats m{h.upload(a), h.upload(b), h.upload(std::vector<std::int32_t>(std::size_t{n} * n, 0)), n};
   const std::uint32_t items = n / 4 * (n / 4);
