@@ -19,38 +19,50 @@
 namespace fg::agg {
 
 namespace {
-// Instruction counts of the firmware's steps: assumptions about our
-// scheduler's code, not from the paper (docs/channels.md, "Firmware costs").
+// Instruction counts of the firmware's steps, from the firmware's code
+// compiled for AArch64 (clang 14 -O2, Cortex-A55: the class of the paper's
+// 2-way low-power core) and counted dynamically (tools/firmware, results.md:
+// the "model-equivalent" counts, i.e. the compiled instructions less the
+// device loads and stores the model charges itself; docs/channels.md,
+// "Firmware costs").
 const Param<std::uint64_t> kPassInstr{"aggregator.pass_instructions",
-                                      16,
+                                      33,
                                       "instructions",
-                                      "firmware loop overhead per pass (assumed; docs/channels.md)",
+                                      "firmware loop overhead per pass (AArch64 -O2, main loop inlined: 33; "
+                                      "tools/firmware)",
                                       {{0}, {1u << 20}}};
-const Param<std::uint64_t> kPollInstr{"aggregator.poll_instructions",
-                                      8,
-                                      "instructions",
-                                      "firmware instructions per channel polled besides its load: index, subtract, "
-                                      "predicate, branch (assumed; docs/channels.md)",
-                                      {{0}, {1u << 20}}};
+const Param<std::uint64_t> kPollInstr{
+    "aggregator.poll_instructions",
+    25,
+    "instructions",
+    "firmware instructions per channel polled besides its load: the poll, the default "
+    "predicate and the free-candidate test (AArch64 -O2: 25; tools/firmware)",
+    {{0}, {1u << 20}}};
 const Param<std::uint64_t> kDispatchInstr{"aggregator.dispatch_instructions",
-                                          40,
+                                          46,
                                           "instructions",
-                                          "firmware instructions to build one dispatch packet (16 dwords) and ring "
-                                          "the doorbell (assumed; docs/channels.md)",
+                                          "firmware instructions to build one 64-byte dispatch packet and ring the "
+                                          "doorbell, besides its stores (AArch64 -O2: 46; tools/firmware)",
                                           {{0}, {1u << 20}}};
 const Param<std::uint64_t> kFreeInstr{"aggregator.free_instructions",
-                                      8,
+                                      25,
                                       "instructions",
-                                      "firmware instructions per done-count block freed besides its stores (assumed; "
-                                      "docs/channels.md)",
+                                      "firmware instructions per done-count block freed besides its stores (AArch64 "
+                                      "-O2: 25; tools/firmware)",
                                       {{0}, {1u << 20}}};
 const Param<std::uint64_t> kRestartInstr{"aggregator.restart_instructions",
                                          24,
                                          "instructions",
                                          "firmware instructions per restart context recorded and again per yielded "
-                                         "wavefront restarted, besides their loads and stores (assumed; "
-                                         "docs/channels.md)",
+                                         "wavefront restarted, besides their loads and stores (AArch64 -O2: 23 and "
+                                         "25; tools/firmware)",
                                          {{0}, {1u << 20}}};
+const Param<std::uint64_t> kCheckInstr{"aggregator.check_instructions",
+                                       14,
+                                       "instructions",
+                                       "firmware instructions per channel in the end-of-graph check besides its load "
+                                       "(AArch64 -O2: 14; tools/firmware)",
+                                       {{0}, {1u << 20}}};
 constexpr unsigned kPacketBytes = 64;  // an HSA AQL dispatch packet is 64 bytes
 constexpr unsigned kPacketRing = 64;   // packets in the ring before it wraps
 enum Activity { kPoll, kDispatch, kFree, kRestart, kCheck, kOther };
@@ -70,6 +82,7 @@ Aggregator::Params Aggregator::Params::from(const Config& cfg) {
   p.dispatch_instructions = static_cast<std::uint32_t>(kDispatchInstr.get(cfg));
   p.free_instructions = static_cast<std::uint32_t>(kFreeInstr.get(cfg));
   p.restart_instructions = static_cast<std::uint32_t>(kRestartInstr.get(cfg));
+  p.check_instructions = static_cast<std::uint32_t>(kCheckInstr.get(cfg));
   return p;
 }
 
@@ -226,6 +239,9 @@ chan::Channel& Aggregator::create_channel(chan::Spec spec, chan::Consumer consum
 
 void Aggregator::set_scheduler(std::unique_ptr<Scheduler> s) {
   sched_ = s ? std::move(s) : std::make_unique<Scheduler>();
+  // The core's memory-level parallelism follows the polling loop's mix: one
+  // device load per (instructions per channel + 1).
+  fw_.set_instructions_per_load(sched_->poll_instructions(p_.poll_instructions) + 1);
 }
 
 void Aggregator::start() {
@@ -479,7 +495,7 @@ void Aggregator::run() {
         ++passes;
         prune_segments();
         Tick from = cp_.time();
-        cp_.instr(p_.pass_instructions);
+        cp_.instr(sched_->pass_instructions(p_.pass_instructions));
         complete_until(cp_.time());
         // 1-2. Poll the control tails the policy lists; dispatch.
         order.clear();
@@ -495,7 +511,7 @@ void Aggregator::run() {
         for (std::size_t i = 0; i < order.size(); ++i) {
           chan::Channel& c = *order[i];
           const Tick p0 = cp_.time();
-          cp_.instr(p_.poll_instructions);
+          cp_.instr(sched_->poll_instructions(p_.poll_instructions));
           note(kPoll, p0);
           ++c.polls;
           std::uint32_t data_tail = 0;
@@ -559,6 +575,7 @@ void Aggregator::run() {
           addrs.clear();
           for (const auto* c : channel_ptrs_) addrs.push_back(c->layout().data_tail);
           cp_.load_words(addrs, vals);
+          cp_.instr(static_cast<std::uint64_t>(p_.check_instructions) * channel_ptrs_.size());
           bool empty = true;
           for (std::size_t i = 0; i < channel_ptrs_.size(); ++i) {
             const chan::Channel& c = *channel_ptrs_[i];

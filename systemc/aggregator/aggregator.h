@@ -83,6 +83,11 @@ class Scheduler {
   // wavefronts of CEs; a partial wavefront only when nothing is outstanding
   // and nothing else was dispatched in this pass.
   virtual std::uint32_t predicate(const chan::Channel& c, std::uint32_t ready, const View& v);
+  // The firmware's instructions per pass and per channel polled, given the
+  // default scheduler's (aggregator.pass_instructions, poll_instructions): a
+  // scheduler whose passes or predicates cost more adds its own.
+  virtual std::uint32_t pass_instructions(std::uint32_t dflt) const { return dflt; }
+  virtual std::uint32_t poll_instructions(std::uint32_t dflt) const { return dflt; }
   // Stop polling the rest of the order after a dispatch from `c`.
   virtual bool stop_after_dispatch(const chan::Channel& c) {
     (void)c;
@@ -97,8 +102,8 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
  public:
   static constexpr const char* kName = "channels";
   struct Params {
-    std::uint32_t pass_instructions = 16, poll_instructions = 8, dispatch_instructions = 40, free_instructions = 8,
-                  restart_instructions = 24;
+    std::uint32_t pass_instructions = 33, poll_instructions = 25, dispatch_instructions = 46, free_instructions = 25,
+                  restart_instructions = 24, check_instructions = 14;
     static Params from(const Config& cfg);
   };
 

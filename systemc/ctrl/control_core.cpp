@@ -58,6 +58,7 @@ Firmware::Firmware(ControlCore& core, const std::string& name, unsigned instruct
       held_ns(StatGroup(name), "held_ns", "time this firmware held the control core", "ns",
               [this] { return tick_to_ns(held_); }),
       name_(name),
+      core_name_(core.core_name()),
       class_(CoreClass::named(core.core_name(), instructions_per_load)) {}
 
 ControlCore::Params ControlCore::Params::from(const Config& cfg) {

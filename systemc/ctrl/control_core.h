@@ -68,12 +68,14 @@ class Firmware {
   Firmware(ControlCore& core, const std::string& name, unsigned instructions_per_load);
   const std::string& name() const { return name_; }
   const CoreClass& core() const { return class_; }
+  // The firmware's mix changed (its MLP follows it).
+  void set_instructions_per_load(unsigned n) { class_ = CoreClass::named(core_name_, n); }
   Counter instructions, loads, stores;
   Formula held_ns;
 
  private:
   friend class ControlCore;
-  std::string name_;
+  std::string name_, core_name_;
   CoreClass class_;
   Tick held_ = 0, since_ = 0;
   sc_core::sc_event written_;  // wait_for_write

@@ -451,10 +451,12 @@ TEST(AggregatorCore, ASimplerCoreBlocksTheGpuLonger) {
 }
 
 // Cold loads to distinct lines: 7 fit the ooo-2 core's load window (64-entry
-// ROB / 9 instructions per load: the aggregator's mix), 14 need two rounds.
+// ROB / 9 instructions per load: the aggregator's mix with 8 instructions per
+// channel polled; 2 with the compiled 25), 14 need two rounds.
 TEST(ControlCore, LoadsOverlapUpToTheCoresMemoryParallelism) {
   FG_REQUIRE_FRESH_KERNEL();
-  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1", "ctrl.core=ooo-2"});
+  const Config cfg = make_config(
+      "orr2014", {"gpu.mechanisms=channels", "gpu.cus=1", "ctrl.core=ooo-2", "aggregator.poll_instructions=8"});
   Tick t7 = 0, t14 = 0, t1 = 0;
   HostHarness hh(cfg, [&](Host& h) {
     agg::Aggregator& a = h.gpu().get<agg::Aggregator>("test");
