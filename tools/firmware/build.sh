@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds the firmware steps and the harness for x86-64 (gcc, clang), AArch64 and RV64 (clang).
 set -e
 cd "$(dirname "$0")"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs every scenario of harness.c on every ISA build and writes the tables
 (results.md, results.json). See README.md for the method."""
 import json

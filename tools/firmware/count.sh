@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Reproduces results.md / results.json: builds the firmware steps for every
 # ISA and counts every step dynamically (valgrind lackey for x86-64, the
 # interpreter in fwcount.py for AArch64 and RV64). Needs gcc, clang/lld 14

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* FineGrain aggregator firmware steps as plain C (see README.md).
  *
  * One function per step of Aggregator::run (systemc/aggregator/aggregator.cpp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* FineGrain aggregator firmware, rendered as the C an embedded control core
  * would run (see README.md). Data structures only; the steps are in
  * firmware_steps.c. Model reference: systemc/aggregator/aggregator.cpp
@@ -8,14 +9,14 @@
 #define FW_STEPS_H
 #include <stdint.h>
 
-#define LINE 64          /* gpu.line */
-#define WAVE 64          /* wavefront width: a hardware constant for firmware */
-#define PKT_RING 64      /* dispatch packets before the ring wraps (kPacketRing) */
-#define YIELD_RING 4096  /* restart-channel entries (yield.ring) */
+#define LINE 64         /* gpu.line */
+#define WAVE 64         /* wavefront width: a hardware constant for firmware */
+#define PKT_RING 64     /* dispatch packets before the ring wraps (kPacketRing) */
+#define YIELD_RING 4096 /* restart-channel entries (yield.ring) */
 #define MAX_CHAN 64
 #define MAX_DEPTH 64
 #define MAX_YIELDED 1024
-#define KTAB 256         /* dispatch id -> channel, for dispatches in flight */
+#define KTAB 256                           /* dispatch id -> channel, for dispatches in flight */
 #define AQL_HEADER_KERNEL_DISPATCH 0x1502u /* type 2, acquire/release fences */
 
 /* Device memory: one channel's pointers, each on its own cache line
@@ -56,8 +57,8 @@ struct yielded {
 
 /* The firmware's private per-channel state (its own memory, in the core's L1). */
 struct chan {
-  struct chan_shared *sh;
-  uint32_t *done;                        /* done-count array (device) */
+  struct chan_shared* sh;
+  uint32_t* done; /* done-count array (device) */
   uint32_t ctrl_head, data_head, last_tail;
   uint32_t capacity, done_count, nblocks, done_idx; /* done_idx: data_head's block */
   uint32_t launched, running, yielded, room;
@@ -68,7 +69,7 @@ struct chan {
   uint64_t kernel_object, kernarg_address, completion_signal;
   /* cilk LevelScheduler::Place */
   uint32_t spawn, depth;
-  struct chan *above;
+  struct chan* above;
 };
 
 struct view {
@@ -77,24 +78,24 @@ struct view {
 };
 
 struct fw;
-typedef uint32_t (*poll_fn)(struct fw *, struct chan *, const struct view *);
+typedef uint32_t (*poll_fn)(struct fw*, struct chan*, const struct view*);
 
 struct fw {
-  struct chan *chan[MAX_CHAN]; /* creation order */
-  struct chan *order[MAX_CHAN];
+  struct chan* chan[MAX_CHAN]; /* creation order */
+  struct chan* order[MAX_CHAN];
   uint32_t nchan, norder;
   /* dispatch: packet ring and doorbell (device) */
-  struct aql_packet *pkt;
-  uint64_t *doorbell;
+  struct aql_packet* pkt;
+  uint64_t* doorbell;
   uint64_t write_index;
   uint32_t next_kernel;
-  struct chan *kchan[KTAB];
+  struct chan* kchan[KTAB];
   /* completions: launched by us, finished as the front end counts (device) */
-  uint32_t *waves_done;
+  uint32_t* waves_done;
   uint32_t launched;
   /* restart channel (yield) */
   uint32_t yield;
-  struct restart_entry *rring; /* device */
+  struct restart_entry* rring; /* device */
   uint32_t *rtail, *rhead_sh;  /* device */
   uint32_t rhead, ny, recheck;
   struct yielded y[MAX_YIELDED];
@@ -104,21 +105,21 @@ struct fw {
 };
 
 /* The steps (firmware_steps.c). */
-uint32_t poll_one_channel(struct fw *f, struct chan *c, const struct view *v);
-uint32_t poll_one_channel_level(struct fw *f, struct chan *c, const struct view *v);
-uint32_t predicate_level(struct fw *f, struct chan *c, uint32_t ready, const struct view *v);
-void level_pass_reset(struct fw *f);
-void dispatch_one(struct fw *f, struct chan *c, uint32_t n);
-int free_one_block(struct fw *f, struct chan *c);
-int free_pass(struct fw *f);
-void restart_record_one(struct fw *f, const struct restart_entry *e);
-int read_restart_contexts(struct fw *f, uint32_t tail);
-int restart_one(struct fw *f, const struct yielded *y);
-int restart_ready(struct fw *f);
-int check_done(struct fw *f);
-int fw_pass_default(struct fw *f);
-int fw_pass_level(struct fw *f);
-int fw_run_default(struct fw *f, uint32_t passes);
+uint32_t poll_one_channel(struct fw* f, struct chan* c, const struct view* v);
+uint32_t poll_one_channel_level(struct fw* f, struct chan* c, const struct view* v);
+uint32_t predicate_level(struct fw* f, struct chan* c, uint32_t ready, const struct view* v);
+void level_pass_reset(struct fw* f);
+void dispatch_one(struct fw* f, struct chan* c, uint32_t n);
+int free_one_block(struct fw* f, struct chan* c);
+int free_pass(struct fw* f);
+void restart_record_one(struct fw* f, const struct restart_entry* e);
+int read_restart_contexts(struct fw* f, uint32_t tail);
+int restart_one(struct fw* f, const struct yielded* y);
+int restart_ready(struct fw* f);
+int check_done(struct fw* f);
+int fw_pass_default(struct fw* f);
+int fw_pass_level(struct fw* f);
+int fw_run_default(struct fw* f, uint32_t passes);
 
 /* Defined by the harness: a simulation fault (never taken on the measured paths). */
 __attribute__((noreturn)) void fw_fault(int what, uint32_t a, uint32_t b);

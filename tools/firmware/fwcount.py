@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Dynamic instruction / load / store counts of the firmware steps (README.md).
 
 x86-64: the native harness under `valgrind --tool=lackey --trace-mem=yes`.

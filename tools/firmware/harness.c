@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Drives each firmware step on its common path, `iters` times, for counting
  * (README.md). Freestanding: no libc, so the same file runs natively under
- * valgrind (x86-64) and in the small ISA interpreter (isa_sim.py) for AArch64
+ * valgrind (x86-64) and in the small ISA interpreter (fwcount.py) for AArch64
  * and RV64. Only the instructions executed inside the firmware functions are
  * counted; this file's own work (setting up each iteration) is not.
  *
