@@ -98,6 +98,11 @@ Aggregator::Aggregator(sc_core::sc_module_name name, const Params& p, MemorySyst
       restart_contexts(StatGroup("aggregator"), "restart_contexts", "restart contexts read from the restart channel",
                        ""),
       restarts(StatGroup("aggregator"), "restarts", "yielded wavefronts restarted", ""),
+      blocks_closed(StatGroup("aggregator"), "blocks_closed",
+                    "partly allocated done-count blocks closed for a yielded wavefront (freed with their "
+                    "unallocated CEs skipped)",
+                    ""),
+      ces_skipped(StatGroup("aggregator"), "ces_skipped", "unallocated CEs skipped by closed blocks", ""),
       busy_ns(StatGroup("aggregator"), "busy_ns", "firmware time dispatching, freeing and managing yields", "ns",
               [this] { return tick_to_ns(activity_[kDispatch] + activity_[kFree] + activity_[kRestart]); }),
       poll_ns(StatGroup("aggregator"), "poll_ns", "firmware time polling control tails", "ns",
@@ -271,8 +276,9 @@ std::string Aggregator::where() const {
     std::uint32_t w[2] = {};
     mem_.copy_out(&w[0], c->layout().data_tail, 4);
     mem_.copy_out(&w[1], c->layout().ctrl_tail, 4);
-    s += fmt::format(" {} ({} of {} CEs in use, {} published, {} dispatched);", c->spec().name, w[0] - c->data_head,
-                     c->spec().capacity, w[1], c->ctrl_head);
+    s += fmt::format(" {} ({} of {} CEs in use, {} published, {} dispatched{});", c->spec().name, w[0] - c->data_head,
+                     c->spec().capacity, w[1], c->ctrl_head,
+                     c->skipped ? fmt::format(", {} skipped", c->skipped) : std::string());
   }
   return s;
 }
@@ -416,6 +422,7 @@ bool Aggregator::restart_ready() {
     rc_addrs_.push_back(c->layout().data_tail);
   }
   cp_.load_words(rc_addrs_, rc_vals_);
+  rc_tails_ = rc_vals_;
   for (std::size_t i = 0; i < rc_chans_.size(); ++i)
     rc_vals_[i] = rc_chans_[i]->spec().capacity - (rc_vals_[i] - rc_chans_[i]->data_head);  // room
   bool any = false;
@@ -441,7 +448,50 @@ bool Aggregator::restart_ready() {
   }
   note(kRestart, from);
   span("restart", from);
+  // Waiters that still do not fit: a block only partly allocated is freed
+  // only once the rest of it is allocated and done, which a waiter needing
+  // more than the rest never lets happen (Sec. 5.3's progress argument needs
+  // the space the base cases free to come back).
+  for (std::size_t i = 0; i < rc_chans_.size(); ++i) {
+    chan::Channel& c = *rc_chans_[i];
+    const std::uint32_t room = rc_vals_[i];
+    if (room != c.spec().capacity - (rc_tails_[i] - c.data_head)) continue;  // a waiter restarted: it reserves next
+    const bool short_of_room = std::any_of(
+        yielded_.begin(), yielded_.end(), [&](const yld::Restart& r) { return r.resource == c.id() && r.need > room; });
+    if (short_of_room && close_block(c, rc_tails_[i])) any = true;
+  }
   return any;
+}
+
+bool Aggregator::close_block(chan::Channel& c, std::uint32_t tail) {
+  const std::uint32_t in_use = tail - c.data_head, block = c.spec().done_count;
+  // Only the oldest block, only partly allocated, and every CE allocated in
+  // it published and dispatched (none is between a talloc and its enq).
+  if (in_use == 0 || in_use >= block || c.ctrl_head + c.skipped != tail) return false;
+  const Tick from = cp_.time();
+  cp_.instr(p_.free_instructions);
+  const std::uint32_t done = cp_.load_word(c.layout().done_addr(c.data_head));
+  bool closed = false;
+  if (done == in_use) {
+    const std::uint32_t end = c.data_head + block;
+    // A producer that reserved since the tail was read wins: the block is
+    // then allocated further and freed as usual.
+    closed = cp_.atomic_word(c.layout().data_tail, AtomicOp::Cas, end, tail) == tail;
+    if (closed) {
+      cp_.store_word(c.layout().done_addr(c.data_head), 0);
+      c.data_head = end;
+      cp_.store_word(c.layout().data_head, c.data_head);
+      c.skipped += block - in_use;
+      ++blocks_closed;
+      ces_skipped += block - in_use;
+      ++blocks_freed;
+      c.freed += in_use;
+      recheck_ = true;
+    }
+  }
+  note(kFree, from);
+  span("close block", from);
+  return closed;
 }
 
 void Aggregator::yield_deadlock() {
@@ -471,9 +521,9 @@ void Aggregator::scheduler_stall(const std::vector<std::uint32_t>& tails) {
       "deadlock of the scheduling policy):",
       sched_->name());
   for (std::size_t i = 0; i < channel_ptrs_.size(); ++i)
-    if (tails[i] != channel_ptrs_[i]->ctrl_head)
+    if (tails[i] != channel_ptrs_[i]->ctrl_head + channel_ptrs_[i]->skipped)
       s += fmt::format(" channel '{}' has {} ready;", channel_ptrs_[i]->spec().name,
-                       tails[i] - channel_ptrs_[i]->ctrl_head);
+                       tails[i] - channel_ptrs_[i]->ctrl_head - channel_ptrs_[i]->skipped);
   throw SimFault(s);
 }
 
@@ -534,7 +584,7 @@ void Aggregator::run() {
           cand.clear();
           addrs.clear();
           for (auto* c : channel_ptrs_)
-            if (c->ctrl_head - c->data_head >= c->spec().done_count) {
+            if (c->ctrl_head + c->skipped - c->data_head >= c->spec().done_count) {
               cand.push_back(c);
               addrs.push_back(c->layout().done_addr(c->data_head));
             }
@@ -579,14 +629,14 @@ void Aggregator::run() {
           bool empty = true;
           for (std::size_t i = 0; i < channel_ptrs_.size(); ++i) {
             const chan::Channel& c = *channel_ptrs_[i];
-            empty = empty && vals[i] == c.ctrl_head;
+            empty = empty && vals[i] == c.ctrl_head + c.skipped;
             // No consumer is running, so no producer is between talloc and
             // enq: every reserved CE must have been published.
-            if (vals[i] != c.last_tail)
+            if (vals[i] != c.last_tail + c.skipped)
               throw SimFault(fmt::format(
                   "channel '{}': {} CEs reserved (data tail) but {} published (control tail) and no consumer is "
                   "running: a talloc without its enq, or an enq of CEs allocated elsewhere",
-                  c.spec().name, vals[i], c.last_tail));
+                  c.spec().name, vals[i] - c.skipped, c.last_tail));
           }
           note(kCheck, from);
           // CEs are ready, no consumer runs or waits, and the scheduler

@@ -137,6 +137,8 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   std::string where() const;
 
   Counter passes, dispatches, wavefronts, ces_dispatched, blocks_freed, restart_contexts, restarts;
+  // Partly allocated blocks closed for a yielded wavefront (close_block) and the CEs they skipped.
+  Counter blocks_closed, ces_skipped;
   Formula busy_ns, poll_ns, dispatch_ns, free_ns, restart_ns, check_ns, blocked_ns;
   // gpu_blocked_ns split by what the firmware was doing (Sec. 8.2.1).
   Formula blocked_poll_ns, blocked_dispatch_ns, blocked_free_ns, blocked_restart_ns, blocked_check_ns, blocked_other_ns;
@@ -162,6 +164,11 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   bool read_restart_contexts(std::uint32_t tail);
   // Restart the yielded wavefronts whose channels have room; true if any.
   bool restart_ready();
+  // A yielded wavefront needs more room in `c` than it has, and the data
+  // tail lies inside the oldest unfreed block with every CE below it done:
+  // move the data tail to the block's end (a CAS, which a producer may win)
+  // and free the block. `tail`: c's data tail as just loaded. True if freed.
+  bool close_block(chan::Channel& c, std::uint32_t tail);
   [[noreturn]] void yield_deadlock();
   [[noreturn]] void scheduler_stall(const std::vector<std::uint32_t>& tails);
   void span(const char* what, Tick from);
@@ -206,7 +213,7 @@ class Aggregator : public sc_core::sc_module, public Mechanism {
   std::vector<std::uint32_t> vals_;
   std::vector<chan::Channel*> rc_chans_;
   std::vector<std::uint64_t> rc_addrs_;
-  std::vector<std::uint32_t> rc_vals_;
+  std::vector<std::uint32_t> rc_vals_, rc_tails_;
   sc_core::sc_event start_ev_, done_ev_;
 };
 

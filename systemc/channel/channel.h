@@ -108,6 +108,11 @@ class Channel {
   // The aggregator's private copies (it is the only writer of the heads).
   std::uint32_t ctrl_head = 0, data_head = 0;
   std::uint32_t last_tail = 0;  // control tail at the last poll
+  // Data-array CEs never allocated: skipped when the aggregator closed a
+  // partly allocated block (Aggregator::close_block). The data tail counts
+  // them, the control array does not: data tail = published + skipped once
+  // every reservation is published.
+  std::uint32_t skipped = 0;
   // Consumer wavefronts of this channel launched and not finished, yielded
   // ones included (as the aggregator knows at its time).
   std::uint64_t running = 0;

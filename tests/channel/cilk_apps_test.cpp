@@ -47,6 +47,25 @@ TEST(CilkSort, PerLaneVariantSortsWithYields) {
   EXPECT_EQ(stat(s, "yield.restarts"), stat(s, "yield.yields"));
 }
 
+// Table 3's 64-CE channels on one wavefront slot: 3,732 keys is the first
+// input that yields, and the yielded merge needs 32 CEs of merge.5 while 34
+// are in use, all done: freed a whole done-count block (64) at a time, that
+// block would never fill. The aggregator closes it (data tail CASed to the
+// block's end, the unallocated CEs skipped) and restarts the merge.
+TEST(CilkSort, APartlyAllocatedDoneBlockIsClosedForAYieldedWavefront) {
+  const auto s =
+      run_stats("sort --preset orr2014 --set gpu.cus=1 --set gpu.cu.slots=1 --set sort.capacity=64 --set sort.n=3732");
+  EXPECT_EQ(stat(s, "yield.yields"), 1);
+  EXPECT_EQ(stat(s, "yield.restarts"), 1);
+  EXPECT_GE(stat(s, "aggregator.blocks_closed"), 1);
+  EXPECT_EQ(stat(s, "aggregator.ces_skipped"), 30 * stat(s, "aggregator.blocks_closed"));
+  // Below it nothing yields and no block is closed.
+  const auto below =
+      run_stats("sort --preset orr2014 --set gpu.cus=1 --set gpu.cu.slots=1 --set sort.capacity=64 --set sort.n=3731");
+  EXPECT_EQ(stat(below, "yield.yields"), 0);
+  EXPECT_EQ(stat(below, "aggregator.blocks_closed"), 0);
+}
+
 // Sizes that are not powers of four, one-key and base-sized inputs, merge
 // bases down to one key (cilksort) and a merge grain that does not divide the
 // merges (pieces).
