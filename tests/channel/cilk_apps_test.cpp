@@ -262,15 +262,47 @@ TEST(Matmul, CorrectOnOneAndEightCus) {
   }
 }
 
+// NQU as it runs: the left half of the first row doubled, for odd n a
+// second pass for the middle column (a second launch), batches of `steps`
+// boards each one launch of steps / 96 blocks whatever the boards; the
+// compact kernel: every first-row column, one launch sized to the boards.
 TEST(QueensFlat, CountsSolutions) {
-  for (const auto& [n, rows, want] : {std::tuple{8, 1, 92}, {8, 3, 92}, {10, 2, 724}, {4, 3, 2}}) {
-    const auto s = run_stats(
-        fmt::format("queens-flat --preset orr2014 --set queens_flat.n={} --set queens_flat.prefix_rows={}", n, rows));
-    EXPECT_EQ(s["workload"]["results"]["solutions"].get<int>(), want) << n << " " << rows;
+  struct Case {
+    const char* args;
+    int solutions, rows, boards, launches;
+  };
+  for (const Case& c :
+       {Case{"--set queens_flat.n=8", 92, 2, 21, 1},       // 4 left columns: 6+7+...
+        Case{"--set queens_flat.n=9", 352, 2, 31, 2},      // + the middle column's pass
+        Case{"--set queens_flat.n=4", 2, 2, 3, 1},         //
+        Case{"--set queens_flat.n=13", 73712, 3, 553, 2},  // NQU's rule: 13 - 10 rows
+        Case{"--set queens_flat.n=10 --set queens_flat.prefix_rows=3", 724, 3, 182, 1},
+        Case{"--set queens_flat.n=10 --set queens_flat.prefix_rows=3 --set queens_flat.steps=96", 724, 3, 182,
+             2},  // 182 boards in batches of 96
+        Case{"--set queens_flat.n=8 --set queens_flat.style=compact --set queens_flat.prefix_rows=1", 92, 1, 8, 1},
+        Case{"--set queens_flat.n=8 --set queens_flat.style=compact --set queens_flat.prefix_rows=3", 92, 3, 140, 1}}) {
+    const auto s = run_stats(std::string("queens-flat --preset orr2014 ") + c.args);
+    const auto& r = s["workload"]["results"];
+    EXPECT_EQ(r["solutions"].get<int>(), c.solutions) << c.args;
+    EXPECT_EQ(r["prefix_rows"].get<int>(), c.rows) << c.args;
+    EXPECT_EQ(r["boards"].get<int>(), c.boards) << c.args;
+    EXPECT_EQ(r["launches"].get<int>(), c.launches) << c.args;
+    EXPECT_EQ(stat(s, "gpu.dispatcher.kernels"), c.launches) << c.args;
+    if (std::string(c.args).find("compact") == std::string::npos) {
+      const int per = std::string(c.args).find("steps=96") != std::string::npos ? 1 : 256;
+      EXPECT_EQ(stat(s, "gpu.dispatcher.workgroups"), per * c.launches) << c.args;
+    }
   }
-  const ProcResult r = run_fgsim("run queens-flat --quiet --set queens_flat.n=6 --set queens_flat.prefix_rows=6");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("queens_flat.prefix_rows=6: must be below queens_flat.n=6"), std::string::npos) << r.err;
+  for (const auto& [args, msg] :
+       {std::pair{"--set queens_flat.n=6 --set queens_flat.prefix_rows=6",
+                  "queens_flat.prefix_rows=6: must be below "
+                  "queens_flat.n=6"},
+        {"--set queens_flat.steps=100", "queens_flat.steps=100: must be a multiple of 96"},
+        {"--set queens_flat.n=14 --set queens_flat.prefix_rows=2", "NQU's stack holds 10 levels"}}) {
+    const ProcResult r = run_fgsim(std::string("run queens-flat --quiet ") + args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(msg), std::string::npos) << r.err;
+  }
 }
 
 // Merges, restarts and the continuations' gates synchronise through memory:

@@ -189,32 +189,55 @@ void queens(Host& h) {
 
 // ---- queens-flat: the conventional version (Table 4) ----
 //
-// GPGPU-Sim's N-queens (NQU, from the ISPASS 2009 benchmarks) flattens the
-// recursion: the host places the first rows, and each work-item completes one
-// such board with an iterative bit-mask backtracking loop whose stack lives in
-// LDS, 96 work-items a workgroup. Here: `queens_flat.prefix_rows` rows placed
-// on the host; per level the stack holds {left diagonals, right diagonals,
-// columns, untried columns} in two 64-bit LDS words.
+// GPGPU-Sim's N-queens (NQU: nqueen.cu of the ISPASS 2009 benchmarks, Ping-Che
+// Chen 2008) flattens the recursion. The host places the first rows (`mark`:
+// n - 10 when n > 11, else 2) with the first queen in the left half of the
+// first row only, and each work-item completes one such board with an
+// iterative bit-mask backtracking loop whose whole stack (mask, left and right
+// diagonals, tried columns; ten levels) lives in shared memory. The boards go
+// out in batches of `steps` (24,576), each one launch of steps / 96 blocks of
+// 96 threads (THREAD_NUM) whatever the number of boards in it; a block sums its
+// threads' counts in shared memory (a tree with a barrier per step) and thread
+// 0 stores it. The count is doubled (mirror images), and for odd n a second
+// pass with the first queen in the middle column adds its count once.
+// queens_flat.style=compact keeps the earlier kernel: every first-row column,
+// the top of the stack in registers (two 64-bit LDS words per level below
+// it), a per-thread count, one launch sized to the boards.
 const Param<std::uint64_t> kFlatN{"queens_flat.n", 13, "", "board size (Table 4: as queens, 13)", {{2}, {16}}};
 const Param<std::uint64_t> kFlatRows{
     "queens_flat.prefix_rows",
-    3,
+    0,
     "rows",
-    "rows placed on the host, one work-item per resulting board (an assumption; docs/channels.md)",
-    {{1}, {8}}};
+    "rows placed on the host, one work-item per resulting board; 0: NQU's rule (n - 10 when n > 11, else 2; "
+    "nqueen.cu)",
+    {{0}, {8}}};
+const Param<std::uint64_t> kFlatSteps{"queens_flat.steps",
+                                      24576,
+                                      "boards",
+                                      "boards per launch (NQU's `steps`, default 24,576: 256 blocks of 96); a "
+                                      "multiple of 96 (style nqu)",
+                                      {{96}, {1u << 24}}};
+const Param<std::string> kFlatStyle{"queens_flat.style", "nqu", std::vector<std::string>{"nqu", "compact"},
+                                    "nqu: GPGPU-Sim's nqueen.cu as it runs (half the first row doubled, stack in "
+                                    "shared memory, fixed-size launches, block sums); compact: the earlier kernel "
+                                    "(every first-row column, top of stack in registers, one launch)"};
 constexpr std::uint32_t kFlatGroup = 96;  // NQU's THREAD_NUM
+constexpr std::uint32_t kNquLevels = 10;  // NQU's shared arrays: [THREAD_NUM][10]
 
 struct FlatBoard {
   std::uint32_t ld, rd, col, pad;
 };
 
-void prefixes(std::uint32_t n, std::uint32_t rows, std::uint32_t r, FlatBoard b, std::vector<FlatBoard>& out) {
+// Boards with `rows` queens placed from `b` (row r placed so far); the first
+// row limited to the columns in `first` when r == 0.
+void prefixes(std::uint32_t n, std::uint32_t rows, std::uint32_t r, FlatBoard b, std::vector<FlatBoard>& out,
+              std::uint32_t first = ~0u) {
   if (r == rows) {
     out.push_back(b);
     return;
   }
   const std::uint32_t all = (1u << n) - 1;
-  for (std::uint32_t free = all & ~(b.ld | b.rd | b.col); free;) {
+  for (std::uint32_t free = all & ~(b.ld | b.rd | b.col) & (r == 0 ? first : ~0u); free;) {
     const std::uint32_t q = free & (~free + 1);
     free ^= q;
     prefixes(n, rows, r + 1, FlatBoard{((b.ld | q) << 1) & all, (b.rd | q) >> 1, b.col | q, 0}, out);
@@ -260,26 +283,170 @@ Task<> queens_flat_kernel(Lane& l, std::uint64_t boards, std::uint64_t counts, s
   co_await l.store<std::uint32_t>(counts + 4ull * id, count);
 }
 
+// NQU's shared memory: mask, l_mask, r_mask, m as [THREAD_NUM][10] words, then sum[THREAD_NUM].
+constexpr std::uint32_t nqu_at(std::uint32_t array, std::uint32_t tid, std::uint32_t level) {
+  return 4 * (array * kFlatGroup * kNquLevels + tid * kNquLevels + level);
+}
+constexpr std::uint32_t kNquSum = 4 * 4 * kFlatGroup * kNquLevels;
+constexpr std::uint32_t kNquLds = kNquSum + 4 * kFlatGroup;
+
+// solve_nqueen_cuda_kernel: `mark` levels below the host's rows; every stack
+// access is a shared-memory access, as in the CUDA source.
+Task<> nqu_kernel(Lane& l, std::uint64_t masks, std::uint64_t results, std::uint32_t nb, std::uint32_t n,
+                  std::uint32_t mark) {
+  enum { kMask, kLeft, kRight, kTried };
+  const std::uint32_t tid = l.local_id(), idx = l.global_id();
+  const std::uint32_t t_mask = (1u << n) - 1;
+  std::uint32_t total = 0;
+  co_await l.alu(6);  // ids, t_mask, the bound test
+  if (idx < nb) {
+    const std::uint32_t mask = co_await l.load<std::uint32_t>(masks + 4ull * idx);
+    const std::uint32_t lm = co_await l.load<std::uint32_t>(masks + 4ull * (nb + idx));
+    const std::uint32_t rm = co_await l.load<std::uint32_t>(masks + 4ull * (2ull * nb + idx));
+    co_await l.lds_store<std::uint32_t>(nqu_at(kMask, tid, 0), mask);
+    co_await l.lds_store<std::uint32_t>(nqu_at(kLeft, tid, 0), lm);
+    co_await l.lds_store<std::uint32_t>(nqu_at(kRight, tid, 0), rm);
+    co_await l.alu(2);
+    co_await l.lds_store<std::uint32_t>(nqu_at(kTried, tid, 0), mask | lm | rm);
+    std::int32_t i = 0;
+    for (;;) {
+      co_await l.alu(1);  // while (i >= 0)
+      if (i < 0) break;
+      const auto u = static_cast<std::uint32_t>(i);
+      const std::uint32_t m = co_await l.lds_load<std::uint32_t>(nqu_at(kTried, tid, u));
+      co_await l.alu(2);  // (m & t_mask) == t_mask
+      if ((m & t_mask) == t_mask) {
+        --i;
+        co_await l.alu(1);
+        continue;
+      }
+      const std::uint32_t index = (m + 1) & ~m;
+      co_await l.alu(3);
+      co_await l.lds_store<std::uint32_t>(nqu_at(kTried, tid, u), m | index);
+      co_await l.alu(2);  // (index & t_mask) != 0
+      if ((index & t_mask) == 0) {
+        --i;
+        co_await l.alu(1);
+        continue;
+      }
+      co_await l.alu(2);  // i + 1 == mark
+      if (u + 1 == mark) {
+        ++total;
+        --i;
+        co_await l.alu(2);
+        continue;
+      }
+      const std::uint32_t pm = co_await l.lds_load<std::uint32_t>(nqu_at(kMask, tid, u));
+      const std::uint32_t pl = co_await l.lds_load<std::uint32_t>(nqu_at(kLeft, tid, u));
+      const std::uint32_t pr = co_await l.lds_load<std::uint32_t>(nqu_at(kRight, tid, u));
+      const std::uint32_t nm = pm | index, nl = (pl | index) << 1, nr = (pr | index) >> 1;
+      co_await l.alu(5);
+      co_await l.lds_store<std::uint32_t>(nqu_at(kMask, tid, u + 1), nm);
+      co_await l.lds_store<std::uint32_t>(nqu_at(kLeft, tid, u + 1), nl);
+      co_await l.lds_store<std::uint32_t>(nqu_at(kRight, tid, u + 1), nr);
+      co_await l.lds_store<std::uint32_t>(nqu_at(kTried, tid, u + 1), nm | nl | nr);
+      ++i;
+      co_await l.alu(1);
+    }
+  }
+  co_await l.lds_store<std::uint32_t>(kNquSum + 4 * tid, total);
+  co_await l.barrier();
+  // The block's sum: a tree over shared memory, a barrier after every step.
+  if (tid < 64 && tid + 64 < kFlatGroup) {
+    const std::uint32_t a = co_await l.lds_load<std::uint32_t>(kNquSum + 4 * tid);
+    const std::uint32_t b = co_await l.lds_load<std::uint32_t>(kNquSum + 4 * (tid + 64));
+    co_await l.lds_store<std::uint32_t>(kNquSum + 4 * tid, a + b);
+  }
+  co_await l.barrier();
+  for (std::uint32_t s = 32; s >= 1; s /= 2) {
+    if (tid < s) {
+      const std::uint32_t a = co_await l.lds_load<std::uint32_t>(kNquSum + 4 * tid);
+      const std::uint32_t b = co_await l.lds_load<std::uint32_t>(kNquSum + 4 * (tid + s));
+      co_await l.lds_store<std::uint32_t>(kNquSum + 4 * tid, a + b);
+    }
+    co_await l.barrier();
+  }
+  if (tid == 0) {
+    const std::uint32_t sum = co_await l.lds_load<std::uint32_t>(kNquSum);
+    co_await l.store<std::uint32_t>(results + 4ull * l.group_id(), sum);
+  }
+}
+
+struct FlatRun {
+  std::uint64_t count = 0, kernels = 0, boards = 0, wavefronts = 0;
+  double ns = 0;
+};
+
+// NQU's batches of `steps` boards: one launch of steps / 96 blocks each.
+void nqu_pass(Host& h, const std::vector<FlatBoard>& boards, std::uint32_t n, std::uint32_t mark, std::uint32_t steps,
+              FlatRun& run) {
+  const std::uint32_t blocks = steps / kFlatGroup;
+  for (std::size_t from = 0; from < boards.size(); from += steps) {
+    const auto nb = static_cast<std::uint32_t>(std::min<std::size_t>(steps, boards.size() - from));
+    std::vector<std::uint32_t> m(3ull * nb);
+    for (std::uint32_t i = 0; i < nb; ++i) {
+      const FlatBoard& b = boards[from + i];
+      m[i] = b.col, m[nb + i] = b.ld, m[2ull * nb + i] = b.rd;
+    }
+    const std::uint64_t dm = h.upload(m), dr = h.upload(std::vector<std::uint32_t>(blocks, 0));
+    const auto t = h.run_kernel({"nqueen", std::uint64_t{steps}, kFlatGroup, 32, kNquLds,
+                                 [=](Lane& l) { return nqu_kernel(l, dm, dr, nb, n, n - mark); }});
+    run.ns += t.to_seconds() * 1e9;
+    for (const std::uint32_t c : h.download<std::uint32_t>(dr, blocks)) run.count += c;
+    ++run.kernels;
+    run.boards += nb;
+    run.wavefronts += std::uint64_t{blocks} * ((kFlatGroup + 63) / 64);
+  }
+}
+
 void queens_flat(Host& h) {
   const auto n = static_cast<std::uint32_t>(kFlatN.get(h.config()));
-  const auto rows = static_cast<std::uint32_t>(kFlatRows.get(h.config()));
+  auto rows = static_cast<std::uint32_t>(kFlatRows.get(h.config()));
+  if (rows == 0) rows = n > 11 ? n - 10 : 2;
   if (rows >= n) throw UserError(fmt::format("{}={}: must be below queens_flat.n={}", kFlatRows.name(), rows, n));
-  std::vector<FlatBoard> boards;
-  prefixes(n, rows, 0, FlatBoard{}, boards);
-  const auto nb = static_cast<std::uint32_t>(boards.size());
-  const std::uint64_t db = h.upload(boards), dc = h.upload(std::vector<std::uint32_t>(nb, 0));
-  const auto t = h.run_kernel({"queens_flat", nb, kFlatGroup, 32, kFlatGroup * (n + 1) * 16,
-                               [=](Lane& l) { return queens_flat_kernel(l, db, dc, nb, n, rows); }});
-  std::uint64_t got = 0;
-  for (const std::uint32_t c : h.download<std::uint32_t>(dc, nb)) got += c;
+  const bool nqu = kFlatStyle.get(h.config()) == "nqu";
+  const auto steps = static_cast<std::uint32_t>(kFlatSteps.get(h.config()));
+  FlatRun run;
+  if (nqu) {
+    if (steps % kFlatGroup != 0)
+      throw UserError(
+          fmt::format("{}={}: must be a multiple of {} (NQU's THREAD_NUM)", kFlatSteps.name(), steps, kFlatGroup));
+    if (n - rows > kNquLevels)
+      throw UserError(fmt::format("{}={} with queens_flat.n={}: NQU's stack holds {} levels (n - rows at most)",
+                                  kFlatRows.name(), rows, n, kNquLevels));
+    // The left half of the first row, counted twice (mirror images); for
+    // odd n the middle column once.
+    std::vector<FlatBoard> left, middle;
+    prefixes(n, rows, 0, FlatBoard{}, left, (1u << (n / 2)) - 1);
+    nqu_pass(h, left, n, rows, steps, run);
+    run.count *= 2;
+    if (n % 2 == 1) {
+      prefixes(n, rows, 0, FlatBoard{}, middle, 1u << (n / 2));
+      nqu_pass(h, middle, n, rows, steps, run);
+    }
+  } else {
+    std::vector<FlatBoard> boards;
+    prefixes(n, rows, 0, FlatBoard{}, boards);
+    const auto nb = static_cast<std::uint32_t>(boards.size());
+    const std::uint64_t db = h.upload(boards), dc = h.upload(std::vector<std::uint32_t>(nb, 0));
+    const auto t = h.run_kernel({"queens_flat", nb, kFlatGroup, 32, kFlatGroup * (n + 1) * 16,
+                                 [=](Lane& l) { return queens_flat_kernel(l, db, dc, nb, n, rows); }});
+    for (const std::uint32_t c : h.download<std::uint32_t>(dc, nb)) run.count += c;
+    run.ns = t.to_seconds() * 1e9;
+    run.kernels = 1;
+    run.boards = nb;
+    run.wavefronts = std::uint64_t{(nb + kFlatGroup - 1) / kFlatGroup} * ((kFlatGroup + 63) / 64);
+  }
   std::uint64_t squares = 0;
   const std::uint64_t want = complete(n, 0, Board{}, squares);
-  h.check(got == want, fmt::format("queens-flat: device count for {}x{} = {} vs host {}", n, n, got, want));
-  h.result("solutions", got);
-  h.result("boards", std::uint64_t{nb});
-  h.result("kernel_ns", t.to_seconds() * 1e9);
-  h.result("wavefronts", std::uint64_t{(nb + kFlatGroup - 1) / kFlatGroup * ((kFlatGroup + 63) / 64)});
-  h.output() << got << "\n";
+  h.check(run.count == want, fmt::format("queens-flat: device count for {}x{} = {} vs host {}", n, n, run.count, want));
+  h.result("solutions", run.count);
+  h.result("prefix_rows", std::uint64_t{rows});
+  h.result("boards", run.boards);
+  h.result("launches", run.kernels);
+  h.result("kernel_ns", run.ns);
+  h.result("wavefronts", run.wavefronts);
+  h.output() << run.count << "\n";
 }
 
 // The two channel stacks as queens() makes them, and the spill blocks of their kernels.
@@ -302,8 +469,8 @@ const RegisterWorkload kReg{
        return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
      }}};
 const RegisterWorkload kRegFlat{{"queens-flat",
-                                 "conventional N-queens, host-placed prefixes and an LDS stack per work-item "
-                                 "(GPGPU-Sim NQU; Orr et al. Table 4)",
+                                 "conventional N-queens as GPGPU-Sim's NQU: host-placed prefixes, a shared-memory "
+                                 "stack per work-item, fixed-size launches (Orr et al. Table 4)",
                                  "", queens_flat, nullptr}};
 
 }  // namespace
