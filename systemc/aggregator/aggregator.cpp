@@ -555,7 +555,10 @@ void Aggregator::run() {
         if (yield_) addrs.push_back(yield_->ring_tail_addr());  // the restart channel (Fig. 13, 3)
         cp_.load_words(addrs, vals);
         note(kPoll, from);
-        if (yield_) read_restart_contexts(vals.back());
+        // Restart contexts new in this pass: the control tails above were
+        // read before some of them arrived, so what their wavefronts
+        // published before yielding may not show until the next pass.
+        const bool fresh = yield_ && read_restart_contexts(vals.back());
         bool acted = false;
         View v{width_, consumers_running(), false};
         for (std::size_t i = 0; i < order.size(); ++i) {
@@ -617,7 +620,7 @@ void Aggregator::run() {
         if (!yielded_.empty() && (recheck_ || consumers_running() == 0)) acted = restart_ready() || acted;
         // Every consumer that launched has yielded, none can be restarted,
         // and nothing was dispatched or freed: nothing will change.
-        if (!acted && consumers_running() == 0 && !yielded_.empty()) yield_deadlock();
+        if (!acted && !fresh && consumers_running() == 0 && !yielded_.empty()) yield_deadlock();
         // 4. The end: nothing outstanding, nothing dispatched, and every CE
         // ever allocated has been dispatched.
         if (!acted && outstanding_ == 0) {

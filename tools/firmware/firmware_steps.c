@@ -40,7 +40,8 @@ NOINLINE uint32_t poll_one_channel(struct fw *f, struct chan *c, const struct vi
 NOINLINE void level_pass_reset(struct fw *f) {
   f->spawn_busy = 0;
   f->spawn_active = 0; /* spawn_active_.assign(depth_, false) */
-  f->cont_busy = 0;
+  f->cont_deeper = f->cont_level_busy = f->cont_level_active = 0;
+  f->cont_depth = ~(uint32_t)0;
 }
 
 NOINLINE uint32_t predicate_level(struct fw *f, struct chan *c, uint32_t ready, const struct view *v) {
@@ -58,8 +59,15 @@ NOINLINE uint32_t predicate_level(struct fw *f, struct chan *c, uint32_t ready, 
     if (c->running > c->yielded) f->spawn_active |= (uint64_t)1 << c->depth;
     return n;
   }
-  const uint32_t go = f->spawn_busy <= c->depth + 1 && !(f->spawn_active >> c->depth & 1) && !f->cont_busy;
-  f->cont_busy = f->cont_busy || busy;
+  if (c->depth != f->cont_depth) { /* continuations are polled deepest first */
+    f->cont_deeper = f->cont_deeper || f->cont_level_busy;
+    f->cont_level_busy = f->cont_level_active = 0;
+    f->cont_depth = c->depth;
+  }
+  const uint32_t go = f->spawn_busy <= c->depth + 1 && !(f->spawn_active >> c->depth & 1) && !f->cont_deeper &&
+                      !f->cont_level_active;
+  f->cont_level_busy = f->cont_level_busy || busy;
+  f->cont_level_active = f->cont_level_active || ready > 0 || c->running > c->yielded;
   return go ? ready : 0;
 }
 

@@ -100,7 +100,7 @@ struct fw {
   uint32_t rhead, ny, recheck;
   struct yielded y[MAX_YIELDED];
   /* cilk level scheduler, this pass */
-  uint32_t depth, spawn_busy, cont_busy;
+  uint32_t depth, spawn_busy, cont_deeper, cont_level_busy, cont_level_active, cont_depth;
   uint64_t spawn_active; /* vector<bool> spawn_active_: one bit per level (depth <= 64) */
 };
 

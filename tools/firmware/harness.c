@@ -110,7 +110,7 @@ static uint32_t checksum(const struct fw *f) {
 #define MIX(x) (h = (h ^ (uint32_t)(x)) * 16777619u)
   MIX(sink);
   MIX(f->write_index), MIX(f->next_kernel), MIX(f->launched), MIX(f->rhead), MIX(f->ny), MIX(f->recheck);
-  MIX(f->spawn_busy), MIX(f->cont_busy), MIX(f->spawn_active), MIX(f->spawn_active >> 32);
+  MIX(f->spawn_busy), MIX(f->cont_deeper), MIX(f->cont_level_busy), MIX(f->cont_level_active), MIX(f->spawn_active), MIX(f->spawn_active >> 32);
   for (uint32_t i = 0; i < f->nchan; ++i) {
     const struct chan *c = f->chan[i];
     MIX(c->ctrl_head), MIX(c->data_head), MIX(c->last_tail), MIX(c->done_idx), MIX(c->launched);

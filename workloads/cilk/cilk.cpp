@@ -77,7 +77,8 @@ void LevelScheduler::order(const std::vector<chan::Channel*>& all, std::vector<c
   out = order_;
   spawn_busy_ = 0;
   spawn_active_.assign(depth_, false);
-  cont_busy_ = false;
+  cont_deeper_ = cont_level_busy_ = cont_level_active_ = false;
+  cont_depth_ = ~0u;
 }
 
 std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) {
@@ -98,11 +99,22 @@ std::uint32_t LevelScheduler::predicate(const chan::Channel& c, std::uint32_t re
   // A continuation at depth d: once nothing deeper is ready or running (its
   // descendants are all done), no pre-spawn task at d is executing (one may
   // be between publishing its continuation and its children; a yielded one
-  // has published neither), and no continuation polled before this one (the
-  // deeper ones, and at d those of stacks listed earlier, such as sort's
-  // sort_sync, which publishes merge_sync) is ready or running.
-  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_busy_;
-  cont_busy_ = cont_busy_ || busy;
+  // has not published its continuation), no deeper continuation is ready or
+  // running (yielded included: their descendants are not done), and no
+  // continuation at d of a stack listed earlier (sort's sort_sync, which
+  // publishes merge_sync last) is ready or executing. A yielded sort_sync at
+  // d does not hold merge_sync at d back: it publishes nothing until
+  // restarted, and the merge_syncs published are whole. (Holding them back
+  // deadlocked 64-CE channels: merge_sync full of published continuations,
+  // the yielded sort_sync waiting for room there.)
+  if (p.depth != cont_depth_) {
+    cont_deeper_ = cont_deeper_ || cont_level_busy_;
+    cont_level_busy_ = cont_level_active_ = false;
+    cont_depth_ = p.depth;
+  }
+  const bool go = spawn_busy_ <= p.depth + 1 && !spawn_active_[p.depth] && !cont_deeper_ && !cont_level_active_;
+  cont_level_busy_ = cont_level_busy_ || busy;
+  cont_level_active_ = cont_level_active_ || ready > 0 || c.running > c.yielded;
   return go ? ready : 0;
 }
 

@@ -16,8 +16,10 @@
 //     pre-spawn or continuation channel deeper than d has anything ready or
 //     running (yielded wavefronts included), no pre-spawn task of depth d
 //     is executing, and no continuation channel of depth d of a stack listed
-//     before has anything ready or running (a continuation may publish the
-//     next one of its task, as sort's do).
+//     before has anything ready or executing (a continuation may publish the
+//     next one of its task, as sort's do; a yielded one publishes nothing
+//     until the aggregator restarts it, and has not published that next one:
+//     it is published last).
 //     All of d's continuations' children are then done, and all of them
 //     are dispatched at once. A continuation is published by its
 //     pre-spawn task together with its children (both tallocs first, then
@@ -72,10 +74,11 @@ class LevelScheduler final : public agg::Scheduler {
   void order(const std::vector<chan::Channel*>& all, std::vector<chan::Channel*>& out) override;
   std::uint32_t predicate(const chan::Channel& c, std::uint32_t ready, const agg::View& v) override;
   // The levelized scheduler's compiled costs (tools/firmware, AArch64 -O2):
-  // 47 per pass (with its per-pass reset) and 75 per channel polled (the
-  // level predicate), against the default scheduler's 33 and 25: the
-  // differences are added to whatever the defaults are set to.
-  std::uint32_t pass_instructions(std::uint32_t dflt) const override { return dflt + (47 - 33); }
+  // 50 per pass (with its per-pass reset; 47 before the continuation gate
+  // of 2026-11-28) and 75 per channel polled (the level predicate), against
+  // the default scheduler's 33 and 25: the differences are added to
+  // whatever the defaults are set to.
+  std::uint32_t pass_instructions(std::uint32_t dflt) const override { return dflt + (50 - 33); }
   std::uint32_t poll_instructions(std::uint32_t dflt) const override { return dflt + (75 - 25); }
 
  private:
@@ -90,7 +93,11 @@ class LevelScheduler final : public agg::Scheduler {
   // This pass, from the channels polled so far:
   std::uint32_t spawn_busy_ = 0;    // 1 + the deepest pre-spawn level with CEs ready or wavefronts running
   std::vector<bool> spawn_active_;  // pre-spawn levels with wavefronts executing (not yielded)
-  bool cont_busy_ = false;          // a continuation polled so far has CEs ready or wavefronts running
+  // Continuations are polled deepest first: a deeper level polled so far has
+  // CEs ready or wavefronts running (yielded ones included); at the level
+  // being polled, the same or wavefronts executing (not yielded).
+  bool cont_deeper_ = false, cont_level_busy_ = false, cont_level_active_ = false;
+  std::uint32_t cont_depth_ = ~0u;
 };
 
 }  // namespace fg::cilk

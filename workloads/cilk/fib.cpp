@@ -55,13 +55,24 @@ Task<> fib_spawn(Lane& l, const cilk::Stack& pre, const cilk::Stack& post, std::
     const chan::Alloc ka = co_await chan::talloc(l, k, 1);  // sync: the continuation
     const std::uint64_t kaddr = ka.addr(k, 0);
     co_await l.store<std::uint64_t>(kaddr, result);
-    const chan::Alloc ca = co_await chan::talloc(l, child, 2);  // spawn fib(n - 1), spawn fib(n - 2)
-    co_await l.store<std::uint64_t>(ca.addr(child, 0), kaddr + 8);
-    co_await l.store<std::int32_t>(ca.addr(child, 0) + 8, n - 1);
-    co_await l.store<std::uint64_t>(ca.addr(child, 1), kaddr + 12);
-    co_await l.store<std::int32_t>(ca.addr(child, 1) + 8, n - 2);
-    co_await chan::enq(l, k, ka);
-    co_await chan::enq(l, child, ca);
+    const chan::Alloc ca = co_await chan::talloc(l, child, 2, true);  // spawn fib(n - 1), spawn fib(n - 2)
+    if (ca.split) {  // the wavefront's spawns exceed the channel: in rounds, the continuation last
+      co_await chan::in_rounds(l, child, 2, [&](Lane& lr, chan::Alloc a) -> Task<> {
+        co_await lr.store<std::uint64_t>(a.addr(child, 0), kaddr + 8);
+        co_await lr.store<std::int32_t>(a.addr(child, 0) + 8, n - 1);
+        co_await lr.store<std::uint64_t>(a.addr(child, 1), kaddr + 12);
+        co_await lr.store<std::int32_t>(a.addr(child, 1) + 8, n - 2);
+        co_await chan::enq(lr, child, a);
+      });
+      co_await chan::enq(l, k, ka);
+    } else {
+      co_await l.store<std::uint64_t>(ca.addr(child, 0), kaddr + 8);
+      co_await l.store<std::int32_t>(ca.addr(child, 0) + 8, n - 1);
+      co_await l.store<std::uint64_t>(ca.addr(child, 1), kaddr + 12);
+      co_await l.store<std::int32_t>(ca.addr(child, 1) + 8, n - 2);
+      co_await chan::enq(l, k, ka);
+      co_await chan::enq(l, child, ca);
+    }
   }
   co_await chan::tfree(l, in, ce);
 }

@@ -111,17 +111,32 @@ Task<> queens_spawn(Lane& l, Shape s, const cilk::Stack& pre, const cilk::Stack&
       const std::uint64_t kaddr = ka.addr(cont, 0);
       co_await l.store<std::uint64_t>(kaddr, result);
       co_await l.store<std::uint32_t>(kaddr + 8, k);
-      const chan::Alloc ca = co_await chan::talloc(l, child, k);  // spawn one task per safe column
-      for (std::uint32_t i = 0; i < k; ++i) {
-        const Board nb = b.with(s.n, d, safe[i]);
-        const std::uint64_t a = ca.addr(child, i);
-        co_await l.store<std::uint64_t>(a, kaddr + 12 + 4 * i);
-        co_await l.store<std::uint32_t>(a + 8, nb.cols);
-        co_await l.store<std::uint32_t>(a + 12, nb.d1);
-        co_await l.store<std::uint32_t>(a + 16, nb.d2);
+      const chan::Alloc ca = co_await chan::talloc(l, child, k, true);  // spawn one task per safe column
+      if (ca.split) {  // the wavefront's spawns exceed the channel: in rounds, the continuation last
+        co_await chan::in_rounds(l, child, k, [&](Lane& lr, chan::Alloc a) -> Task<> {
+          for (std::uint32_t i = 0; i < k; ++i) {
+            const Board nb = b.with(s.n, d, safe[i]);
+            const std::uint64_t at = a.addr(child, i);
+            co_await lr.store<std::uint64_t>(at, kaddr + 12 + 4 * i);
+            co_await lr.store<std::uint32_t>(at + 8, nb.cols);
+            co_await lr.store<std::uint32_t>(at + 12, nb.d1);
+            co_await lr.store<std::uint32_t>(at + 16, nb.d2);
+          }
+          co_await chan::enq(lr, child, a);
+        });
+        co_await chan::enq(l, cont, ka);
+      } else {
+        for (std::uint32_t i = 0; i < k; ++i) {
+          const Board nb = b.with(s.n, d, safe[i]);
+          const std::uint64_t a = ca.addr(child, i);
+          co_await l.store<std::uint64_t>(a, kaddr + 12 + 4 * i);
+          co_await l.store<std::uint32_t>(a + 8, nb.cols);
+          co_await l.store<std::uint32_t>(a + 12, nb.d1);
+          co_await l.store<std::uint32_t>(a + 16, nb.d2);
+        }
+        co_await chan::enq(l, cont, ka);
+        co_await chan::enq(l, child, ca);
       }
-      co_await chan::enq(l, cont, ka);
-      co_await chan::enq(l, child, ca);
     }
   }
   co_await chan::tfree(l, in, ce);

@@ -276,17 +276,23 @@ Task<> cilkmerge(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, std
   const std::uint32_t s2 = co_await binsplit(l, a, from_scratch, b_off, nb, pivot);
   co_await put(l, a, !from_scratch, out + s1 + s2, pivot);
   chan::Channel& child = s.merge.at(d + 1);
-  const chan::Alloc ma = co_await chan::talloc(l, child, 2);
-  const std::uint64_t p = ma.addr(child, 0), q = ma.addr(child, 1);
-  co_await l.store<std::uint64_t>(p, pack(a_off, s1));
-  co_await l.store<std::uint64_t>(p + 8, pack(b_off, s2));
-  co_await l.store<std::uint64_t>(p + 16, pack(out, 0));
-  co_await l.store<std::uint64_t>(p + 24, pack(s1 + s2, to_keys ? 1 : 0));
-  co_await l.store<std::uint64_t>(q, pack(a_off + s1 + 1, na - s1 - 1));
-  co_await l.store<std::uint64_t>(q + 8, pack(b_off + s2, nb - s2));
-  co_await l.store<std::uint64_t>(q + 16, pack(out + s1 + s2 + 1, 0));
-  co_await l.store<std::uint64_t>(q + 24, pack(na + nb - s1 - s2 - 1, to_keys ? 1 : 0));
-  co_await chan::enq(l, child, ma);
+  const chan::Alloc ma = co_await chan::talloc(l, child, 2, true);
+  auto spawn = [&](Lane& lr, chan::Alloc al) -> Task<> {
+    const std::uint64_t p = al.addr(child, 0), q = al.addr(child, 1);
+    co_await lr.store<std::uint64_t>(p, pack(a_off, s1));
+    co_await lr.store<std::uint64_t>(p + 8, pack(b_off, s2));
+    co_await lr.store<std::uint64_t>(p + 16, pack(out, 0));
+    co_await lr.store<std::uint64_t>(p + 24, pack(s1 + s2, to_keys ? 1 : 0));
+    co_await lr.store<std::uint64_t>(q, pack(a_off + s1 + 1, na - s1 - 1));
+    co_await lr.store<std::uint64_t>(q + 8, pack(b_off + s2, nb - s2));
+    co_await lr.store<std::uint64_t>(q + 16, pack(out + s1 + s2 + 1, 0));
+    co_await lr.store<std::uint64_t>(q + 24, pack(na + nb - s1 - s2 - 1, to_keys ? 1 : 0));
+    co_await chan::enq(lr, child, al);
+  };
+  if (ma.split)  // the wavefront's spawns exceed the channel: in rounds
+    co_await chan::in_rounds(l, child, 2, spawn);
+  else
+    co_await spawn(l, ma);
 }
 
 Task<> sort_task(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, std::uint32_t off) {
@@ -315,14 +321,23 @@ Task<> sort_task(Lane& l, const Arrays& a, const Stacks& s, std::uint32_t d, std
   } else {
     chan::Channel& cont = s.sync.at(d);
     chan::Channel& child = s.sort.at(d + 1);
-    const chan::Alloc ka = co_await chan::talloc(l, cont, 1);   // sync
-    const chan::Alloc ca = co_await chan::talloc(l, child, 4);  // spawn the quarters
+    const chan::Alloc ka = co_await chan::talloc(l, cont, 1);         // sync
+    const chan::Alloc ca = co_await chan::talloc(l, child, 4, true);  // spawn the quarters
     co_await l.store<std::uint64_t>(ka.addr(cont, 0), w);
     const std::uint32_t q = len / 4;
-    for (std::uint32_t i = 0; i < 4; ++i)
-      co_await l.store<std::uint64_t>(ca.addr(child, i), pack(lo + i * q, i < 3 ? q : len - 3 * q));
-    co_await chan::enq(l, cont, ka);
-    co_await chan::enq(l, child, ca);
+    if (ca.split) {  // the wavefront's spawns exceed the channel: in rounds, the continuation last
+      co_await chan::in_rounds(l, child, 4, [&](Lane& lr, chan::Alloc a) -> Task<> {
+        for (std::uint32_t i = 0; i < 4; ++i)
+          co_await lr.store<std::uint64_t>(a.addr(child, i), pack(lo + i * q, i < 3 ? q : len - 3 * q));
+        co_await chan::enq(lr, child, a);
+      });
+      co_await chan::enq(l, cont, ka);
+    } else {
+      for (std::uint32_t i = 0; i < 4; ++i)
+        co_await l.store<std::uint64_t>(ca.addr(child, i), pack(lo + i * q, i < 3 ? q : len - 3 * q));
+      co_await chan::enq(l, cont, ka);
+      co_await chan::enq(l, child, ca);
+    }
   }
   co_await chan::tfree(l, in, ce);
 }

@@ -127,16 +127,22 @@ Task<> strassen_task(Lane& l, const Mats& m, const cilk::Stack& st, std::uint32_
     }
   } else {
     chan::Channel& child = st.at(d + 1);
-    const chan::Alloc ca = co_await chan::talloc(l, child, 8);  // spawn the eight quadrant products
+    const chan::Alloc ca = co_await chan::talloc(l, child, 8, true);  // spawn the eight quadrant products
     const std::uint32_t h = s / 2;
-    for (std::uint32_t q = 0; q < 8; ++q) {
-      const std::uint32_t i = q >> 2 & 1, j = q >> 1 & 1, k = q & 1;
-      const std::uint64_t p = ca.addr(child, q);
-      co_await l.store<std::uint64_t>(p, (a + i * h * m.n + k * h) | std::uint64_t{b + k * h * m.n + j * h} << 32);
-      co_await l.store<std::uint64_t>(p + 8, (c + i * h * m.n + j * h) | std::uint64_t{h} << 32);
-    }
-    co_await l.alu(24);
-    co_await chan::enq(l, child, ca);
+    auto spawn = [&](Lane& lr, chan::Alloc al) -> Task<> {
+      for (std::uint32_t q = 0; q < 8; ++q) {
+        const std::uint32_t i = q >> 2 & 1, j = q >> 1 & 1, k = q & 1;
+        const std::uint64_t p = al.addr(child, q);
+        co_await lr.store<std::uint64_t>(p, (a + i * h * m.n + k * h) | std::uint64_t{b + k * h * m.n + j * h} << 32);
+        co_await lr.store<std::uint64_t>(p + 8, (c + i * h * m.n + j * h) | std::uint64_t{h} << 32);
+      }
+      co_await lr.alu(24);
+      co_await chan::enq(lr, child, al);
+    };
+    if (ca.split)  // the wavefront's spawns exceed the channel: in rounds
+      co_await chan::in_rounds(l, child, 8, spawn);
+    else
+      co_await spawn(l, ca);
   }
   co_await chan::tfree(l, in, ce);
 }

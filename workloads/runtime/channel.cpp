@@ -25,8 +25,10 @@ namespace {
 }
 
 // What cas_reserve returns when the channel lacks room and the wavefront is
-// to yield: not a 32-bit count.
+// to yield, and what reserve returns for a wavefront's request above the
+// capacity that may be split: not 32-bit counts.
 constexpr std::uint64_t kFull = std::uint64_t{1} << 32;
+constexpr std::uint64_t kOver = std::uint64_t{1} << 33;
 
 // One lane's CAS loop: moves the 32-bit count at `ptr` from its current value
 // v to v + n and returns v. With `check`, the move must leave at most the
@@ -54,8 +56,11 @@ Task<std::uint64_t> cas_reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uin
 
 // Reserve n counts for this lane: by itself (per-lane) or as its share of
 // one reservation for the wavefront's active lanes (Fig. 5: prefix sum, one
-// lane's CAS, broadcast). kFull: no room (see cas_reserve).
-Task<std::uint64_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check) {
+// lane's CAS, broadcast). kFull: no room (see cas_reserve). kOver (only
+// with `may_split`, yield on): the wavefront's total exceeds the capacity,
+// nothing reserved.
+Task<std::uint64_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_t n, bool check,
+                            bool may_split = false) {
   if (c.spec().variant == Variant::PerLane) {
     const std::uint64_t mine = co_await cas_reserve(l, c, ptr, n, check);
     co_return mine;
@@ -63,6 +68,7 @@ Task<std::uint64_t> reserve(Lane& l, Channel& c, std::uint64_t ptr, std::uint32_
   const std::uint32_t offset = co_await l.prefix_sum_exclusive<std::uint32_t>(n);
   const std::uint32_t total = co_await l.reduce_add<std::uint32_t>(n);
   const std::uint64_t mask = co_await l.active_mask();
+  if (may_split && check && c.yields && total > c.spec().capacity) co_return kOver;  // uniform: no CAS
   std::uint64_t base = 0;
   if (l.is_leader(mask)) base = co_await cas_reserve(l, c, ptr, total, check);
   base = co_await l.broadcast<std::uint64_t>(base, static_cast<std::uint32_t>(std::countr_zero(mask)));
@@ -89,22 +95,23 @@ std::uint8_t tag() {
   return t;
 }
 
-Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count) {
+Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count, bool may_split) {
   const MechanismScope scope(l, tag());
-  ++c.tallocs;
   // Without room the wavefront yields (Sec. 5.3) and tries again once the
   // aggregator restarts it. Per-lane, lanes that got their room wait at the
   // yield with the others (need 0): the wavefront parks as a whole at one
   // site, never with a lane between its reservation and its enq.
   std::uint64_t got = kFull;
   for (;;) {
-    if (got == kFull) got = co_await reserve(l, c, c.layout().data_tail, count, true);
+    if (got == kFull) got = co_await reserve(l, c, c.layout().data_tail, count, true, may_split);
+    if (got == kOver) co_return Alloc{c.id(), 0, count, true};  // counted by the round that reserves
     const bool short_of_room = got == kFull;
     std::uint32_t waiting = short_of_room;
     if (c.spec().variant == Variant::PerLane) waiting = co_await l.reduce_add<std::uint32_t>(waiting);
     if (waiting == 0) break;
     co_await yld::yield(l, c.id(), short_of_room ? count : 0);
   }
+  ++c.tallocs;
   co_return Alloc{c.id(), static_cast<std::uint32_t>(got), count};
 }
 

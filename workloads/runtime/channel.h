@@ -22,6 +22,7 @@
 // padded; Fig. 5). Every CAS and every failed CAS is counted on the channel.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -38,6 +39,9 @@ namespace fg::chan {
 struct Alloc {
   std::uint32_t channel = ~0u;  // the channel they were reserved in
   std::uint32_t first = 0, count = 0;
+  // Nothing reserved: the wavefront's request exceeds the channel's capacity
+  // (only from talloc(..., may_split = true)); spawn with in_rounds.
+  bool split = false;
   std::uint64_t addr(const Channel& c, std::uint32_t i) const { return c.layout().ce_addr(first + i); }
 };
 
@@ -47,10 +51,40 @@ struct Ce {
   std::uint32_t index = 0;
 };
 
-Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count);
+// With `may_split`, a wavefront-amortized request larger than the whole
+// channel (which no room could ever satisfy) returns an Alloc with `split`
+// set and nothing reserved, instead of a fault, when yield is on: the caller
+// then spawns through in_rounds. Without it, or with yield off, it is a
+// fault (exit 3).
+Task<Alloc> talloc(Lane& l, Channel& c, std::uint32_t count, bool may_split = false);
 Task<void> enq(Lane& l, Channel& c, Alloc a);
 Task<Ce> deq(Lane& l, Channel& c, std::uint32_t off);
 Task<void> tfree(Lane& l, Channel& c, Ce ce);
+
+// A spawn of `count` CEs per lane that talloc refused as one request
+// (Alloc::split): the lanes, in lane order, go in rounds whose requests fit
+// the channel (a round's total is at most its capacity). Each round
+// reserves (yielding for room as any talloc) and runs `body(l, alloc)`, which
+// writes its CEs and enqueues them; the next round starts once every live
+// lane of the wavefront has come round (sync_wave). A round's CEs are thus
+// published before a later round can yield: no lane keeps room it has not
+// published while its wavefront is parked (which would deadlock: space is
+// freed in allocation order). Every lane in the spawn leaves together.
+template <class Body>
+Task<> in_rounds(Lane& l, Channel& c, std::uint32_t count, Body body) {
+  const std::uint32_t most = co_await l.reduce_max<std::uint32_t>(count);
+  const std::uint32_t before = co_await l.prefix_sum_exclusive<std::uint32_t>(count);
+  const std::uint32_t per = c.spec().capacity - std::min(most, c.spec().capacity) + 1;
+  const std::uint32_t mine = before / per;
+  const std::uint32_t rounds = co_await l.reduce_max<std::uint32_t>(mine) + 1;
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    co_await l.sync_wave();
+    if (r != mine) continue;
+    const Alloc a = co_await talloc(l, c, count);
+    co_await body(l, a);
+  }
+  co_await l.sync_wave();
+}
 
 // Host side (outside simulated time, before the graph runs): put `count` CEs
 // of the channel's CE size into it as a producer would (the paper's host
