@@ -21,6 +21,8 @@ RUNS = {
             for m in ("topo", "swwl", "hwwl", "persistent", "coop")]
     + [[*G, "--set", "bfs.scale=7", "--set", "bfs.mechanism=hwwl", "--set", "bfs.hwwl.buffer=single"]],
     "sssp": [[*G, "--set", "sssp.scale=7", "--set", f"sssp.mechanism={m}"] for m in ("topo", "swwl", "hwwl")],
+    "mst": [[*G, "--set", "mst.scale=7", "--set", f"mst.mechanism={m}"] for m in ("topo", "swwl", "hwwl")]
+    + [[*G, "--set", "mst.scale=7", "--set", "mst.generator=grid", "--set", "mst.mechanism=hwwl"]],
     "color": [[*G, "--set", "color.scale=6", "--set", f"color.mechanism={m}"] for m in ("persistent", "coop")],
     "mis": [[*G, "--set", "mis.scale=6", "--set", f"mis.mechanism={m}"] for m in ("persistent", "coop")],
     "p-sssp": [[*G, "--set", "p-sssp.scale=6", "--set", f"p-sssp.mechanism={m}"] for m in ("persistent", "coop")],

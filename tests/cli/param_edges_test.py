@@ -99,6 +99,9 @@ CONTEXTS = [
     ["sssp", *G2, "--set", "sssp.scale=6", "--set", "sssp.mechanism=swwl", "--set", "sssp.swwl.threads=64"],
     ["sssp", *G2, "--set", "sssp.scale=6", "--set", "sssp.mechanism=hwwl"],
     ["sssp", *G2, "--set", "sssp.scale=6", "--set", "sssp.mechanism=persistent"],
+    ["mst", *G2, "--set", "mst.scale=6"],
+    ["mst", *G2, "--set", "mst.scale=6", "--set", "mst.mechanism=swwl"],
+    ["mst", *G2, "--set", "mst.scale=6", "--set", "mst.mechanism=hwwl"],
     ["color", *G2, "--set", "color.scale=6"],
     ["color", *G2, "--set", "color.scale=6", "--set", "color.mechanism=coop"],
     ["color", *G2, "--set", "color.scale=6", "--set", "color.mechanism=coop", "--set", "coop.graphics.load=light"],
@@ -115,6 +118,7 @@ CONTEXTS = [
     ["color", *G2, "--input", "{mtx}"],
     ["mis", *G2, "--input", "{mtx}"],
     ["p-sssp", *G2, "--input", "{mtx}"],
+    ["mst", *G2, "--input", "{mtx}"],
     ["sort", *G2, "--set", "sort.n=256", "--set", "sort.mechanism=forkjoin", "--set", "sort.algorithm=mergesort"],
 ]
 # A small undirected graph with real weights (the contexts' {mtx}).
