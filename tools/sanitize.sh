@@ -116,6 +116,10 @@ declare -A small=(
   [queens-flat]="--set queens_flat.n=11"
   [tree]="--set tree.depth=6 --set tree.mem_ops=32 --set tree.compute_iters=32"
   [fj-sum]="--set fj-sum.n=5000"
+  [mst]="--set mst.scale=10"
+  [sp]="--set sp.vars=100"
+  [bh]="--set bh.bodies=256 --set bh.steps=1"
+  [dmr]="--set dmr.points=100"
 )
 for preset in orr2014 kim2014; do
   for w in $("$fgsim" list | awk '/^Workloads/{on=1; next} /^Presets/{on=0} on {print $1}'); do

@@ -23,6 +23,9 @@ RUNS = {
     "sssp": [[*G, "--set", "sssp.scale=7", "--set", f"sssp.mechanism={m}"] for m in ("topo", "swwl", "hwwl")],
     "mst": [[*G, "--set", "mst.scale=7", "--set", f"mst.mechanism={m}"] for m in ("topo", "swwl", "hwwl")]
     + [[*G, "--set", "mst.scale=7", "--set", "mst.generator=grid", "--set", "mst.mechanism=hwwl"]],
+    "sp": [[*G, "--set", "sp.vars=64", "--set", f"sp.mechanism={m}"] for m in ("topo", "swwl", "hwwl")],
+    "dmr": [[*G, "--set", "dmr.points=50", "--set", f"dmr.mechanism={m}"] for m in ("topo", "swwl", "hwwl")],
+    "bh": [[*G, "--set", "bh.bodies=300", "--set", f"bh.mechanism={m}"] for m in ("topo", "swwl", "hwwl")],
     "color": [[*G, "--set", "color.scale=6", "--set", f"color.mechanism={m}"] for m in ("persistent", "coop")],
     "mis": [[*G, "--set", "mis.scale=6", "--set", f"mis.mechanism={m}"] for m in ("persistent", "coop")],
     "p-sssp": [[*G, "--set", "p-sssp.scale=6", "--set", f"p-sssp.mechanism={m}"] for m in ("persistent", "coop")],
