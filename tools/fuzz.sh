@@ -10,7 +10,7 @@
 #               libFuzzer: mutations checked in process against build/fgsim's parameters)
 #
 #   tools/fuzz.sh [SECONDS [HARNESS...]]   SECONDS per harness, default 600
-#                                          (make fuzz); CI runs 60 each
+#                                          (make fuzz); CI runs 45 each
 #
 # Each starts from its committed seed corpus (tests/fuzz/corpus/HARNESS),
 # keeps what it finds in build/fuzz/corpus-HARNESS (not committed), writes
