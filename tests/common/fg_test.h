@@ -215,6 +215,23 @@ inline nlohmann::json run_stats(const std::string& args) {
   return nlohmann::json::parse(slurp(path));
 }
 
+// `fgsim <args> --quiet --stats -`: the stats JSON from standard output (a
+// non-zero exit fails the test and gives an empty object).
+inline nlohmann::json run_json(const std::string& args) {
+  auto r = run_fgsim(args + " --quiet --stats -");
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+  if (r.code != 0) return {};
+  return nlohmann::json::parse(r.out);
+}
+
+// " --preset P", or nothing for "default" (the built-in machine).
+inline std::string preset_arg(const std::string& p) { return p == "default" ? "" : " --preset " + p; }
+
+// Test names "<mechanism>_<preset>" for suites parameterised by (mechanism, preset).
+inline std::string mechanism_preset_name(const ::testing::TestParamInfo<std::tuple<const char*, const char*>>& i) {
+  return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
+}
+
 // One statistic of a stats JSON by its dotted name (throws if absent).
 inline double stat(const nlohmann::json& s, const std::string& name) {
   if (!s["stats"].contains(name)) throw std::runtime_error("no stat " + name);

@@ -22,16 +22,12 @@
 namespace fg {
 namespace {
 
+using test::preset_arg;
 using test::run_fgsim;
+using test::run_json;
 
-nlohmann::json run_json(const std::string& args) {
-  auto r = run_fgsim(args + " --quiet --stats -");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  if (r.code != 0) return {};
-  return nlohmann::json::parse(r.out);
-}
-
-std::string preset_arg(const std::string& p) { return p == "default" ? "" : " --preset " + p + " --set gpu.cus=4"; }
+// kim2014 with 4 cores; the default machine as it is.
+std::string machine_arg(const std::string& p) { return p == "default" ? "" : preset_arg(p) + " --set gpu.cus=4"; }
 
 // The --output file: one row of six numbers per body.
 std::vector<std::vector<double>> read_rows(const std::string& path) {
@@ -54,7 +50,7 @@ class BhWorkload : public ::testing::TestWithParam<Case> {};
 TEST_P(BhWorkload, PassesTheHostChecks) {
   const auto [m, p] = GetParam();
   const std::string M = m;
-  auto j = run_json("run bh" + preset_arg(p) + " --set bh.mechanism=" + M + " --set bh.bodies=128");
+  auto j = run_json("run bh" + machine_arg(p) + " --set bh.mechanism=" + M + " --set bh.bodies=128");
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["run"]["status"], "ok");
   // The tree, the positions and (128 <= 2048 bodies) the direct forces.
@@ -88,9 +84,7 @@ TEST_P(BhWorkload, PassesTheHostChecks) {
 INSTANTIATE_TEST_SUITE_P(Mechanisms, BhWorkload,
                          ::testing::Combine(::testing::Values("topo", "swwl", "hwwl"),
                                             ::testing::Values("kim2014", "default")),
-                         [](const ::testing::TestParamInfo<Case>& i) {
-                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
-                         });
+                         test::mechanism_preset_name);
 
 // The uniform sphere (a cold collapse) and the Plummer sphere give the same
 // results on every mechanism (the force walk does not depend on which

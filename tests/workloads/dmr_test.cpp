@@ -24,16 +24,9 @@
 namespace fg {
 namespace {
 
+using test::preset_arg;
 using test::run_fgsim;
-
-nlohmann::json run_json(const std::string& args) {
-  auto r = run_fgsim(args + " --quiet --stats -");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  if (r.code != 0) return {};
-  return nlohmann::json::parse(r.out);
-}
-
-std::string preset_arg(const std::string& p) { return p == "default" ? "" : " --preset " + p; }
+using test::run_json;
 
 using Case = std::tuple<const char*, const char*>;  // mechanism, preset
 class DmrWorkload : public ::testing::TestWithParam<Case> {};
@@ -84,9 +77,7 @@ TEST_P(DmrWorkload, RefinedDelaunayMeshWithoutBadTriangles) {
 INSTANTIATE_TEST_SUITE_P(Generated, DmrWorkload,
                          ::testing::Combine(::testing::Values("topo", "swwl", "hwwl"),
                                             ::testing::Values("kim2014", "default")),
-                         [](const ::testing::TestParamInfo<Case>& i) {
-                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
-                         });
+                         test::mechanism_preset_name);
 
 // The priorities come from the geometry, not from the slots the atomic adds
 // hand out: every mechanism, on any machine and quantum, makes the same mesh

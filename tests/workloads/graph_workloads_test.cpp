@@ -18,13 +18,7 @@ namespace fg {
 namespace {
 
 using test::run_fgsim;
-
-nlohmann::json run_json(const std::string& args) {
-  auto r = run_fgsim(args + " --quiet --stats -");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  if (r.code != 0) return {};
-  return nlohmann::json::parse(r.out);
-}
+using test::run_json;
 
 using Case = std::tuple<const char*, const char*, const char*, const char*>;  // workload, variant, generator, preset
 class GraphWorkload : public ::testing::TestWithParam<Case> {};

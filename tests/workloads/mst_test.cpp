@@ -20,16 +20,9 @@
 namespace fg {
 namespace {
 
+using test::preset_arg;
 using test::run_fgsim;
-
-nlohmann::json run_json(const std::string& args) {
-  auto r = run_fgsim(args + " --quiet --stats -");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  if (r.code != 0) return {};
-  return nlohmann::json::parse(r.out);
-}
-
-std::string preset_arg(const std::string& p) { return p == "default" ? "" : " --preset " + p; }
+using test::run_json;
 
 using Case = std::tuple<const char*, const char*, const char*>;  // mechanism, generator, preset
 class MstWorkload : public ::testing::TestWithParam<Case> {};

@@ -24,16 +24,9 @@
 namespace fg {
 namespace {
 
+using test::preset_arg;
 using test::run_fgsim;
-
-nlohmann::json run_json(const std::string& args) {
-  auto r = run_fgsim(args + " --quiet --stats -");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  if (r.code != 0) return {};
-  return nlohmann::json::parse(r.out);
-}
-
-std::string preset_arg(const std::string& p) { return p == "default" ? "" : " --preset " + p; }
+using test::run_json;
 
 // 48 variables, 187 clauses (ratio 3.9), seed 7, two variables fixed per
 // round: SP converges, decimates a few rounds and reaches the paramagnetic
@@ -94,9 +87,7 @@ TEST_P(SpWorkload, SatisfyingAssignmentAndChecks) {
 INSTANTIATE_TEST_SUITE_P(Generated, SpWorkload,
                          ::testing::Combine(::testing::Values("topo", "swwl", "hwwl"),
                                             ::testing::Values("kim2014", "default")),
-                         [](const ::testing::TestParamInfo<Case>& i) {
-                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
-                         });
+                         test::mechanism_preset_name);
 
 // A planted 3-SAT formula (40 variables, 168 clauses: ratio 4.2), every
 // clause true under a hidden assignment, written with what DIMACS allows:

@@ -75,6 +75,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/cnf.h"
+#include "inputs/rng.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -245,17 +246,7 @@ HostBias host_bias(const Factor& g, const std::vector<float>& eta, const std::ve
 
 // ---- host WalkSAT ---------------------------------------------------------------
 
-struct Rng {  // splitmix64
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  std::uint32_t below(std::uint64_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
-};
+using Rng = inputs::SplitMix64;  // inputs/rng.h
 
 struct WalkResult {
   bool solved = false;

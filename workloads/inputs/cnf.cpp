@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "inputs/rng.h"
 #include "sim/error.h"
 
 namespace fg::cnf {
@@ -67,17 +68,7 @@ std::uint64_t count(const Lines& in, std::string_view f, const char* what) {
   return v;
 }
 
-// splitmix64, as the graph generators (inputs/graph.cpp).
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint32_t below(std::uint64_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
-};
+using Rng = inputs::SplitMix64;  // inputs/rng.h
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "inputs/rng.h"
 #include "sim/error.h"
 
 namespace fg::graph {
@@ -456,19 +457,7 @@ Graph read_file(const std::string& path, Format format, const Options& opt) {
 
 namespace {
 
-// splitmix64: a portable, seeded stream (the same graph on every library).
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Uniform in 0..n-1 for n <= 2^32 (multiply-shift, no division).
-  std::uint32_t below(std::uint64_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
-};
+using Rng = inputs::SplitMix64;  // inputs/rng.h
 
 void check_generated(std::uint64_t nodes, std::uint64_t arcs, const Options& opt, const std::string& what) {
   if (nodes > opt.max_nodes || nodes >= 0xffffffffull)

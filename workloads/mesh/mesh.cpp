@@ -16,22 +16,13 @@
 
 #include <fmt/format.h>
 
+#include "inputs/rng.h"
 #include "sim/error.h"
 
 namespace fg::mesh {
 namespace {
 
-// splitmix64, as the graph generators (inputs/graph.cpp): the same points on every library.
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
+using Rng = inputs::SplitMix64;  // inputs/rng.h
 
 // The cell of (x, y) in a g x g grid over the unit square, rows in snake order.
 std::uint64_t snake_cell(double x, double y, std::uint64_t g) {
