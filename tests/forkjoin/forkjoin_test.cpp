@@ -274,7 +274,7 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
     const auto r = run_fgsim("run " + args + " --quiet");
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(key), std::string::npos) << args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << args << ": " << r.err;
   }
 }
 

@@ -233,7 +233,7 @@ TEST(DmrBadInput, KeysAndFilesAreExit2NamingThem) {
     auto r = run_fgsim("run dmr " + c.args + " --quiet");
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
   }
 }
 

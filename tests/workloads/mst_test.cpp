@@ -184,7 +184,7 @@ TEST(MstBadInput, KeysThatDoNotApplyAreExit2NamingTheKey) {
     auto r = run_fgsim("run mst --set mst.scale=6 " + c.args + " --quiet");
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
   }
   // A graph file with no nodes.
   const std::string in = (test::scratch_dir() / "empty.gr").string();

@@ -264,7 +264,7 @@ TEST(SpBadInput, MalformedFilesAreExit2NamingFileAndLine) {
     auto r = run_fgsim("run sp --input " + in + " --quiet");
     EXPECT_EQ(r.code, 2) << c.text << "\n" << r.err;
     EXPECT_NE(r.err.find(in + c.message), std::string::npos) << c.text << "\n" << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.text << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.text << "\n" << r.err;
   }
   auto r = run_fgsim("run sp --input " + in + ".missing --quiet");
   EXPECT_EQ(r.code, 2) << r.err;
@@ -292,7 +292,7 @@ TEST(SpBadInput, KeysThatDoNotApplyAreExit2NamingTheKey) {
     auto r = run_fgsim("run sp " + c.args + " --quiet");
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
   }
 }
 
