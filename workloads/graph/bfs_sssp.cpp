@@ -22,9 +22,11 @@
 //         kernel; pushes to full banks spill to the overflow buffer that
 //         the initialization kernel gives wlinit (`<w>.hwwl.overflow`);
 //         `<w>.hwwl.buffer=single` runs one persistent kernel instead.
-//         Options (Sec. II): `<w>.swwl.push` atomic / chunk (WCH) / aru (ARU),
-//         `<w>.swwl.threads` 0 (one work-item per item: VKC) or a fixed
-//         count with even shares, `<w>.swwl.donate` (WDO).
+//         swwl's options (Sec. II-D, Table II; runtime/swwl.h, shared with
+//         mst, bh, dmr and sp): `<w>.swwl.push` atomic / chunk (WCH) / aru
+//         (ARU), `<w>.swwl.threads` 0 (one work-item per item: VKC) or a
+//         fixed count with even shares, `<w>.swwl.donate` (WDO; a node's
+//         estimated work is its degree).
 //
 // Every atomic on a neighbour's distance is guarded by a plain load, as in
 // LonestarGPU's kernels (`if (dist[dst] == INF && atomicCAS(...) == INF)`,
@@ -50,6 +52,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/graph_params.h"
+#include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -71,9 +74,7 @@ struct Workload {
   ParamAlias old_name;         // <workload>.variant, its name until the mechanisms shared one key
   Param<std::int64_t> source;
   // The software worklist's options (Sec. II; swwl only).
-  Param<std::string> sw_push;
-  Param<std::uint64_t> sw_threads;
-  Param<bool> sw_donate;
+  swwl::Params sw;
   // The hardware worklist's overflow buffer and buffering mode (hwwl only).
   Param<std::int64_t> overflow;
   Param<std::string> buffer;
@@ -103,19 +104,7 @@ Workload make(const char* name, bool weighted) {
                           "source node, in the input's numbering (-1: a node of typical degree, chosen by the seed: "
                           "graph::typical_source)",
                           {{-1}, {9.2e18}}},
-      Param<std::string>{n + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
-                         "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per "
-                         "node's pushes; aru: one per workgroup, offsets from LDS atomics"},
-      Param<std::uint64_t>{n + ".swwl.threads",
-                           0,
-                           "",
-                           "swwl work-items per step: 0: one per item (VKC, variable kernel "
-                           "configuration); N: N work-items, each with an even contiguous share",
-                           {{0}, {1u << 24}}},
-      Param<bool>{n + ".swwl.donate", false, "",
-                  "swwl work donating (WDO): work-items above their workgroup's average estimated work "
-                  "(sum of degrees) donate items to an LDS list the others pull from (needs "
-                  "swwl.threads > 0)"},
+      swwl::Params{n},
       Param<std::int64_t>{n + ".hwwl.overflow",
                           -1,
                           "entries",
@@ -214,41 +203,10 @@ struct Lists {
   std::uint64_t donated = 0;  // WDO: items donated (one atomic add per workgroup, for the results)
 };
 
-// Push v on the out-list; past the capacity only the count grows (the host
-// reports the overflow).
-Task<> push(Lane& l, const Lists& w, std::uint32_t v) {
-  const auto slot = co_await l.atomic_add<std::uint32_t>(w.out_count, 1);
-  if (slot < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot), v);
-}
-
-// The options: how pushes reach the out-list, how many work-items, donating.
-enum class SwPush { kAtomic, kChunk, kAru };
-struct SwOpts {
-  SwPush push = SwPush::kAtomic;
-  std::uint32_t threads = 0;  // 0: one per item (VKC)
-  bool donate = false;
-  bool check = true;  // <w>.check_first
-};
-
-// LDS layout of a workgroup (zeroed at dispatch): ARU's block count and base,
-// WDO's estimate total, donation count and pull head, then the donations.
-constexpr std::uint32_t kLdsAruCount = 0, kLdsAruBase = 4, kLdsEstimate = 8, kLdsDonated = 12, kLdsTaken = 16,
-                        kLdsDonations = 32;
-constexpr std::uint32_t kDonationsPerGroup = 4 * kGroup;
-constexpr std::uint32_t kSwwlLds = kLdsDonations + 4 * kDonationsPerGroup;
-
-// Stores the pushes collected in `pend` at out-list slots slot.. (past the
-// capacity only the count grew: the host reports the overflow).
-Task<> store_pushes(Lane& l, const Lists& w, std::uint32_t slot, const std::vector<std::uint32_t>& pend) {
-  for (std::size_t k = 0; k < pend.size(); ++k)
-    if (slot + k < w.capacity)
-      co_await l.store<std::uint32_t>(at(w.out, slot + static_cast<std::uint32_t>(k)), pend[k]);
-}
-
-// Relaxes u's out-arcs; the nodes to push go to the out-list at once (atomic)
-// or into `pend` (chunk, aru).
+// Relaxes u's out-arcs; the nodes to push go to the out-list through the
+// Pusher (runtime/swwl.h: atomic, chunk or aru).
 Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool weighted, std::uint32_t step,
-                  std::uint32_t u, SwPush mode, bool check, std::vector<std::uint32_t>& pend) {
+                  std::uint32_t u, bool check, swwl::Pusher& p) {
   const auto du = weighted ? co_await l.load<std::uint32_t>(at(dist, u)) : step;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
@@ -273,85 +231,26 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
       }
       improved = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, step + 1) == kUnreached;
     }
-    if (!improved) continue;
-    if (mode == SwPush::kAtomic)
-      co_await push(l, w, v);
-    else
-      pend.push_back(v);
-  }
-  if (mode == SwPush::kChunk && !pend.empty()) {
-    // WCH: the node's pushes with one atomic add.
-    const auto slot = co_await l.atomic_add<std::uint32_t>(w.out_count, static_cast<std::uint32_t>(pend.size()));
-    co_await store_pushes(l, w, slot, pend);
-    pend.clear();
+    if (improved) co_await p.push(l, 0, v);
   }
 }
 
 // One step of the software worklist (bfs: step is the level of the in-list's
-// nodes; sssp: the step's stamp). Every work-item of a workgroup reaches the
-// barriers that ARU and WDO use, also those without items.
-Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted, std::uint32_t step, SwOpts o) {
-  const std::uint64_t tid = l.global_id();
-  std::uint32_t first = 0, last = 0;  // my share of the in-list
-  if (o.threads == 0) {
-    first = static_cast<std::uint32_t>(tid), last = tid < w.in_count ? first + 1 : first;
-  } else {
-    first = static_cast<std::uint32_t>(tid * w.in_count / o.threads);
-    last = static_cast<std::uint32_t>((tid + 1) * w.in_count / o.threads);
-  }
-  std::vector<std::uint32_t> items, pend;
-  for (std::uint32_t i = first; i < last; ++i) items.push_back(co_await l.load<std::uint32_t>(at(w.in, i)));
-  if (o.donate) {
-    // WDO: the estimate of a node's work is its degree.
-    std::vector<std::uint32_t> deg;
-    std::uint32_t mine = 0;
-    for (const std::uint32_t u : items) {
-      const auto b = co_await l.load<std::uint32_t>(at(g.row, u));
-      const auto e = co_await l.load<std::uint32_t>(at(g.row, u + 1));
-      deg.push_back(e - b);
-      mine += e - b;
-    }
-    co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsEstimate, mine);
-    co_await l.barrier();
-    const auto total = co_await l.lds_load<std::uint32_t>(kLdsEstimate);
-    const std::uint32_t average = total / l.group_size();
-    // Donate from the end of my share while above the average.
-    while (!items.empty() && mine > average && mine - deg.back() >= average) {
-      const auto slot = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsDonated, 1u);
-      if (slot >= kDonationsPerGroup) break;  // the list is full: keep the rest
-      co_await l.lds_store<std::uint32_t>(kLdsDonations + 4 * slot, items.back());
-      mine -= deg.back();
-      items.pop_back();
-      deg.pop_back();
-    }
-    co_await l.barrier();
-  }
-  for (const std::uint32_t u : items) co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, o.check, pend);
-  if (o.donate) {
-    const auto donated = std::min(co_await l.lds_load<std::uint32_t>(kLdsDonated), kDonationsPerGroup);
-    if (l.local_id() == 0 && donated) co_await l.atomic_add<std::uint32_t>(w.donated, donated);
-    for (;;) {
-      const auto k = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsTaken, 1u);
-      if (k >= donated) break;
-      const auto u = co_await l.lds_load<std::uint32_t>(kLdsDonations + 4 * k);
-      co_await swwl_visit(l, g, dist, w, weighted, step, u, o.push, o.check, pend);
-    }
-  }
-  if (o.push == SwPush::kAru) {
-    // ARU: offsets in the workgroup from an LDS atomic, one global atomic add
-    // for the workgroup's pushes.
-    const auto off =
-        co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsAruCount, static_cast<std::uint32_t>(pend.size()));
-    co_await l.barrier();
-    if (l.local_id() == 0) {
-      const auto n = co_await l.lds_load<std::uint32_t>(kLdsAruCount);
-      const auto base = n ? co_await l.atomic_add<std::uint32_t>(w.out_count, n) : 0u;
-      co_await l.lds_store<std::uint32_t>(kLdsAruBase, base);
-    }
-    co_await l.barrier();
-    const auto base = co_await l.lds_load<std::uint32_t>(kLdsAruBase);
-    co_await store_pushes(l, w, base + off, pend);
-  }
+// nodes; sssp: the step's stamp); WDO's estimate of a node's work is its
+// degree.
+Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted, std::uint32_t step, swwl::Opts o,
+                 bool check) {
+  swwl::Pusher p(o.push, {swwl::List{w.out, w.out_count, w.capacity}});
+  co_await swwl::step(
+      l, o, w.in, w.in_count, w.donated, p,
+      [&](Lane& lane, std::uint32_t u) -> Task<std::uint32_t> {
+        const auto b = co_await lane.load<std::uint32_t>(at(g.row, u));
+        const auto e = co_await lane.load<std::uint32_t>(at(g.row, u + 1));
+        co_return e - b;
+      },
+      [&](Lane& lane, std::uint32_t u, swwl::Pusher& pusher) -> Task<> {
+        co_await swwl_visit(lane, g, dist, w, weighted, step, u, check, pusher);
+      });
 }
 
 // ---- hardware worklist (double-buffered: one kernel per step) -------------------
@@ -509,21 +408,13 @@ void run(const Workload& wl, Host& h) {
   const std::string variant = wl.variant.get(cfg);
   // The software worklist's options apply to swwl only; donating needs
   // work-items with more than one item.
-  SwOpts sw;
-  const std::string push_mode = wl.sw_push.get(cfg);
-  sw.push = push_mode == "chunk" ? SwPush::kChunk : push_mode == "aru" ? SwPush::kAru : SwPush::kAtomic;
-  sw.threads = static_cast<std::uint32_t>(wl.sw_threads.get(cfg));
-  sw.donate = wl.sw_donate.get(cfg);
-  const bool check = sw.check = wl.check_first.get(cfg);
+  const swwl::Opts sw = wl.sw.get(cfg, wl.variant.name(), variant);
+  const bool check = wl.check_first.get(cfg);
   if (variant == "topo" && !wl.weighted && !cfg.is_default(wl.check_first.name()))
     throw UserError(
         fmt::format("{} (set by {}) does not apply: bfs topo has no atomic (it reads a neighbour's level "
                     "and stores it)",
                     wl.check_first.name(), cfg.origin(wl.check_first.name())));
-  for (const std::string& k : {wl.sw_push.name(), wl.sw_threads.name(), wl.sw_donate.name()})
-    if (variant != "swwl" && !cfg.is_default(k))
-      throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, cfg.origin(k),
-                                  wl.variant.name(), variant));
   for (const std::string& k : {wl.overflow.name(), wl.buffer.name()})
     if (variant != "hwwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
@@ -532,11 +423,6 @@ void run(const Workload& wl, Host& h) {
     if (variant != "persistent" && variant != "coop" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not persistent or coop", k, cfg.origin(k),
                                   wl.variant.name(), variant));
-  if (sw.donate && sw.threads == 0)
-    throw UserError(
-        fmt::format("{} (set by {}): work donating needs {} > 0 (with one item per work-item there is "
-                    "nothing to donate)",
-                    wl.sw_donate.name(), cfg.origin(wl.sw_donate.name()), wl.sw_threads.name()));
 
   const DevGraph dg{h.upload(g.row), h.upload(g.col), h.upload(g.weight), g.nodes};
   std::vector<std::uint32_t> init(g.nodes, kUnreached);
@@ -623,9 +509,8 @@ void run(const Workload& wl, Host& h) {
       h.copy_in(w.out_count, &zero, 4);
       const bool weighted = wl.weighted;
       launch(
-          weighted ? "sssp_swwl" : "bfs_swwl", sw.threads ? sw.threads : w.in_count,
-          [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw); },
-          sw.push == SwPush::kAru || sw.donate ? kSwwlLds : 0);
+          weighted ? "sssp_swwl" : "bfs_swwl", swwl::threads(sw, w.in_count),
+          [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw, check); }, swwl::lds_bytes(sw));
       std::uint32_t count = 0;
       h.copy_out(&count, w.out_count, 4);
       if (count > w.capacity)
