@@ -13,51 +13,15 @@
 
 #include <fmt/format.h>
 
+#include "inputs/lines.h"
 #include "inputs/rng.h"
 #include "sim/error.h"
 
 namespace fg::cnf {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
-
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> f;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    const auto s = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    if (i > s) f.push_back(line.substr(s, i - s));
-  }
-  return f;
-}
-
-class Lines {
- public:
-  Lines(const std::string& data, const std::string& name) : data_(data), name_(name) {}
-  bool next(std::string_view& line) {
-    if (pos_ >= data_.size()) return false;
-    auto nl = data_.find('\n', pos_);
-    if (nl == std::string::npos) nl = data_.size();
-    line = std::string_view(data_).substr(pos_, nl - pos_);
-    pos_ = nl + 1;
-    ++number_;
-    return true;
-  }
-  [[noreturn]] void fail(const std::string& what) const { fail_at(number_, what); }
-  [[noreturn]] void fail_at(std::uint64_t line, const std::string& what) const {
-    if (line == 0) throw UserError(fmt::format("{}: {}", shown(name_, 200), what));  // an empty file
-    throw UserError(fmt::format("{}:{}: {}", shown(name_, 200), line, what));
-  }
-  std::uint64_t number() const { return number_; }
-
- private:
-  const std::string& data_;
-  const std::string& name_;
-  std::size_t pos_ = 0;
-  std::uint64_t number_ = 0;
-};
+using inputs::fields;
+using inputs::Lines;
 
 std::uint64_t count(const Lines& in, std::string_view f, const char* what) {
   std::uint64_t v = 0;

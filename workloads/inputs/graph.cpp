@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "inputs/lines.h"
 #include "inputs/rng.h"
 #include "sim/error.h"
 
@@ -116,46 +117,9 @@ Graph build(std::uint32_t nodes, std::vector<Arc> arcs, const Options& opt, bool
 
 // ---- text parsing ----------------------------------------------------------
 
-class Lines {
- public:
-  Lines(const std::string& data, const std::string& name) : data_(data), name_(name) {}
-  // Next line (without the newline and a trailing CR); false at the end.
-  bool next(std::string_view& line) {
-    if (pos_ >= data_.size()) return false;
-    auto nl = data_.find('\n', pos_);
-    if (nl == std::string::npos) nl = data_.size();
-    line = std::string_view(data_).substr(pos_, nl - pos_);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos_ = nl + 1;
-    ++number_;
-    return true;
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw UserError(fmt::format("{}:{}: {}", shown(name_, 200), number_, what));
-  }
-  std::uint64_t number() const { return number_; }
-
- private:
-  const std::string& data_;
-  const std::string& name_;
-  std::size_t pos_ = 0;
-  std::uint64_t number_ = 0;
-};
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
-
-// Whitespace-separated fields of a line.
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> f;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    const auto s = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    if (i > s) f.push_back(line.substr(s, i - s));
-  }
-  return f;
-}
+using inputs::fields;
+using inputs::is_space;
+using inputs::Lines;
 
 bool blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(), [](char c) { return is_space(c); });
