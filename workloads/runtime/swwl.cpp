@@ -18,11 +18,8 @@ constexpr std::uint32_t kLds = kLdsDonations + 4 * kDonationsPerGroup;
 
 }  // namespace
 
-Params::Params(const std::string& w)
-    : push{w + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
-           "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per item's pushes; aru: one "
-           "per workgroup, offsets from LDS atomics"},
-      threads{w + ".swwl.threads",
+Params::Params(const std::string& w, Pushes pushes)
+    : threads{w + ".swwl.threads",
               0,
               "",
               "swwl work-items per step: 0: one per item (VKC, variable kernel configuration); N: N work-items, "
@@ -30,7 +27,20 @@ Params::Params(const std::string& w)
               {{0}, {1u << 24}}},
       donate{w + ".swwl.donate", false, "",
              "swwl work donating (WDO): work-items above their workgroup's average estimated work donate items to "
-             "an LDS list the others pull from (needs swwl.threads > 0)"} {}
+             "an LDS list the others pull from (needs swwl.threads > 0)"} {
+  if (pushes == Pushes::kYes)
+    push.emplace(w + ".swwl.push", "atomic", std::vector<std::string>{"atomic", "chunk", "aru"},
+                 "swwl pushes (Sec. II): atomic: one atomic add per push; chunk (WCH): one per work-item for its "
+                 "pushes; aru: one per workgroup, offsets from LDS atomics");
+}
+
+std::vector<std::string> Params::names() const {
+  std::vector<std::string> n;
+  if (push) n.push_back(push->name());
+  n.push_back(threads.name());
+  n.push_back(donate.name());
+  return n;
+}
 
 Opts Params::get(const Config& c, const std::string& mechanism_key, const std::string& mechanism) const {
   for (const std::string& k : names())
@@ -38,7 +48,7 @@ Opts Params::get(const Config& c, const std::string& mechanism_key, const std::s
       throw UserError(
           fmt::format("{} (set by {}) does not apply: {} is {}, not swwl", k, c.origin(k), mechanism_key, mechanism));
   Opts o;
-  const std::string p = push.get(c);
+  const std::string p = push ? push->get(c) : "atomic";
   o.push = p == "chunk" ? Push::kChunk : p == "aru" ? Push::kAru : Push::kAtomic;
   o.threads = static_cast<std::uint32_t>(threads.get(c));
   o.donate = donate.get(c);
@@ -74,19 +84,19 @@ Task<> store_at(Lane& l, const List& w, std::uint32_t slot, const std::vector<st
 
 }  // namespace
 
-Task<> Pusher::end_item(Lane& l) {
-  if (mode_ != Push::kChunk) co_return;
-  for (std::size_t k = 0; k < lists_.size(); ++k) {
-    if (pend_[k].empty()) continue;
-    const auto slot =
-        co_await l.atomic_add<std::uint32_t>(lists_[k].count, static_cast<std::uint32_t>(pend_[k].size()));
-    co_await store_at(l, lists_[k], slot, pend_[k]);
-    pend_[k].clear();
-  }
-}
-
 Task<> Pusher::end_step(Lane& l) {
-  if (mode_ != Push::kAru) co_return;
+  if (mode_ == Push::kAtomic) co_return;
+  if (mode_ == Push::kChunk) {
+    // WCH: the work-item's pushes to each list with one atomic add.
+    for (std::size_t k = 0; k < lists_.size(); ++k) {
+      if (pend_[k].empty()) continue;
+      const auto slot =
+          co_await l.atomic_add<std::uint32_t>(lists_[k].count, static_cast<std::uint32_t>(pend_[k].size()));
+      co_await store_at(l, lists_[k], slot, pend_[k]);
+      pend_[k].clear();
+    }
+    co_return;
+  }
   // Offsets in the workgroup from an LDS atomic per list, one global atomic
   // add per list for the workgroup's pushes.
   std::vector<std::uint32_t> off(lists_.size());
@@ -132,16 +142,18 @@ Task<std::vector<std::uint32_t>> share(Lane& l, const Opts& o, std::uint64_t in,
   co_return items;
 }
 
-Task<> donate(Lane& l, std::vector<std::uint32_t>& items, const std::vector<std::uint32_t>& work) {
+Task<> donate(Lane& l, std::vector<std::uint32_t>& items, const std::vector<std::uint32_t>& work, std::uint32_t live) {
   std::vector<std::uint32_t> deg = work;
   std::uint32_t mine = 0;
   for (const std::uint32_t w : deg) mine += w;
   co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsEstimate, mine);
   co_await l.barrier();
-  const auto total = co_await l.lds_load<std::uint32_t>(kLdsEstimate);
-  const std::uint32_t average = total / l.group_size();
-  // Donate from the end of my share while above the average.
-  while (!items.empty() && mine > average && mine - deg.back() >= average) {
+  const std::uint64_t total = co_await l.lds_load<std::uint32_t>(kLdsEstimate);
+  // Donate from the end of my share while above the average (total / live),
+  // compared without rounding: a workgroup whose estimates add up to less
+  // than its work-items has an average below 1, not 0.
+  const std::uint64_t n = std::max<std::uint32_t>(live, 1);
+  while (!items.empty() && std::uint64_t{mine} * n > total && std::uint64_t{mine - deg.back()} * n >= total) {
     const auto slot = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, kLdsDonated, 1u);
     if (slot >= kDonationsPerGroup) break;  // the list is full: keep the rest
     co_await l.lds_store<std::uint32_t>(kLdsDonations + 4 * slot, items.back());
