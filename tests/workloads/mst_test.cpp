@@ -3,8 +3,10 @@
 // passes its host check (a spanning forest with the host Kruskal's weight;
 // the workload exits 3 otherwise); a disconnected file with ties and its
 // exact --output; the output of a generated graph; the hardware worklist's
-// two backends agree; bad input is exit 2 naming the key.
+// two backends agree; swwl's Table II options (runtime/swwl.h) give the same
+// forest, each with its effect; bad input is exit 2 naming the key.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -168,6 +170,63 @@ TEST(MstHardwareWorklist, ModelAndRtlBackendsAgree) {
   EXPECT_GT(a["stats"]["gpu.worklist.hvu.spills"].get<int>(), 0);
 }
 
+// Table II's software options on swwl (Sec. II-D, runtime/swwl.h): each run
+// passes the host check with the same forest, rounds and pushes as the
+// default push (atomic) with the same threads; aru (one atomic add per list
+// per workgroup) and chunk (one per list per work-item) cut the L2 atomics
+// by at least a quarter of the pushes (the count atomics); threads=N
+// launches N work-items in every kernel, min and hook; donating donates in
+// both kernels.
+class MstSoftwareOptions : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MstSoftwareOptions, HostForestAndTheOptionsEffect) {
+  const std::string opts = GetParam();
+  const std::string base = "run mst --preset kim2014 --set gpu.cus=4 --set mst.mechanism=swwl --set mst.scale=10";
+  std::string sets, ref_sets;  // the options; the same without the push option
+  std::uint64_t threads = 0;
+  for (std::string o = opts; !o.empty();) {
+    const auto comma = o.find(',');
+    const std::string kv = o.substr(0, comma);
+    sets += " --set mst.swwl." + kv;
+    if (kv.rfind("push=", 0) != 0) ref_sets += " --set mst.swwl." + kv;
+    if (kv.rfind("threads=", 0) == 0) threads = std::stoull(kv.substr(8));
+    o = comma == std::string::npos ? "" : o.substr(comma + 1);
+  }
+  auto j = run_json(base + sets), a = run_json(base + ref_sets);
+  ASSERT_FALSE(j.is_null());
+  ASSERT_FALSE(a.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  ASSERT_EQ(j["workload"]["checks"].size(), 1u);
+  const auto &r = j["workload"]["results"], &ra = a["workload"]["results"];
+  for (const char* k : {"weight", "forest_edges", "components", "rounds", "kernels", "pushes"})
+    EXPECT_EQ(r[k], ra[k]) << k << " " << opts;
+  if (threads) {
+    EXPECT_EQ(r["work_items"].get<std::uint64_t>(), threads * r["kernels"].get<std::uint64_t>()) << r.dump();
+  } else {
+    EXPECT_EQ(r["work_items"], ra["work_items"]);
+  }
+  if (opts.find("push=") != std::string::npos) {
+    EXPECT_LT(j["stats"]["gpu.l2.atomics"].get<double>(),
+              a["stats"]["gpu.l2.atomics"].get<double>() - 0.25 * r["pushes"].get<double>())
+        << opts;
+  }
+  if (opts.find("donate") != std::string::npos) {
+    EXPECT_GT(r["donated"].get<int>(), 0) << r.dump();  // min's (hook has no estimate to donate by)
+  } else {
+    EXPECT_FALSE(r.contains("donated")) << r.dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sec2, MstSoftwareOptions,
+                         ::testing::Values("push=aru", "threads=256", "threads=256,push=chunk", "threads=256,push=aru",
+                                           "threads=256,donate=true", "threads=256,donate=true,push=chunk"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
 // Bad input: one line naming the key, exit 2.
 TEST(MstBadInput, KeysThatDoNotApplyAreExit2NamingTheKey) {
   struct Bad {
@@ -179,6 +238,16 @@ TEST(MstBadInput, KeysThatDoNotApplyAreExit2NamingTheKey) {
       {"--set mst.mechanism=swwl --set worklist.depth=64", "worklist.depth"},
       {"--set mst.generator=grid --set mst.edge_factor=4", "mst.edge_factor"},
       {"--set mst.mechanism=bogus", "mst.mechanism"},
+      // swwl's options: swwl only; donating and chunking need more than one
+      // item per work-item.
+      {"--set mst.swwl.push=aru",
+       "mst.swwl.push (set by --set mst.swwl.push) does not apply: mst.mechanism is topo, not swwl"},
+      {"--set mst.mechanism=hwwl --set mst.swwl.threads=64",
+       "mst.swwl.threads (set by --set mst.swwl.threads) does not apply: mst.mechanism is hwwl, not swwl"},
+      {"--set mst.mechanism=swwl --set mst.swwl.donate=true",
+       "mst.swwl.donate (set by --set mst.swwl.donate): work donating needs mst.swwl.threads > 0"},
+      {"--set mst.mechanism=swwl --set mst.swwl.push=chunk",
+       "mst.swwl.push (set by --set mst.swwl.push): work chunking needs mst.swwl.threads > 0"},
   };
   for (const auto& c : bad) {
     auto r = run_fgsim("run mst --set mst.scale=6 " + c.args + " --quiet");

@@ -31,12 +31,20 @@
 // Variants (`mst.mechanism`):
 //   topo  every round launches min, hook and compress with one work-item per
 //         node; a flag set by min says whether any node had a cross arc.
-//   swwl  data-driven with shared software worklists (one atomic add on the
-//         list's count per push): min over the list of boundary nodes (the
-//         first round over all nodes), which pushes each node still on the
-//         boundary to the next round's node list and each root it reached
-//         first (a per-root stamp, atomic exchange) to the component list;
-//         hook over the component list. No compress kernel: the finds halve.
+//   swwl  data-driven with shared software worklists: min over the list of
+//         boundary nodes (the first round over all nodes), which pushes each
+//         node still on the boundary to the next round's node list and each
+//         root it reached first (a per-root stamp, atomic exchange) to the
+//         component list; hook over the component list. No compress kernel:
+//         the finds halve. Both kernels are steps of the shared runtime
+//         (runtime/swwl.h) with the Table II options (Sec. II-D):
+//         `mst.swwl.push` (min's pushes: atomic; aru, one atomic add per list
+//         per workgroup; chunk, one per list per work-item, which needs
+//         `mst.swwl.threads` > 0: an item pushes at most one entry per list),
+//         `mst.swwl.threads` (both kernels: 0, one work-item per item, VKC;
+//         N fixed) and `mst.swwl.donate` (WDO, min's: a node's degree is
+//         its estimate; hook's roots each link one edge, with nothing to
+//         tell one's work from another's, so hook does not donate).
 //   hwwl  the same work through the hardware worklist, double-buffered as
 //         bfs's hwwl (persistent threads pull until DONE, the sides swap
 //         after each kernel): min pushes boundary nodes and roots, a root's
@@ -61,6 +69,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/graph_params.h"
+#include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -81,6 +90,8 @@ struct Params {
   Param<std::string> mechanism{"mst.mechanism", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
                                "how the work is scheduled: topo: topology-driven; swwl: shared software "
                                "worklists; hwwl: the hardware worklist, double-buffered (docs/worklists.md)"};
+  // The software worklists' options (Sec. II-D; swwl only).
+  swwl::Params sw{"mst"};
   Param<std::int64_t> overflow{"mst.hwwl.overflow",
                                -1,
                                "entries",
@@ -206,6 +217,8 @@ struct Dev {
 struct Lists {
   std::uint64_t in = 0, out = 0, out_count = 0, comps = 0, comp_count = 0, stamp = 0;
   std::uint32_t in_count = 0, capacity = 0;
+  // WDO: items donated by min's workgroups (0: not donating).
+  std::uint64_t donated = 0;
 };
 
 enum class Mode { kTopo, kSwwl, kHwwl };
@@ -227,16 +240,11 @@ Task<std::uint32_t> find(Lane& l, std::uint64_t parent, std::uint32_t x) {
   }
 }
 
-// Push v on a software list; past the capacity only the count grows (the
-// host reports the overflow).
-Task<> push(Lane& l, std::uint64_t list, std::uint64_t count, std::uint32_t capacity, std::uint32_t v) {
-  const auto slot = co_await l.atomic_add<std::uint32_t>(count, 1);
-  if (slot < capacity) co_await l.store<std::uint32_t>(at(list, slot), v);
-}
-
 // min: u's lightest cross-component arc to its root's `best`; u (still on
-// the boundary) and its root (first time this round) pushed.
-Task<> min_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t round, std::uint64_t flag, std::uint32_t u) {
+// the boundary) and its root (first time this round) pushed (swwl: through
+// `p`, list 0 the nodes, list 1 the roots).
+Task<> min_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t round, std::uint64_t flag, std::uint32_t u,
+                 swwl::Pusher* p = nullptr) {
   const auto cu = co_await find(l, d.parent, u);
   const auto begin = co_await l.load<std::uint32_t>(at(d.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(d.row, u + 1));
@@ -256,7 +264,7 @@ Task<> min_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t round, std::uint
   if (m == Mode::kTopo)
     co_await l.store<std::uint32_t>(flag, 1);
   else if (m == Mode::kSwwl)
-    co_await push(l, w.out, w.out_count, w.capacity, u);
+    co_await p->push(l, 0, u);
   else
     co_await wl::wl_push(l, u);
   const auto seen = co_await l.load<std::uint64_t>(at8(d.best, cu));
@@ -268,7 +276,7 @@ Task<> min_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t round, std::uint
   const auto old = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, cu), round);
   if (old == round) co_return;
   if (m == Mode::kSwwl)
-    co_await push(l, w.comps, w.comp_count, w.capacity, cu);
+    co_await p->push(l, 1, cu);
   else
     co_await wl::wl_push(l, cu | kComp);
 }
@@ -317,20 +325,39 @@ Task<> compress(Lane& l, Dev d) {
 
 // ---- shared software worklists --------------------------------------------------------
 
-// Round 0 takes every node (its work-item's id), later rounds the in-list.
-Task<> min_swwl(Lane& l, Dev d, Lists w, std::uint32_t round) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.in_count) co_return;
-  std::uint32_t u = i;
-  if (round > 0) u = co_await l.load<std::uint32_t>(at(w.in, i));
-  co_await min_visit(l, d, w, Mode::kSwwl, round, 0, u);
+// min as a step of the shared runtime (runtime/swwl.h) over the in-list;
+// round 0 takes every node (in == 0: the items are the indices). Pushes go
+// to two lists: the boundary nodes (0) and the roots (1); chunk (WCH) groups
+// a work-item's pushes per list once its share and donations are done (an
+// item pushes at most one entry per list). WDO's estimate of a node's work
+// is its degree: min scans every arc (two row-offset loads, which the visit
+// makes again from the L1).
+Task<> min_swwl(Lane& l, Dev d, Lists w, std::uint32_t round, swwl::Opts o) {
+  swwl::Pusher p(o.push, {{w.out, w.out_count, w.capacity}, {w.comps, w.comp_count, w.capacity}});
+  co_await swwl::step(
+      l, o, round == 0 ? 0 : w.in, w.in_count, w.donated, p,
+      [&](Lane& lane, std::uint32_t u) -> Task<std::uint32_t> {
+        const auto b = co_await lane.load<std::uint32_t>(at(d.row, u));
+        const auto e = co_await lane.load<std::uint32_t>(at(d.row, u + 1));
+        co_return e - b;
+      },
+      [&](Lane& lane, std::uint32_t u, swwl::Pusher& pusher) -> Task<> {
+        co_await min_visit(lane, d, w, Mode::kSwwl, round, 0, u, &pusher);
+      });
 }
 
-Task<> hook_swwl(Lane& l, Dev d, std::uint64_t comps, std::uint32_t count) {
-  const std::uint32_t i = l.global_id();
-  if (i >= count) co_return;
-  const auto c = co_await l.load<std::uint32_t>(at(comps, i));
-  co_await hook(l, d, c);
+// hook as a step over the component list; it pushes nothing and donates
+// nothing (the push and donate options are min's): every root links one
+// edge, and its finds' lengths are not known before it walks them, so no
+// estimate tells one root's work from another's (a constant estimate never
+// donates from even shares).
+Task<> hook_swwl(Lane& l, Dev d, Lists w, std::uint32_t count, swwl::Opts o) {
+  o.push = swwl::Push::kAtomic;
+  o.donate = false;
+  swwl::Pusher none(o.push, {});
+  co_await swwl::step(
+      l, o, w.comps, count, 0, none, [](Lane&, std::uint32_t) -> Task<std::uint32_t> { co_return 1; },
+      [&](Lane& lane, std::uint32_t c, swwl::Pusher&) -> Task<> { co_await hook(lane, d, c); });
 }
 
 // ---- hardware worklist ----------------------------------------------------------------
@@ -391,6 +418,14 @@ void run(Host& h) {
   if (mech != "hwwl" && !cfg.is_default(kMst.overflow.name()))
     throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", kMst.overflow.name(),
                                 cfg.origin(kMst.overflow.name()), kMst.mechanism.name(), mech));
+  // The software worklists' options apply to swwl only; donating needs
+  // work-items with more than one item, and so does chunking here.
+  const swwl::Opts sw = kMst.sw.get(cfg, kMst.mechanism.name(), mech);
+  if (sw.push == swwl::Push::kChunk && sw.threads == 0)
+    throw UserError(fmt::format(
+        "{} (set by {}): work chunking needs {} > 0 (with one item per work-item, min pushes at most one entry "
+        "per list and hook none: there is nothing to group)",
+        kMst.sw.push->name(), cfg.origin(kMst.sw.push->name()), kMst.sw.threads.name()));
   const Graph g = kMst.graph.load(cfg, seed);
   if (g.nodes == 0) throw UserError(fmt::format("{}: the graph has no nodes", g.origin));
   if (mech == "hwwl" && g.nodes >= kComp)
@@ -421,13 +456,14 @@ void run(Host& h) {
   const std::uint64_t flag = h.alloc(4);
   sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME;
   std::uint64_t rounds = 0, kernels = 0, items = 0, pushes = 0;
+  std::uint64_t donated = 0;  // WDO's count on the device
   // Each round with a cross arc at least halves the components that have
   // one: bit_width(n) + 1 rounds suffice (the last finds none).
   const std::uint64_t round_limit = std::bit_width(n) + 2ull;
-  auto launch = [&](const char* name, std::uint64_t count, KernelBody body) {
+  auto launch = [&](const char* name, std::uint64_t count, KernelBody body, std::uint32_t lds = 0) {
     ++kernels;
     items += count;
-    kernel_time += h.run_kernel({name, count, kGroup, 16, 0, std::move(body)});
+    kernel_time += h.run_kernel({name, count, kGroup, 16, lds, std::move(body)});
   };
   auto next_round = [&] {
     if (++rounds > round_limit)
@@ -452,12 +488,20 @@ void run(Host& h) {
     w.out_count = flag, w.comp_count = h.alloc(4);
     w.stamp = h.upload(std::vector<std::uint32_t>(n, kUnstamped));
     w.in_count = n, w.capacity = n;
+    if (sw.donate) {
+      w.donated = donated = h.upload(std::vector<std::uint32_t>(1, 0));
+    }
+    swwl::Opts hook_opts = sw;
+    hook_opts.push = swwl::Push::kAtomic;  // hook pushes nothing and donates nothing: no LDS
+    hook_opts.donate = false;
     for (std::uint32_t round = 0;; ++round) {
       next_round();
       const std::uint32_t zero = 0;
       h.copy_in(w.out_count, &zero, 4);
       h.copy_in(w.comp_count, &zero, 4);
-      launch("mst_min_swwl", w.in_count, [=](Lane& l) { return min_swwl(l, d, w, round); });
+      launch(
+          "mst_min_swwl", swwl::threads(sw, w.in_count), [=](Lane& l) { return min_swwl(l, d, w, round, sw); },
+          swwl::lds_bytes(sw));
       std::uint32_t nodes_out = 0, comps = 0;
       h.copy_out(&nodes_out, w.out_count, 4);
       h.copy_out(&comps, w.comp_count, 4);
@@ -468,8 +512,9 @@ void run(Host& h) {
                         round, nodes_out, comps, w.capacity));
       pushes += nodes_out + comps;
       if (comps == 0) break;
-      const std::uint64_t list = w.comps;
-      launch("mst_hook_swwl", comps, [=](Lane& l) { return hook_swwl(l, d, list, comps); });
+      launch(
+          "mst_hook_swwl", swwl::threads(hook_opts, comps),
+          [=](Lane& l) { return hook_swwl(l, d, w, comps, hook_opts); }, swwl::lds_bytes(hook_opts));
       std::swap(w.in, w.out);
       w.in_count = nodes_out;
     }
@@ -534,6 +579,9 @@ void run(Host& h) {
   h.result("kernels", kernels);
   h.result("work_items", items);
   if (mech == "swwl") h.result("pushes", pushes);
+  if (sw.donate) {
+    h.result("donated", h.download<std::uint32_t>(donated, 1)[0]);
+  }
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
   h.output() << got.weight << '\n';
   for (std::uint32_t e = 0; e < m; ++e)  // edges are numbered in (u, v) order
