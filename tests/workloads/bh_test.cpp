@@ -4,8 +4,9 @@
 // accelerations against direct sums; the workload exits 3 otherwise); the
 // uniform sphere; bodies files with exact answers (one free body, a
 // symmetric pair, coincident bodies) and their --output; the hardware
-// worklist's two backends agree; bad input is exit 2 naming the key, or the
-// file and line.
+// worklist's two backends agree; the software worklist's options (VKC, N
+// work-items, WDO, the atomic head) and those that do not apply; bad input is
+// exit 2 naming the key, or the file and line.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -206,6 +207,104 @@ TEST(BhHardwareWorklist, ModelAndRtlBackendsAgree) {
   EXPECT_EQ(a["workload"]["results"], b["workload"]["results"]);
   for (const char* k : {"gpu.worklist.pushes", "gpu.worklist.pull_ids", "gpu.worklist.pull_waits"})
     EXPECT_EQ(a["stats"][k], b["stats"][k]) << k;
+}
+
+// The global atomic instructions of a run (gpu.cu<i>.atomics summed).
+double atomics(const nlohmann::json& j) {
+  double n = 0;
+  for (const auto& [k, v] : j["stats"].items())
+    if (k.rfind("gpu.cu", 0) == 0 && k.find(".l1.") == std::string::npos && k.size() > 8 &&
+        k.compare(k.size() - 8, 8, ".atomics") == 0)
+      n += v.get<double>();
+  return n;
+}
+
+// The software worklist's options (the worklist paper, Sec. II-D, Table II;
+// runtime/swwl.h). Each run passes the host checks (the tree, the positions,
+// the direct forces: exit 3 otherwise).
+const std::string kSw = "run bh --preset kim2014 --set gpu.cus=4 --set bh.mechanism=swwl ";
+
+// The default (bh.swwl.pull=share, threads 0: VKC) launches one work-item
+// per body and pulls without atomics; pull=atomic launches the resident
+// capacity, which takes bodies by atomic adds on the list's head: at least
+// one atomic instruction per wavefront and step more.
+TEST(BhSoftwareOptions, VkcIsOneWorkItemPerBodyWithoutPullAtomics) {
+  auto vkc = run_json(kSw + "--set bh.bodies=128");
+  auto head = run_json(kSw + "--set bh.bodies=128 --set bh.swwl.pull=atomic");
+  ASSERT_FALSE(vkc.is_null());
+  ASSERT_FALSE(head.is_null());
+  for (const auto* j : {&vkc, &head}) EXPECT_EQ((*j)["workload"]["checks"].size(), 3u);
+  const auto &rv = vkc["workload"]["results"], &rh = head["workload"]["results"];
+  EXPECT_EQ(rv["force_threads"], 128);
+  EXPECT_EQ(rh["force_threads"], 4 * 48 * 32);  // kim2014: every warp slot of 4 cores
+  EXPECT_FALSE(rv.contains("donated"));
+  EXPECT_EQ(rv["interactions_per_body"], rh["interactions_per_body"]);
+  EXPECT_GE(atomics(head), atomics(vkc) + 2 * 4 * 48) << atomics(head) << " " << atomics(vkc);
+}
+
+// N fixed work-items launch N, each with an even share of the tree order.
+TEST(BhSoftwareOptions, FixedThreadsLaunchN) {
+  auto j = run_json(kSw + "--set bh.bodies=128 --set bh.swwl.threads=32");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["workload"]["checks"].size(), 3u);
+  EXPECT_EQ(j["workload"]["results"]["force_threads"], 32);
+  EXPECT_FALSE(j["workload"]["results"].contains("donated"));
+}
+
+// WDO with 4 bodies per work-item (1,024 bodies, 256 work-items: one whole
+// workgroup): the first step donates by the bodies' depths (written by the
+// sort kernel), the second also by the interactions of the first; the same
+// physics as without donating; the stats are the same run to run.
+TEST(BhSoftwareOptions, DonatingDonatesByDepthThenByInteractions) {
+  const std::string base = kSw + "--set bh.swwl.threads=256 --set bh.steps=";
+  auto one = run_json(base + "1 --set bh.swwl.donate=true");
+  auto two = run_json(base + "2 --set bh.swwl.donate=true");
+  auto plain = run_json(base + "2");
+  ASSERT_FALSE(one.is_null());
+  ASSERT_FALSE(two.is_null());
+  ASSERT_FALSE(plain.is_null());
+  for (const auto* j : {&one, &two, &plain}) EXPECT_EQ((*j)["workload"]["checks"].size(), 3u);
+  const int d1 = one["workload"]["results"]["donated"].get<int>(), d2 = two["workload"]["results"]["donated"];
+  EXPECT_GT(d1, 0);       // step 0: the depth estimate
+  EXPECT_GT(d2, d1);      // step 1: the previous step's interactions
+  EXPECT_LT(d2, 2 * 64);  // at most a few bodies of a 4-body share, from a minority of the work-items
+  EXPECT_EQ(two["workload"]["results"]["interactions_per_body"], plain["workload"]["results"]["interactions_per_body"]);
+  EXPECT_EQ(two["workload"]["results"]["force_threads"], 256);
+  auto again = run_json(base + "2 --set bh.swwl.donate=true");
+  ASSERT_FALSE(again.is_null());
+  two.erase("host"), again.erase("host");
+  EXPECT_EQ(two, again);
+}
+
+// Options that do not apply: exit 2, one line naming the key and why.
+TEST(BhSoftwareOptions, RefusedOptionsAreExit2) {
+  struct Bad {
+    std::string args, message;
+  };
+  const std::vector<Bad> bad{
+      // bh's swwl pushes nothing: it has no bh.swwl.push key.
+      {"--set bh.mechanism=swwl --set bh.swwl.push=chunk", "--set bh.swwl.push: unknown parameter 'bh.swwl.push'"},
+      {"--set bh.mechanism=swwl --set bh.swwl.push=atomic", "--set bh.swwl.push: unknown parameter 'bh.swwl.push'"},
+      {"--set bh.swwl.threads=64",
+       "bh.swwl.threads (set by --set bh.swwl.threads) does not apply: bh.mechanism is topo, not swwl"},
+      {"--set bh.mechanism=hwwl --set bh.swwl.donate=true",
+       "bh.swwl.donate (set by --set bh.swwl.donate) does not apply: bh.mechanism is hwwl, not swwl"},
+      {"--set bh.mechanism=hwwl --set bh.swwl.pull=atomic",
+       "bh.swwl.pull (set by --set bh.swwl.pull) does not apply: bh.mechanism is hwwl, not swwl"},
+      {"--set bh.mechanism=swwl --set bh.swwl.donate=true",
+       "bh.swwl.donate (set by --set bh.swwl.donate): work donating needs bh.swwl.threads > 0"},
+      {"--set bh.mechanism=swwl --set bh.swwl.pull=atomic --set bh.swwl.threads=64",
+       "bh.swwl.threads (set by --set bh.swwl.threads) does not apply: bh.swwl.pull is atomic"},
+      {"--set bh.mechanism=swwl --set bh.swwl.pull=atomic --set bh.swwl.threads=64 --set bh.swwl.donate=true",
+       "bh.swwl.threads (set by --set bh.swwl.threads) does not apply: bh.swwl.pull is atomic"},
+      {"--set bh.mechanism=swwl --set bh.swwl.pull=bogus", "bh.swwl.pull"},
+  };
+  for (const auto& c : bad) {
+    auto r = run_fgsim("run bh --set bh.bodies=16 " + c.args + " --quiet");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
+  }
 }
 
 // Bad input: one line naming the key, or the file and line; exit 2.

@@ -42,9 +42,21 @@
 //             v += a dt/2).
 // Every phase but force is the same kernel in every variant (`bh.mechanism`):
 //   topo  one work-item per body, in sorted order (work-item k takes sort[k]);
-//   swwl  the sorted bodies are a shared software worklist: persistent
+//   swwl  the sorted bodies are a shared software worklist. bh.swwl.pull=
+//         share (default): the list is the step's in-list of the shared
+//         runtime (runtime/swwl.h, swwl::step; DBF: no atomics on pulls):
+//         bh.swwl.threads 0 (VKC) gives one work-item per body, N gives N
+//         work-items with even contiguous shares of the tree order, and
+//         bh.swwl.donate (WDO, with N) donates bodies by an estimate of
+//         their force work: the interactions the body had in the previous
+//         step (the `inter` word the force walk stores anyway; in the first
+//         step, which has none, the sort kernel writes the body's depth in
+//         the tree there instead: the paper's "bodies deeper in the tree
+//         generally require more work"). bh.swwl.pull=atomic: persistent
 //         work-items (the resident capacity) take the next body with an
-//         atomic add on the list's head, until it passes the count;
+//         atomic add on the list's head, until it passes the count (the
+//         scheme before the runtime; threads and donate do not apply). The
+//         force phase pushes nothing, so bh has no bh.swwl.push key;
 //   hwwl  a push kernel (one work-item per position k pushes sort[k]) fills
 //         the hardware worklist, double-buffered as bfs's hwwl; persistent
 //         threads pull bodies until DONE.
@@ -84,6 +96,7 @@
 #include "gpu/gpu.h"
 #include "gpu/host.h"
 #include "gpu/kernel.h"
+#include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -114,9 +127,17 @@ constexpr double kForceMaxTol = 3e-2;  // ... and the largest error relative to 
 struct Params {
   Param<std::string> mechanism{"bh.mechanism", "topo", std::vector<std::string>{"topo", "swwl", "hwwl"},
                                "how the force phase is scheduled: topo: one work-item per body in tree order; "
-                               "swwl: persistent work-items take bodies from a shared software worklist by an "
-                               "atomic add; hwwl: the bodies through the hardware worklist, double-buffered "
-                               "(docs/worklists.md)"};
+                               "swwl: the sorted bodies as a shared software worklist (bh.swwl.*: shares of it, "
+                               "one body per work-item by default, or an atomic head); hwwl: the bodies through the "
+                               "hardware worklist, double-buffered (docs/worklists.md)"};
+  // The software worklist's options (Sec. II; swwl only): threads (VKC or
+  // N) and donate (WDO) apply; push does not (no pushes).
+  swwl::Params sw{"bh", swwl::Params::Pushes::kNo};  // the force phase pushes nothing: no bh.swwl.push
+  Param<std::string> pull{"bh.swwl.pull", "share", std::vector<std::string>{"share", "atomic"},
+                          "swwl pulls in the force phase: share: the sorted bodies as the double-buffered list's "
+                          "in-list, each work-item its share, no atomics (bh.swwl.threads, bh.swwl.donate); atomic: "
+                          "persistent work-items (the resident capacity) take the next body by an atomic add on the "
+                          "list's head"};
   Param<std::string> input{"bh.input", "", "",
                            "bodies file (--input FILE; lines \"x y z [vx vy vz [m]]\"); empty: use the generator"};
   Param<std::uint64_t> bodies{
@@ -182,7 +203,8 @@ struct Dev {
   std::uint64_t inter;                 // uint32 per body: interactions in the last force phase
   std::uint64_t box;                   // 6 uint32 keys: min x, y, z, max x, y, z
   std::uint64_t radius, cells, fault;  // float, uint32, uint32
-  std::uint64_t head;                  // swwl: the list's head
+  std::uint64_t head;                  // swwl (pull=atomic): the list's head
+  std::uint64_t depth = 0;             // WDO: int32 per cell, its depth in the first step's tree (0: none)
   std::int32_t n = 0;
   std::uint32_t cap = 0;  // cells
   float itolsq = 0, epssq = 0, dtime = 0, dthf = 0;
@@ -193,6 +215,7 @@ struct Dev {
   }
   std::uint64_t cnt(std::int32_t cell) const { return count + 4ull * static_cast<std::uint32_t>(cell - n); }
   std::uint64_t st(std::int32_t cell) const { return start + 4ull * static_cast<std::uint32_t>(cell - n); }
+  std::uint64_t dep(std::int32_t cell) const { return depth + 4ull * static_cast<std::uint32_t>(cell - n); }
 };
 
 // bbox: the six extremes by wavefront reductions and one atomic each per
@@ -393,13 +416,17 @@ Task<> summarize(Lane& l, Dev d, std::uint32_t cells) {
 }
 
 // sort: cell c once it has its start; its children to the front of its
-// slots, its child cells' starts, its bodies to `sort`.
-Task<> sort_cell(Lane& l, Dev d, std::uint32_t cells) {
+// slots, its child cells' starts, its bodies to `sort`. With `depths` (WDO's
+// first step) also each child cell's depth, stored before its start is
+// released, and each body's depth into its `inter` word: the estimate of
+// its force work before any step has counted its interactions.
+Task<> sort_cell(Lane& l, Dev d, std::uint32_t cells, bool depths) {
   if (l.global_id() >= cells) co_return;
   const auto c = static_cast<std::int32_t>(d.n + l.global_id());  // the root first
   for (;;) {
     auto s = co_await l.load<std::int32_t>(d.st(c));
     if (s >= 0) {
+      const std::int32_t depth = depths && c != d.n ? co_await l.load<std::int32_t>(d.dep(c)) : 0;
       std::uint32_t front = 0;
       for (std::uint32_t k = 0; k < 8; ++k) {
         const auto ch = co_await l.load<std::int32_t>(d.slot(c, k));
@@ -410,11 +437,17 @@ Task<> sort_cell(Lane& l, Dev d, std::uint32_t cells) {
         }
         ++front;
         if (is_cell(ch, d.n)) {
-          co_await l.store<std::int32_t>(d.st(ch), s);
+          if (depths) {
+            co_await l.store<std::int32_t>(d.dep(ch), depth + 1);
+            co_await l.store_release<std::int32_t>(d.st(ch), s);
+          } else {
+            co_await l.store<std::int32_t>(d.st(ch), s);
+          }
           s += co_await l.load<std::int32_t>(d.cnt(ch));
           continue;
         }
         for (std::int32_t b = ch & ~kChain; b != kEmpty;) {
+          if (depths) co_await l.store<std::uint32_t>(d.f(d.inter, b), static_cast<std::uint32_t>(depth + 1));
           co_await l.store<std::int32_t>(d.f(d.sort, s), b);
           ++s;
           if (!is_chain(ch)) break;
@@ -514,10 +547,27 @@ Task<> force_topo(Lane& l, Dev d, bool correct) {
   co_await force_body(l, d, i, correct);
 }
 
-// swwl: the next body from the shared list by an atomic add on its head, at
-// the bottom of the loop (below force_body: lanes that got a body run it
-// before the others take the next).
-Task<> force_swwl(Lane& l, Dev d, bool correct) {
+// swwl (bh.swwl.pull=share): the sorted bodies are the step's in-list of the
+// shared runtime (runtime/swwl.h): the work-items' shares (VKC: one body
+// each), WDO's donations by the estimate, no pushes. The estimate is the
+// body's `inter` word: its interactions in the previous step's walk (in the
+// first step its depth, written by the sort kernel), one load.
+Task<> force_swwl(Lane& l, Dev d, bool correct, swwl::Opts o, std::uint64_t donated) {
+  swwl::Pusher none(o.push, {});
+  co_await swwl::step(
+      l, o, d.sort, static_cast<std::uint32_t>(d.n), donated, none,
+      [&](Lane& lane, std::uint32_t i) -> Task<std::uint32_t> {
+        co_return co_await lane.load<std::uint32_t>(d.f(d.inter, static_cast<std::int32_t>(i)));
+      },
+      [&](Lane& lane, std::uint32_t i, swwl::Pusher&) -> Task<> {
+        co_await force_body(lane, d, static_cast<std::int32_t>(i), correct);
+      });
+}
+
+// swwl (bh.swwl.pull=atomic): the next body from the shared list by an
+// atomic add on its head, at the bottom of the loop (below force_body: lanes
+// that got a body run it before the others take the next).
+Task<> force_swwl_atomic(Lane& l, Dev d, bool correct) {
   auto k = co_await l.atomic_add<std::uint32_t>(d.head, 1u);
   for (;;) {
     if (k >= static_cast<std::uint32_t>(d.n)) break;
@@ -852,6 +902,17 @@ void run(Host& h) {
   const Config& cfg = h.config();
   const std::string mech = kBh.mechanism.get(cfg);
   if (mech != "hwwl") refuse(cfg, kBh.overflow.name(), fmt::format("{} is {}, not hwwl", kBh.mechanism.name(), mech));
+  // The software worklist's options: swwl only (the runtime refuses them
+  // otherwise, and donating with one body per work-item); bh pushes nothing.
+  const swwl::Opts sw = kBh.sw.get(cfg, kBh.mechanism.name(), mech);
+  if (mech != "swwl") refuse(cfg, kBh.pull.name(), fmt::format("{} is {}, not swwl", kBh.mechanism.name(), mech));
+  const bool pull_atomic = kBh.pull.get(cfg) == "atomic";
+  if (pull_atomic)
+    for (const std::string& k : {kBh.sw.threads.name(), kBh.sw.donate.name()})
+      refuse(cfg, k,
+             fmt::format("{} is atomic (persistent work-items, the resident capacity, take bodies by an atomic add "
+                         "on the list's head: no shares)",
+                         kBh.pull.name()));
   const std::string path = kBh.input.get(cfg);
   Bodies in;
   if (!path.empty()) {
@@ -907,15 +968,25 @@ void run(Host& h) {
   sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME, force_time = sc_core::SC_ZERO_TIME;
   std::uint64_t kernels = 0, interactions = 0, max_cells = 0;
   std::uint32_t max_depth = 0;
-  auto launch = [&](const char* name, std::uint64_t count, KernelBody body) {
+  auto launch = [&](const char* name, std::uint64_t count, KernelBody body, std::uint32_t lds = 0) {
     ++kernels;
-    const auto t = h.run_kernel({name, count, kGroup, 16, 0, std::move(body)});
+    const auto t = h.run_kernel({name, count, kGroup, 16, lds, std::move(body)});
     kernel_time += t;
     return t;
   };
   wl::Worklist* unit = nullptr;
   std::uint64_t threads = 0;
-  if (mech != "topo") threads = h.dispatcher().resident_capacity({"bh_force", 0, kGroup, 16, 0, {}}) * kGroup;
+  if (mech == "hwwl" || (mech == "swwl" && pull_atomic))
+    threads = h.dispatcher().resident_capacity({"bh_force", 0, kGroup, 16, 0, {}}) * kGroup;
+  else if (mech == "swwl")
+    threads = swwl::threads(sw, static_cast<std::uint32_t>(n));
+  // WDO: the bodies donated (the runtime's one atomic add per workgroup that
+  // donated) and each cell's depth for the first step's estimate.
+  std::uint64_t donated = 0;
+  if (mech == "swwl" && sw.donate) {
+    donated = h.upload(std::vector<std::uint32_t>(1, 0));
+    d.depth = h.upload(std::vector<std::int32_t>(cap, 0));
+  }
   if (mech == "hwwl") {
     unit = &h.gpu().get<wl::Worklist>("bh");
     const std::uint64_t entries = overflow_entries(cfg, n);
@@ -963,13 +1034,18 @@ void run(Host& h) {
     const std::uint32_t cells = meta[1];
     max_cells = std::max<std::uint64_t>(max_cells, cells);
     launch("bh_summarize", cells, [=](Lane& l) { return summarize(l, d, cells); });
-    launch("bh_sort", cells, [=](Lane& l) { return sort_cell(l, d, cells); });
+    const bool depths = s == 0 && d.depth != 0;
+    launch("bh_sort", cells, [=](Lane& l) { return sort_cell(l, d, cells, depths); });
     if (mech == "topo") {
       force_time += launch("bh_force", n, [=](Lane& l) { return force_topo(l, d, correct); });
-    } else if (mech == "swwl") {
+    } else if (mech == "swwl" && pull_atomic) {
       const std::uint32_t zero = 0;
       h.copy_in(d.head, &zero, 4);
-      force_time += launch("bh_force_swwl", threads, [=](Lane& l) { return force_swwl(l, d, correct); });
+      force_time += launch("bh_force_swwl", threads, [=](Lane& l) { return force_swwl_atomic(l, d, correct); });
+    } else if (mech == "swwl") {
+      force_time += launch(
+          "bh_force_swwl", threads, [=](Lane& l) { return force_swwl(l, d, correct, sw, donated); },
+          swwl::lds_bytes(sw));
     } else {
       launch("bh_push", n, [=](Lane& l) { return push_bodies(l, d); });
       unit->kernel_done();
@@ -1077,6 +1153,7 @@ void run(Host& h) {
   }
   h.result("kernels", kernels);
   if (mech != "topo") h.result("force_threads", threads);
+  if (donated) h.result("donated", h.download<std::uint32_t>(donated, 1)[0]);
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
   h.result("force_ns", force_time.to_seconds() * 1e9);
   for (std::int32_t i = 0; i < n; ++i)
@@ -1089,6 +1166,7 @@ std::uint64_t device_bytes(const Config& c) {
   const std::uint64_t n = estimate_bodies(c), cap = cell_capacity(n);
   std::uint64_t bytes = 16 * (n + cap) + 40 * cap + 36 * n + 256;
   if (kBh.mechanism.get(c) == "hwwl") bytes += 4 * overflow_entries(c, n) * std::get<std::uint64_t>(c.value("gpu.cus"));
+  if (kBh.mechanism.get(c) == "swwl" && kBh.sw.donate.get(c)) bytes += 4 * cap + 4;  // WDO: cell depths, the count
   return bytes;
 }
 
