@@ -9,6 +9,7 @@
 // exit 2 naming the file and line or the key; running out of triangle slots
 // is exit 3 naming dmr.max_factor.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -243,6 +244,134 @@ TEST(DmrBadInput, RunningOutOfSlotsIsExit3NamingTheKey) {
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("triangle slots"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("raise dmr.max_factor"), std::string::npos) << r.err;
+}
+
+// The software worklist's options (Table II; runtime/swwl.h) on swwl's three
+// kernels: push (atomic / chunk / aru) in check and commit, mark pushing
+// nothing; threads (0: VKC, N fixed) in all three; donate (WDO) in mark and
+// commit. Every combination passes the host checks and, the priorities
+// coming from the geometry, makes the default run's refinement.
+const std::string kSwBase = "run dmr --preset kim2014 --set gpu.cus=4 --set dmr.mechanism=swwl --set dmr.points=100";
+
+std::string sw_sets(const std::string& opts) {
+  std::string sets;
+  for (std::string o = opts; !o.empty();) {
+    const auto comma = o.find(',');
+    sets += " --set dmr.swwl." + o.substr(0, comma);
+    o = comma == std::string::npos ? "" : o.substr(comma + 1);
+  }
+  return sets;
+}
+
+double stat_sum(const nlohmann::json& st, const std::string& suffix) {
+  double n = 0;
+  for (const auto& [k, v] : st.items())
+    if (k.rfind("gpu.cu", 0) == 0 && k.find(".l1.") == std::string::npos && k.size() > suffix.size() &&
+        k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0)
+      n += v.get<double>();
+  return n;
+}
+
+class DmrSoftwareOptions : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DmrSoftwareOptions, EachOptionRunsChecksAndShows) {
+  const std::string o = GetParam();
+  auto base = run_json(kSwBase);
+  auto j = run_json(kSwBase + sw_sets(o));
+  ASSERT_FALSE(base.is_null());
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  ASSERT_EQ(j["workload"]["checks"].size(), 3u);
+  const auto &r = j["workload"]["results"], &want = base["workload"]["results"];
+  EXPECT_EQ(r["bad_out"], 0);
+  for (const char* k :
+       {"bad_in", "points_out", "triangles_out", "insertions", "boundary_splits", "rounds", "conflicts"})
+    EXPECT_EQ(r[k], want[k]) << o << " " << k;
+  const bool aru = o.find("push=aru") != std::string::npos, chunk = o.find("push=chunk") != std::string::npos,
+             donate = o.find("donate") != std::string::npos;
+  const auto threads_at = o.find("threads=");
+  const int threads = threads_at == std::string::npos ? 0 : std::stoi(o.substr(threads_at + 8));
+  const auto& st = j["stats"];
+  // Per kernel: the workgroups of check, mark and commit.
+  double wg_check = 0, wg_mark = 0, wg_commit = 0;
+  for (const auto& k : j["kernels"]) {
+    const std::string name = k["name"];
+    const double wg = k["workgroups"].get<double>();
+    (name == "dmr_check_swwl" ? wg_check : name == "dmr_mark_swwl" ? wg_mark : wg_commit) += wg;
+    // threads=N: every kernel, check included, launches N work-items.
+    if (threads) {
+      EXPECT_EQ(wg, (threads + 255) / 256) << name;
+    }
+  }
+  if (threads) {
+    EXPECT_EQ(r["work_items"].get<int>(), threads * r["kernels"].get<int>()) << r.dump();
+    EXPECT_NE(r["work_items"], want["work_items"]);
+  }
+  // ARU's two barriers per workgroup in check and commit, WDO's two in mark
+  // and commit: mark does no ARU (it pushes nothing), check no WDO.
+  EXPECT_EQ(stat_sum(st, ".barriers"), 2 * (aru ? wg_check + wg_commit : 0) + 2 * (donate ? wg_mark + wg_commit : 0))
+      << o;
+  if (donate) {
+    EXPECT_GT(r["donated_mark"].get<int>(), 0) << r.dump();
+    EXPECT_GT(r["donated_commit"].get<int>(), 0) << r.dump();
+    EXPECT_EQ(r["donated"].get<int>(), r["donated_mark"].get<int>() + r["donated_commit"].get<int>());
+  } else {
+    EXPECT_FALSE(r.contains("donated"));
+  }
+  if ((aru || chunk) && !threads) {
+    // Against one atomic add on the list's count per push: chunk saves a
+    // winner's extra pushes (an item pushes one triangle, or a winner its new
+    // bad ones), aru nearly every push.
+    const double pushes = r["pushes"].get<double>(), a = base["stats"]["gpu.l2.atomics"].get<double>(),
+                 got = st["gpu.l2.atomics"].get<double>();
+    EXPECT_LT(got, a - (aru ? 0.8 : 0.05) * pushes) << o << ": " << got << " against " << a << ", pushes " << pushes;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table2, DmrSoftwareOptions,
+                         ::testing::Values("push=chunk", "push=aru", "threads=64", "threads=1024",
+                                           "threads=64,donate=true", "threads=64,donate=true,push=aru",
+                                           "threads=40,donate=true,push=chunk"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// The same configuration and seed give the same statistics (all but the
+// host section), with every option on.
+TEST(DmrSoftwareOptionsDeterminism, SameRunTwice) {
+  const std::string args = kSwBase + sw_sets("threads=64,donate=true,push=aru");
+  auto a = run_json(args), b = run_json(args);
+  ASSERT_FALSE(a.is_null());
+  ASSERT_FALSE(b.is_null());
+  a.erase("host"), b.erase("host");
+  EXPECT_EQ(a, b);
+}
+
+// The options apply to swwl only, and donating needs a fixed thread count:
+// exit 2, one line naming the key.
+TEST(DmrSoftwareOptionsRefused, Exit2NamingTheKey) {
+  struct Bad {
+    std::string args, message;
+  };
+  const std::vector<Bad> bad{
+      {"--set dmr.swwl.push=chunk",
+       "dmr.swwl.push (set by --set dmr.swwl.push) does not apply: dmr.mechanism is topo, not swwl"},
+      {"--set dmr.mechanism=hwwl --set dmr.swwl.threads=512",
+       "dmr.swwl.threads (set by --set dmr.swwl.threads) does not apply: dmr.mechanism is hwwl, not swwl"},
+      {"--set dmr.mechanism=hwwl --set dmr.swwl.donate=true",
+       "dmr.swwl.donate (set by --set dmr.swwl.donate) does not apply: dmr.mechanism is hwwl, not swwl"},
+      {"--set dmr.mechanism=swwl --set dmr.swwl.donate=true",
+       "dmr.swwl.donate (set by --set dmr.swwl.donate): work donating needs dmr.swwl.threads > 0"},
+  };
+  for (const auto& c : bad) {
+    auto r = run_fgsim("run dmr " + c.args + " --quiet");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
+  }
 }
 
 }  // namespace

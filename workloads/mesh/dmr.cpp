@@ -48,11 +48,18 @@
 //   topo  mark and commit launch one work-item per triangle slot (deleted
 //         ones included); a flag set by mark says whether any triangle was
 //         bad; commit computes whether each new triangle is bad.
-//   swwl  a double-buffered software list of bad triangles (one atomic add
-//         on its count per push, as bfs, sssp and mst): check pushes the bad
-//         input triangles; mark and commit run one work-item per item; commit
-//         pushes every new bad triangle and every triangle that lost or
-//         whose cavity did not hold it (a boundary split).
+//   swwl  a double-buffered software list of bad triangles (DBF): check
+//         pushes the bad input triangles; mark and commit run over the list;
+//         commit pushes every new bad triangle and every triangle that lost
+//         or whose cavity did not hold it (a boundary split). Each kernel is
+//         one swwl::step (runtime/swwl.h) with the Table II options that
+//         apply to it (kernel_opts): `dmr.swwl.push` (atomic: one atomic add
+//         on the list's count per push; chunk: one per item; aru: one per
+//         workgroup) in check and commit (mark pushes nothing);
+//         `dmr.swwl.threads` (0: one work-item per item, VKC; N: N
+//         work-items with even shares) in all three; `dmr.swwl.donate`
+//         (WDO) in mark and commit, with an estimate read from the item's
+//         state and owner words (estimate_work).
 //   hwwl  the same through the hardware worklist, double-buffered as mst's
 //         hwwl: check pushes; mark's persistent threads pull until DONE and
 //         push the triangles that marked; commit pulls those and pushes as
@@ -79,6 +86,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "mesh/mesh.h"
+#include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -128,6 +136,9 @@ struct Params {
                                "slot (a kernel pushes each triangle at most once, so a round's half never fills); "
                                "0: none (a push to a full bank is the hardware exception)",
                                {{-1}, {1ll << 32}}};
+  // The software worklist's options (Sec. II-D, Table II; runtime/swwl.h):
+  // swwl only.
+  swwl::Params sw{"dmr"};
 };
 
 const Params kDmr;
@@ -135,8 +146,20 @@ const Params kDmr;
 // ---- device ----------------------------------------------------------------------
 
 // Counters, one per 128 bytes.
-// kMarked: bad triangles that marked (this round); kList: the software list's pushes.
-enum Counter : std::uint32_t { kTriangles, kPoints, kOverflow, kFault, kFaultTri, kMarked, kList, kCounters };
+// kMarked: bad triangles that marked (this round); kList: the software list's pushes;
+// kDonated*: WDO's donations in mark and commit (swwl with donate).
+enum Counter : std::uint32_t {
+  kTriangles,
+  kPoints,
+  kOverflow,
+  kFault,
+  kFaultTri,
+  kMarked,
+  kList,
+  kDonatedMark,
+  kDonatedCommit,
+  kCounters
+};
 constexpr std::uint64_t kCounterStride = 128;
 
 struct Dev {
@@ -350,16 +373,12 @@ Task<int> build(Lane& l, Dev d, Build& b, std::uint32_t t) {
   co_return kReady;
 }
 
-// Push t on a software list; past the capacity only the count grows (the
-// host reports the overflow).
-Task<> push(Lane& l, Lists w, std::uint32_t t) {
-  const auto slot = co_await l.atomic_add<std::uint32_t>(w.out_count, 1);
-  if (slot < w.capacity) co_await l.store<std::uint32_t>(at(w.out, slot), t);
-}
-
-Task<> push_item(Lane& l, Mode m, Lists w, std::uint32_t t) {
+// Push t: swwl through the step's Pusher (runtime/swwl.h: atomic, chunk or
+// aru; past the list's capacity only the count grows, the host reports the
+// overflow), hwwl to the hardware worklist, topo nowhere.
+Task<> push_item(Lane& l, Mode m, swwl::Pusher* p, std::uint32_t t) {
   if (m == Mode::kSwwl)
-    co_await push(l, w, t);
+    co_await p->push(l, 0, t);
   else if (m == Mode::kHwwl)
     co_await wl::wl_push(l, t);
 }
@@ -367,7 +386,7 @@ Task<> push_item(Lane& l, Mode m, Lists w, std::uint32_t t) {
 // The winner's writes: the new point, the fan, the outside triangles'
 // pointers into it, the cavity deleted; new bad triangles pushed, and t
 // again if the cavity did not hold it.
-Task<> retriangulate(Lane& l, Dev d, const Build& b, Mode m, Lists w, std::uint32_t t) {
+Task<> retriangulate(Lane& l, Dev d, const Build& b, Mode m, swwl::Pusher* pu, std::uint32_t t) {
   const auto fan = static_cast<std::uint32_t>(b.bnd.size() - (b.split ? 1 : 0));
   const auto base = co_await l.atomic_add<std::uint32_t>(counter(d, kTriangles), fan);
   if (std::uint64_t{base} + fan > d.tcap) {
@@ -402,18 +421,18 @@ Task<> retriangulate(Lane& l, Dev d, const Build& b, Mode m, Lists w, std::uint3
     for (std::uint32_t k = 0; k < 3; ++k) co_await l.store<std::uint32_t>(d.tn + 12ull * n + 4 * k, nb[k]);
     co_await l.store<std::uint32_t>(at(d.state, n), bad ? kBad : kGood);
     if (e.out != kNone) co_await l.store<std::uint32_t>(d.tn + 12ull * e.out + 4 * e.slot, n);
-    if (bad) co_await push_item(l, m, w, n);
+    if (bad) co_await push_item(l, m, pu, n);
   }
   bool gone = false;
   for (const std::uint32_t c : b.cav) {
     co_await l.store<std::uint32_t>(at(d.state, b.seen[c].id), kDead);
     gone = gone || b.seen[c].id == t;
   }
-  if (!gone) co_await push_item(l, m, w, t);  // a split whose cavity missed t: t is still bad
+  if (!gone) co_await push_item(l, m, pu, t);  // a split whose cavity missed t: t is still bad
 }
 
 // The input's triangles' states; the bad ones pushed (swwl, hwwl).
-Task<> check_visit(Lane& l, Dev d, Mode m, Lists w, std::uint32_t t) {
+Task<> check_visit(Lane& l, Dev d, Mode m, swwl::Pusher* p, std::uint32_t t) {
   double x[3], y[3];
   for (std::uint32_t k = 0; k < 3; ++k) {
     const auto v = co_await l.load<std::uint32_t>(d.tv + 12ull * t + 4 * k);
@@ -423,7 +442,7 @@ Task<> check_visit(Lane& l, Dev d, Mode m, Lists w, std::uint32_t t) {
   co_await l.alu(kAluBad);
   const bool bad = mesh::bad_triangle(x[0], y[0], x[1], y[1], x[2], y[2]);
   co_await l.store<std::uint32_t>(at(d.state, t), bad ? kBad : kGood);
-  if (bad) co_await push_item(l, m, w, t);
+  if (bad) co_await push_item(l, m, p, t);
 }
 
 // mark: whether bad triangle t marked its neighbourhood.
@@ -445,25 +464,25 @@ Task<bool> mark_visit(Lane& l, Dev d, std::uint32_t round, std::uint32_t t) {
 // commit: t retriangulates its cavity if it still owns its neighbourhood,
 // else it is pushed again (if it was deleted meanwhile, it is dropped in the
 // next mark).
-Task<> commit_visit(Lane& l, Dev d, Mode m, Lists w, std::uint32_t round, std::uint32_t t) {
+Task<> commit_visit(Lane& l, Dev d, Mode m, swwl::Pusher* p, std::uint32_t round, std::uint32_t t) {
   const auto st = co_await l.load<std::uint32_t>(at(d.state, t));
   if (st != kBad) co_return;
   Build b;
   b.phase = Phase::kCommit, b.round = round, b.walk_limit = d.tcap;
   const int r = co_await build(l, d, b, t);
   if (r == kLost) {
-    co_await push_item(l, m, w, t);
+    co_await push_item(l, m, p, t);
     co_return;
   }
-  if (r == kReady) co_await retriangulate(l, d, b, m, w, t);
+  if (r == kReady) co_await retriangulate(l, d, b, m, p, t);
 }
 
 // ---- topology-driven and software worklists -------------------------------------------
 
-Task<> check_all(Lane& l, Dev d, Mode m, Lists w, std::uint32_t n) {
+Task<> check_all(Lane& l, Dev d, Mode m, std::uint32_t n) {
   const std::uint32_t t = l.global_id();
   if (t >= n) co_return;
-  co_await check_visit(l, d, m, w, t);
+  co_await check_visit(l, d, m, nullptr, t);
 }
 
 Task<> mark_topo(Lane& l, Dev d, std::uint32_t round, std::uint32_t n) {
@@ -475,21 +494,69 @@ Task<> mark_topo(Lane& l, Dev d, std::uint32_t round, std::uint32_t n) {
 Task<> commit_topo(Lane& l, Dev d, std::uint32_t round, std::uint32_t n) {
   const std::uint32_t t = l.global_id();
   if (t >= n) co_return;
-  co_await commit_visit(l, d, Mode::kTopo, Lists{}, round, t);
+  co_await commit_visit(l, d, Mode::kTopo, nullptr, round, t);
 }
 
-Task<> mark_swwl(Lane& l, Dev d, Lists w, std::uint32_t round) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.in_count) co_return;
-  const auto t = co_await l.load<std::uint32_t>(at(w.in, i));
-  co_await mark_visit(l, d, round, t);
+// swwl's three kernels, each one swwl::step (runtime/swwl.h) with the
+// options that apply to it (kernel_opts).
+//   check: the in-list is the input's triangles themselves (in == 0); every
+//     push option, a fixed thread count; no WDO (every item is the same
+//     work, and the state an estimate would read is what check computes).
+//   mark: no pushes, so its Pusher has no list and runs as atomic (ARU's
+//     barriers would order nothing); a fixed thread count and WDO.
+//   commit: everything.
+// WDO's estimate of a bad triangle's work (estimate_work): its state word,
+// and in commit its owner word, plain loads that the visit repeats from the
+// L1 (the corners a finer estimate would need cost nine loads and the
+// geometry). A triangle no longer bad costs the state load (0); a bad one
+// reads its whole neighbourhood in mark (kWorkFull); in commit a bad one
+// whose own slot holds another key stops at its first read (kWorkFirst), one
+// holding its own key (the owner's low word is t, its round byte this
+// round's) reads on until the first triangle it lost, or retriangulates
+// (kWorkFull; on the default input 1,346 of the 3,904 such commit items
+// retriangulated, the other 5,862 bad items all stopped at their first
+// read). Only the ratio of the two costs matters (swwl::donate compares
+// with the workgroup's average exactly); 1 : 16, one read against a
+// neighbourhood's, is an assumption.
+enum class Kernel { kCheck, kMark, kCommit };
+constexpr std::uint32_t kWorkFirst = 16, kWorkFull = 256;
+
+swwl::Opts kernel_opts(swwl::Opts o, Kernel k) {
+  if (k == Kernel::kCheck) o.donate = false;
+  if (k == Kernel::kMark) o.push = swwl::Push::kAtomic;
+  return o;
 }
 
-Task<> commit_swwl(Lane& l, Dev d, Lists w, std::uint32_t round) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.in_count) co_return;
-  const auto t = co_await l.load<std::uint32_t>(at(w.in, i));
-  co_await commit_visit(l, d, Mode::kSwwl, w, round, t);
+Task<std::uint32_t> estimate_work(Lane& l, Dev d, Kernel k, std::uint32_t round, std::uint32_t t) {
+  const auto st = co_await l.load<std::uint32_t>(at(d.state, t));
+  if (st != kBad) co_return 0;
+  if (k != Kernel::kCommit) co_return kWorkFull;
+  const auto owner = co_await l.load<std::uint64_t>(at8(d.owner, t));
+  const bool mine = (owner & 0xffffffffu) == t && owner >> 56 == kEpoch - 1 - round % kEpoch;
+  co_return mine ? kWorkFull : kWorkFirst;
+}
+
+Task<> step_swwl(Lane& l, Dev d, Lists w, swwl::Opts opts, Kernel k, std::uint32_t round) {
+  const swwl::Opts o = kernel_opts(opts, k);
+  swwl::Pusher p(o.push, k == Kernel::kMark ? std::vector<swwl::List>{}
+                                            : std::vector<swwl::List>{swwl::List{w.out, w.out_count, w.capacity}});
+  const std::uint64_t donated = !o.donate              ? 0
+                                : k == Kernel::kMark   ? counter(d, kDonatedMark)
+                                : k == Kernel::kCommit ? counter(d, kDonatedCommit)
+                                                       : 0;
+  co_await swwl::step(
+      l, o, k == Kernel::kCheck ? 0 : w.in, w.in_count, donated, p,
+      [&](Lane& lane, std::uint32_t t) -> Task<std::uint32_t> {
+        co_return co_await estimate_work(lane, d, k, round, t);
+      },
+      [&](Lane& lane, std::uint32_t t, swwl::Pusher& pusher) -> Task<> {
+        if (k == Kernel::kCheck)
+          co_await check_visit(lane, d, Mode::kSwwl, &pusher, t);
+        else if (k == Kernel::kMark)
+          co_await mark_visit(lane, d, round, t);
+        else
+          co_await commit_visit(lane, d, Mode::kSwwl, &pusher, round, t);
+      });
 }
 
 // ---- hardware worklist ----------------------------------------------------------------
@@ -523,7 +590,7 @@ Task<> mark_hwwl(Lane& l, Dev d, std::uint32_t round) {
 }
 
 Task<> commit_hwwl(Lane& l, Dev d, std::uint32_t round) {
-  return pull_loop(l, [=, &l](std::uint32_t t) { return commit_visit(l, d, Mode::kHwwl, Lists{}, round, t); });
+  return pull_loop(l, [=, &l](std::uint32_t t) { return commit_visit(l, d, Mode::kHwwl, nullptr, round, t); });
 }
 
 // ---- host side ----------------------------------------------------------------------
@@ -566,6 +633,9 @@ void run(Host& h) {
   if (mech != "hwwl" && !cfg.is_default(kDmr.overflow.name()))
     throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", kDmr.overflow.name(),
                                 cfg.origin(kDmr.overflow.name()), kDmr.mechanism.name(), mech));
+  // The software worklist's options: swwl only; donating needs a fixed
+  // thread count (exit 2 otherwise, swwl::Params::get).
+  const swwl::Opts sw = kDmr.sw.get(cfg, kDmr.mechanism.name(), mech);
   const std::string input = kDmr.input.get(cfg);
   if (!input.empty() && !cfg.is_default(kDmr.points.name()))
     throw UserError(fmt::format("{} (set by {}) does not apply: the mesh is read from {}", kDmr.points.name(),
@@ -609,10 +679,10 @@ void run(Host& h) {
 
   sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME;
   std::uint64_t rounds = 0, kernels = 0, items = 0, pushes = 0, marked = 0;
-  auto launch = [&](const char* name, std::uint64_t count, KernelBody body) {
+  auto launch = [&](const char* name, std::uint64_t count, KernelBody body, std::uint32_t lds = 0) {
     ++kernels;
     items += count;
-    kernel_time += h.run_kernel({name, count, kGroup, 16, 0, std::move(body)});
+    kernel_time += h.run_kernel({name, count, kGroup, 16, lds, std::move(body)});
   };
   auto zero = [&](Counter c) {
     const std::uint32_t z = 0;
@@ -654,7 +724,7 @@ void run(Host& h) {
   auto triangles_now = [&] { return std::min<std::uint32_t>(read_counters(h, d).v[kTriangles], d.tcap); };
 
   if (mech == "topo") {
-    launch("dmr_check", tin, [=](Lane& l) { return check_all(l, d, Mode::kTopo, Lists{}, tin); });
+    launch("dmr_check", tin, [=](Lane& l) { return check_all(l, d, Mode::kTopo, tin); });
     for (std::uint32_t round = 0;; ++round) {
       const std::uint32_t n = triangles_now();
       begin_round(round);
@@ -669,7 +739,16 @@ void run(Host& h) {
     w.in = h.alloc(4 * tcap), w.out = h.alloc(4 * tcap), w.out_count = counter(d, kList);
     w.capacity = d.tcap;
     zero(kList);
-    launch("dmr_check_swwl", tin, [=](Lane& l) { return check_all(l, d, Mode::kSwwl, w, tin); });
+    // Each kernel with the options that apply to it (kernel_opts), sized by
+    // them (swwl::threads) and given their LDS (swwl::lds_bytes).
+    auto step = [&](const char* name, Kernel k, std::uint32_t round) {
+      const swwl::Opts o = kernel_opts(sw, k);
+      launch(
+          name, swwl::threads(o, w.in_count), [=](Lane& l) { return step_swwl(l, d, w, sw, k, round); },
+          swwl::lds_bytes(o));
+    };
+    w.in_count = tin;  // check's items: the input's triangles
+    step("dmr_check_swwl", Kernel::kCheck, 0);
     for (std::uint32_t round = 0;; ++round) {
       const std::uint32_t count = read_counters(h, d).v[kList];
       if (count > w.capacity)
@@ -680,11 +759,11 @@ void run(Host& h) {
       std::swap(w.in, w.out);
       w.in_count = count;
       begin_round(round);
-      launch("dmr_mark_swwl", count, [=](Lane& l) { return mark_swwl(l, d, w, round); });
+      step("dmr_mark_swwl", Kernel::kMark, round);
       if (after_mark() == 0) break;  // every item deleted since it was pushed
       next_round();
       zero(kList);
-      launch("dmr_commit_swwl", count, [=](Lane& l) { return commit_swwl(l, d, w, round); });
+      step("dmr_commit_swwl", Kernel::kCommit, round);
       after_commit();
     }
   } else {
@@ -694,7 +773,7 @@ void run(Host& h) {
     const std::uint64_t overflow = entries ? h.alloc(4ull * entries * h.cus()) : 0;
     h.run_kernel({"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init(l, overflow, entries); }});
     unit->kernel_done();
-    launch("dmr_check_hwwl", tin, [=](Lane& l) { return check_all(l, d, Mode::kHwwl, Lists{}, tin); });
+    launch("dmr_check_hwwl", tin, [=](Lane& l) { return check_all(l, d, Mode::kHwwl, tin); });
     unit->kernel_done();
     for (std::uint32_t round = 0; unit->work_inside() > 0; ++round) {
       begin_round(round);
@@ -790,6 +869,11 @@ void run(Host& h) {
   h.result("kernels", kernels);
   h.result("work_items", items);
   if (mech == "swwl") h.result("pushes", pushes);
+  if (sw.donate) {
+    h.result("donated_mark", c.v[kDonatedMark]);
+    h.result("donated_commit", c.v[kDonatedCommit]);
+    h.result("donated", std::uint64_t{c.v[kDonatedMark]} + c.v[kDonatedCommit]);
+  }
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
   mesh::write_triangle(h.output(), out);
 }
