@@ -4,9 +4,11 @@
 // host's, the decimation the host's record, the assignment satisfies every
 // clause; exit 3 otherwise); a satisfiable DIMACS file written here, whose
 // --output assignment is checked against its clauses; the documented
-// outcomes of an unsatisfiable formula; malformed files and keys that do
-// not apply are exit 2 naming the file and line or the key.
+// outcomes of an unsatisfiable formula; swwl's Table II options (each
+// passes the checks and acts); malformed files and keys that do not apply
+// are exit 2 naming the file and line or the key.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -88,6 +90,114 @@ INSTANTIATE_TEST_SUITE_P(Generated, SpWorkload,
                          ::testing::Combine(::testing::Values("topo", "swwl", "hwwl"),
                                             ::testing::Values("kim2014", "default")),
                          test::mechanism_preset_name);
+
+// The software worklist's options (Sec. II-D, Table II; runtime/swwl.h) on
+// every swwl kernel (pi, eta and decimate push): each runs its checks and
+// makes the default's surveys, iterations, rounds and pushes (no kernel's
+// values depend on the order of its items); chunk (WCH) and aru (ARU) cut
+// the atomic operations the L2 executes (the count's add per push becomes
+// one per item, one per workgroup); a fixed thread count launches that
+// many work-items for every swwl kernel; donating (WDO) donates. 300
+// variables, 1,170 clauses (ratio 3.9), seed 3: 73 iterations, 2 rounds to
+// the paramagnetic state, WalkSAT completes the assignment (1.3 s a run).
+// With 256 work-items (one full workgroup: WDO's average is over the
+// workgroup's size) the first pi gives 44 work-items two variables, and
+// one whose first variable has at least the average degree donates the
+// second (an exact average donates too, not only runtime/swwl.cpp's
+// integer one, which is 0 for lists of total estimate below 256).
+const char* kOptions =
+    " --set gpu.cus=4 --seed 3 --set sp.vars=300 --set sp.ratio=3.9 --set sp.fix_fraction=0.05 "
+    "--set sp.max_iterations=100";
+
+double l2_atomics(const nlohmann::json& st) { return st["gpu.l2.atomics"].get<double>(); }
+
+class SpSoftwareOptions : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SpSoftwareOptions, ChecksPassAndTheOptionActs) {
+  const std::string base = std::string("run sp --preset kim2014") + kOptions + " --set sp.mechanism=swwl";
+  std::string sets, others;  // the options; those other than the push
+  for (std::string o = GetParam(); !o.empty();) {
+    const auto comma = o.find(',');
+    const std::string set = " --set sp.swwl." + o.substr(0, comma);
+    sets += set;
+    if (o.rfind("push=", 0) != 0) others += set;
+    o = comma == std::string::npos ? "" : o.substr(comma + 1);
+  }
+  auto j = run_json(base + sets);
+  auto a = run_json(base);
+  ASSERT_FALSE(j.is_null());
+  ASSERT_FALSE(a.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  ASSERT_EQ(j["workload"]["checks"].size(), 3u) << j["workload"]["checks"].dump();
+  const auto& r = j["workload"]["results"];
+  const auto& ra = a["workload"]["results"];
+  EXPECT_EQ(r["outcome"], "satisfied") << r.dump();
+  EXPECT_EQ(r["sp_end"], "paramagnetic") << r.dump();
+  EXPECT_EQ(r["iterations"], 73);
+  EXPECT_EQ(r["rounds"], 2);
+  for (const char* k : {"iterations", "rounds", "fixed_by_sp", "pushes", "kernels"}) EXPECT_EQ(r[k], ra[k]) << k;
+  const std::string o = GetParam();
+  const double pushes = r["pushes"].get<double>();
+  if (o.find("push=") != std::string::npos) {
+    // Against one count add per push with the same other options: fewer
+    // atomic operations, by at least a tenth of the pushes; ARU's one per
+    // workgroup fewer than WCH's one per item.
+    auto b = others.empty() ? a : run_json(base + others);
+    ASSERT_FALSE(b.is_null());
+    EXPECT_LT(l2_atomics(j["stats"]), l2_atomics(b["stats"]) - 0.1 * pushes) << o;
+    if (o.find("push=aru") != std::string::npos) {
+      auto c = run_json(base + others + " --set sp.swwl.push=chunk");
+      ASSERT_FALSE(c.is_null());
+      EXPECT_LT(l2_atomics(j["stats"]), l2_atomics(c["stats"])) << o;
+    }
+  }
+  const int kernels = r["kernels"], rounds = r["rounds"], bias = rounds + 1;  // bias: every converged round
+  if (o.find("threads=256") != std::string::npos) {
+    // 256 work-items for each pi, eta and decimate; bias one per variable.
+    EXPECT_EQ(r["work_items"].get<int>(), 256 * (kernels - bias) + 300 * bias) << r.dump();
+  } else {
+    EXPECT_EQ(r["work_items"], ra["work_items"]);
+  }
+  if (o.find("donate") != std::string::npos) {
+    EXPECT_GT(r["donated"].get<int>(), 0) << r.dump();
+  } else {
+    EXPECT_FALSE(r.contains("donated"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sec2, SpSoftwareOptions,
+                         ::testing::Values("push=chunk", "push=aru", "threads=256", "threads=256,donate=true",
+                                           "threads=256,donate=true,push=aru", "threads=256,push=chunk"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// The options apply to swwl only; donating needs a fixed thread count.
+TEST(SpSoftwareOptions, RefusedOptionsAreExit2NamingTheKey) {
+  struct Bad {
+    std::string args, message;
+  };
+  const std::vector<Bad> bad{
+      {"--set sp.swwl.push=aru",
+       "sp.swwl.push (set by --set sp.swwl.push) does not apply: sp.mechanism is topo, not swwl"},
+      {"--set sp.mechanism=hwwl --set sp.swwl.threads=256",
+       "sp.swwl.threads (set by --set sp.swwl.threads) does not apply: sp.mechanism is hwwl, not swwl"},
+      {"--set sp.mechanism=topo --set sp.swwl.donate=true",
+       "sp.swwl.donate (set by --set sp.swwl.donate) does not apply: sp.mechanism is topo, not swwl"},
+      {"--set sp.mechanism=swwl --set sp.swwl.donate=true",
+       "sp.swwl.donate (set by --set sp.swwl.donate): work donating needs sp.swwl.threads > 0"},
+      {"--set sp.mechanism=swwl --set sp.swwl.push=prefix", "sp.swwl.push"},
+  };
+  for (const auto& c : bad) {
+    auto r = run_fgsim("run sp " + c.args + " --quiet");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::error_lines(r.err), 1) << c.args << "\n" << r.err;
+  }
+}
 
 // A planted 3-SAT formula (40 variables, 168 clauses: ratio 4.2), every
 // clause true under a hidden assignment, written with what DIMACS allows:

@@ -33,14 +33,20 @@
 // Variants (`sp.mechanism`):
 //   topo  every iteration launches pi over every variable and eta over every
 //         clause; eta sets a flag when a survey moved by more than epsilon.
-//   swwl  data-driven with shared software worklists (one atomic add per
-//         push), double-buffered: pi over a list of variables pushes each
-//         unsatisfied clause of theirs (once per phase: a per-clause stamp,
-//         atomic exchange) to the clause list; eta over the clause list
-//         pushes the variable of every survey that moved by more than
+//   swwl  data-driven with shared software worklists (by default one atomic
+//         add per push), double-buffered: pi over a list of variables pushes
+//         each unsatisfied clause of theirs (once per phase: a per-clause
+//         stamp, atomic exchange) to the clause list; eta over the clause
+//         list pushes the variable of every survey that moved by more than
 //         epsilon (once: a per-variable stamp) to the next variable list. A
 //         round's first list is every variable (round 1) or decimate's: the
-//         free variables of every clause a fixed variable was in.
+//         free variables of every clause a fixed variable was in. Each of pi,
+//         eta and decimate is a step of runtime/swwl.h with swwl's options
+//         (Sec. II-D, Table II): `sp.swwl.push` atomic / chunk (WCH) / aru
+//         (ARU), `sp.swwl.threads` 0 (one work-item per item: VKC) or a fixed
+//         count with even shares, `sp.swwl.donate` (WDO; an item's estimated
+//         work is its edge count: a variable's occurrences, a clause's
+//         literals).
 //   hwwl  the same work through the hardware worklist, double-buffered as
 //         bfs's and mst's hwwl: persistent threads pull until DONE and the
 //         sides swap after each kernel (pi's pushes are clauses, eta's and
@@ -76,6 +82,7 @@
 #include "gpu/kernel.h"
 #include "inputs/cnf.h"
 #include "inputs/rng.h"
+#include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
@@ -133,6 +140,8 @@ struct Params {
                                "hwwl overflow buffer per core, given to wlinit (Sec. III-D): -1: two per variable or "
                                "clause, whichever are more (a phase pushes each at most once); 0: none",
                                {{-1}, {1ll << 32}}};
+  // The software worklist's options (Sec. II-D, Table II; swwl only).
+  swwl::Params sw{"sp"};
 };
 
 const Params kSp;
@@ -352,6 +361,7 @@ struct Dev {
 struct Lists {
   std::uint64_t var_in = 0, var_out = 0, var_count = 0, cls = 0, cls_count = 0;
   std::uint64_t var_stamp = 0, cls_stamp = 0;
+  std::uint64_t donated = 0;  // WDO: items donated (one atomic add per workgroup that donated)
   std::uint32_t var_in_count = 0, var_capacity = 0, cls_capacity = 0;
 };
 
@@ -359,23 +369,16 @@ enum class Mode { kTopo, kSwwl, kHwwl };
 
 std::uint64_t at(std::uint64_t base, std::uint32_t i) { return base + 4ull * i; }
 
-// Push id on a software list; past the capacity only the count grows (the
-// host reports the overflow).
-Task<> push(Lane& l, std::uint64_t list, std::uint64_t count, std::uint32_t capacity, std::uint32_t id) {
-  const auto slot = co_await l.atomic_add<std::uint32_t>(count, 1);
-  if (slot < capacity) co_await l.store<std::uint32_t>(at(list, slot), id);
-}
-
 // Push id once per phase: the first to stamp it (a plain load first, then
-// an atomic exchange, as mst's component list).
-Task<> push_once(Lane& l, Mode m, std::uint64_t stamp, std::uint32_t phase, std::uint64_t list, std::uint64_t count,
-                 std::uint32_t capacity, std::uint32_t id) {
+// an atomic exchange, as mst's component list), through the step's Pusher
+// (swwl: runtime/swwl.h, atomic, chunk or aru; its list 0) or wlpush (hwwl).
+Task<> push_once(Lane& l, Mode m, swwl::Pusher* p, std::uint64_t stamp, std::uint32_t phase, std::uint32_t id) {
   const auto seen = co_await l.load<std::uint32_t>(at(stamp, id));
   if (seen == phase) co_return;
   const auto old = co_await l.atomic_exch<std::uint32_t>(at(stamp, id), phase);
   if (old == phase) co_return;
   if (m == Mode::kSwwl)
-    co_await push(l, list, count, capacity, id);
+    co_await p->push(l, 0, id);
   else
     co_await wl::wl_push(l, id);
 }
@@ -387,7 +390,7 @@ struct Occ {
 
 // pi: variable j's ratio on each edge of an unsatisfied clause; swwl and
 // hwwl push those clauses.
-Task<> pi_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t j) {
+Task<> pi_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t j, swwl::Pusher* pusher) {
   const auto fixed = co_await l.load<std::uint32_t>(at(d.fixed, j));
   if (fixed) co_return;
   const auto begin = co_await l.load<std::uint32_t>(at(d.vrow, j));
@@ -419,8 +422,7 @@ Task<> pi_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint3
     co_await l.store<float>(at(d.ratio, p.edge), sum == 0.0f ? 0.0f : pu / sum);
   }
   if (m == Mode::kTopo) co_return;
-  for (const Occ& p : live)
-    co_await push_once(l, m, w.cls_stamp, phase, w.cls, w.cls_count, w.cls_capacity, p.occ >> 1);
+  for (const Occ& p : live) co_await push_once(l, m, pusher, w.cls_stamp, phase, p.occ >> 1);
 }
 
 struct Lit {
@@ -430,7 +432,7 @@ struct Lit {
 
 // eta: clause a's surveys; a survey that moved by more than eps sets the
 // flag (topo) or pushes its variable (swwl, hwwl).
-Task<> eta_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t a) {
+Task<> eta_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t a, swwl::Pusher* pusher) {
   const auto s = co_await l.load<std::uint32_t>(at(d.sat, a));
   if (s) co_return;
   const auto begin = co_await l.load<std::uint32_t>(at(d.crow, a));
@@ -454,7 +456,7 @@ Task<> eta_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint
     co_await l.store<float>(at(d.eta, p.edge), eta);
     if (std::fabs(eta - old) <= d.eps) continue;
     moved = true;
-    if (m != Mode::kTopo) co_await push_once(l, m, w.var_stamp, phase, w.var_out, w.var_count, w.var_capacity, p.var);
+    if (m != Mode::kTopo) co_await push_once(l, m, pusher, w.var_stamp, phase, p.var);
   }
   if (m == Mode::kTopo && moved) co_await l.store<std::uint32_t>(d.flag, 1);
 }
@@ -493,7 +495,7 @@ Task<> bias_kernel(Lane& l, Dev d) {
 // satisfies; swwl and hwwl push the other free variables of every
 // unsatisfied clause j was in (their pi changes: a clause gone, or one
 // literal fewer in a clause).
-Task<> decimate_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t j) {
+Task<> decimate_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint32_t j, swwl::Pusher* pusher) {
   co_await l.store<std::uint32_t>(at(d.fixed, j), 1);
   const auto val = co_await l.load<std::uint32_t>(at(d.value, j));
   const auto begin = co_await l.load<std::uint32_t>(at(d.vrow, j));
@@ -511,17 +513,18 @@ Task<> decimate_visit(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std:
       if (lit >> 1 == j) continue;
       const auto fx = co_await l.load<std::uint32_t>(at(d.fixed, lit >> 1));
       if (fx) continue;
-      co_await push_once(l, m, w.var_stamp, phase, w.var_out, w.var_count, w.var_capacity, lit >> 1);
+      co_await push_once(l, m, pusher, w.var_stamp, phase, lit >> 1);
     }
   }
 }
 
+// decimate over the chosen variables, topo and hwwl (swwl: decimate_swwl).
 Task<> decimate_kernel(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std::uint64_t chosen,
                        std::uint32_t count) {
   const std::uint32_t i = l.global_id();
   if (i >= count) co_return;
   const auto j = co_await l.load<std::uint32_t>(at(chosen, i));
-  co_await decimate_visit(l, d, w, m, phase, j);
+  co_await decimate_visit(l, d, w, m, phase, j, nullptr);
 }
 
 // ---- topology-driven ------------------------------------------------------------
@@ -529,31 +532,57 @@ Task<> decimate_kernel(Lane& l, Dev d, Lists w, Mode m, std::uint32_t phase, std
 Task<> pi_topo(Lane& l, Dev d) {
   const std::uint32_t j = l.global_id();
   if (j >= d.vars) co_return;
-  co_await pi_visit(l, d, Lists{}, Mode::kTopo, 0, j);
+  co_await pi_visit(l, d, Lists{}, Mode::kTopo, 0, j, nullptr);
 }
 
 Task<> eta_topo(Lane& l, Dev d) {
   const std::uint32_t a = l.global_id();
   if (a >= d.clauses) co_return;
-  co_await eta_visit(l, d, Lists{}, Mode::kTopo, 0, a);
+  co_await eta_visit(l, d, Lists{}, Mode::kTopo, 0, a, nullptr);
 }
 
 // ---- shared software worklists ----------------------------------------------------
 
-// `all`: every variable (its work-item's id), else the in-list.
-Task<> pi_swwl(Lane& l, Dev d, Lists w, std::uint32_t phase, bool all) {
-  const std::uint32_t i = l.global_id();
-  if (i >= w.var_in_count) co_return;
-  std::uint32_t j = i;
-  if (!all) j = co_await l.load<std::uint32_t>(at(w.var_in, i));
-  co_await pi_visit(l, d, w, Mode::kSwwl, phase, j);
+// Each swwl kernel is one step of runtime/swwl.h over its in-list (its
+// options: push atomic / chunk / aru, a fixed work-item count, donating);
+// its pushes go to one out-list through the step's Pusher. WDO's estimate
+// of an item's work is its edge count, two loads of a CSR row a kernel
+// reads anyway: a variable's occurrences (pi: its loads are per occurrence,
+// its products quadratic in the live ones; decimate: per occurrence and the
+// clause's literals), a clause's literals (eta).
+Task<std::uint32_t> row_length(Lane& l, std::uint64_t row, std::uint32_t i) {
+  const auto b = co_await l.load<std::uint32_t>(at(row, i));
+  const auto e = co_await l.load<std::uint32_t>(at(row, i + 1));
+  co_return e - b;
 }
 
-Task<> eta_swwl(Lane& l, Dev d, Lists w, std::uint32_t phase, std::uint32_t count) {
-  const std::uint32_t i = l.global_id();
-  if (i >= count) co_return;
-  const auto a = co_await l.load<std::uint32_t>(at(w.cls, i));
-  co_await eta_visit(l, d, w, Mode::kSwwl, phase, a);
+// pi over the variable list (`all`: every variable, the items their ids),
+// pushing clauses.
+Task<> pi_swwl(Lane& l, Dev d, Lists w, std::uint32_t phase, bool all, swwl::Opts o) {
+  swwl::Pusher p(o.push, {swwl::List{w.cls, w.cls_count, w.cls_capacity}});
+  co_await swwl::step(
+      l, o, all ? 0 : w.var_in, w.var_in_count, w.donated, p,
+      [&](Lane& lane, std::uint32_t j) { return row_length(lane, d.vrow, j); },
+      [&](Lane& lane, std::uint32_t j, swwl::Pusher& q) { return pi_visit(lane, d, w, Mode::kSwwl, phase, j, &q); });
+}
+
+// eta over the clause list, pushing variables.
+Task<> eta_swwl(Lane& l, Dev d, Lists w, std::uint32_t phase, std::uint32_t count, swwl::Opts o) {
+  swwl::Pusher p(o.push, {swwl::List{w.var_out, w.var_count, w.var_capacity}});
+  co_await swwl::step(
+      l, o, w.cls, count, w.donated, p, [&](Lane& lane, std::uint32_t a) { return row_length(lane, d.crow, a); },
+      [&](Lane& lane, std::uint32_t a, swwl::Pusher& q) { return eta_visit(lane, d, w, Mode::kSwwl, phase, a, &q); });
+}
+
+// decimate over the host's chosen variables, pushing variables.
+Task<> decimate_swwl(Lane& l, Dev d, Lists w, std::uint32_t phase, std::uint64_t chosen, std::uint32_t count,
+                     swwl::Opts o) {
+  swwl::Pusher p(o.push, {swwl::List{w.var_out, w.var_count, w.var_capacity}});
+  co_await swwl::step(
+      l, o, chosen, count, w.donated, p, [&](Lane& lane, std::uint32_t j) { return row_length(lane, d.vrow, j); },
+      [&](Lane& lane, std::uint32_t j, swwl::Pusher& q) {
+        return decimate_visit(lane, d, w, Mode::kSwwl, phase, j, &q);
+      });
 }
 
 // ---- hardware worklist ---------------------------------------------------------------
@@ -566,7 +595,7 @@ Task<> hwwl_init(Lane& l, std::uint64_t overflow, std::uint64_t entries) {
 Task<> pi_hwwl_first(Lane& l, Dev d, Lists w, std::uint32_t phase) {
   const std::uint32_t j = l.global_id();
   if (j >= d.vars) co_return;
-  co_await pi_visit(l, d, w, Mode::kHwwl, phase, j);
+  co_await pi_visit(l, d, w, Mode::kHwwl, phase, j, nullptr);
 }
 
 // Persistent threads pull until DONE (WAIT: pull again); the pull at the
@@ -582,11 +611,11 @@ Task<> pull_loop(Lane& l, Visit visit) {
 }
 
 Task<> pi_hwwl(Lane& l, Dev d, Lists w, std::uint32_t phase) {
-  return pull_loop(l, [=, &l](std::uint32_t j) { return pi_visit(l, d, w, Mode::kHwwl, phase, j); });
+  return pull_loop(l, [=, &l](std::uint32_t j) { return pi_visit(l, d, w, Mode::kHwwl, phase, j, nullptr); });
 }
 
 Task<> eta_hwwl(Lane& l, Dev d, Lists w, std::uint32_t phase) {
-  return pull_loop(l, [=, &l](std::uint32_t a) { return eta_visit(l, d, w, Mode::kHwwl, phase, a); });
+  return pull_loop(l, [=, &l](std::uint32_t a) { return eta_visit(l, d, w, Mode::kHwwl, phase, a, nullptr); });
 }
 
 Task<> nothing(Lane&) { co_return; }
@@ -643,6 +672,10 @@ void run(Host& h) {
   const std::uint64_t formula_seed = h.rng()(), eta_seed = h.rng()(), walk_seed = h.rng()();
   const std::string mech = kSp.mechanism.get(cfg);
   if (mech != "hwwl") refuse(cfg, {kSp.overflow.name()}, fmt::format("{} is {}, not hwwl", kSp.mechanism.name(), mech));
+  // The software worklist's options apply to swwl only (every swwl kernel,
+  // pi, eta and decimate, pushes); donating needs work-items with more than
+  // one item.
+  const swwl::Opts sw = kSp.sw.get(cfg, kSp.mechanism.name(), mech);
   const cnf::Formula formula = load(cfg, formula_seed);
   const Factor g = factor_graph(formula);
   const std::uint32_t V = g.vars, C = g.clauses;
@@ -679,8 +712,10 @@ void run(Host& h) {
   w.cls_stamp = h.upload(std::vector<std::uint32_t>(C, kUnstamped));
   if (mode == Mode::kSwwl) {
     w.var_in = h.alloc(4ull * V), w.var_out = h.alloc(4ull * V), w.cls = h.alloc(4ull * C);
+    w.var_in_count = V;  // round 1's first list: every variable (pi's items are their ids)
     w.var_count = h.alloc(4), w.cls_count = h.alloc(4);
     w.var_capacity = V, w.cls_capacity = C;
+    if (sw.donate) w.donated = h.upload(std::vector<std::uint32_t>(1, 0));
   }
   wl::Worklist* unit = nullptr;
   std::uint64_t threads = 0;
@@ -696,10 +731,15 @@ void run(Host& h) {
   sc_core::sc_time kernel_time = sc_core::SC_ZERO_TIME;
   std::uint64_t kernels = 0, items = 0, pushes = 0, iterations = 0, rounds = 0;
   std::uint32_t phase = 0;
-  auto launch = [&](const char* name, std::uint64_t count, KernelBody body) {
+  auto launch = [&](const char* name, std::uint64_t count, KernelBody body, std::uint32_t lds = 0) {
     ++kernels;
     items += count;
-    kernel_time += h.run_kernel({name, count, kGroup, 16, 0, std::move(body)});
+    kernel_time += h.run_kernel({name, count, kGroup, 16, lds, std::move(body)});
+  };
+  // A swwl step over `count` items: swwl::threads work-items (count, or the
+  // fixed number), the LDS that ARU and WDO use.
+  auto launch_swwl = [&](const char* name, std::uint32_t count, KernelBody body) {
+    launch(name, swwl::threads(sw, count), std::move(body), swwl::lds_bytes(sw));
   };
   auto zero = [&](std::uint64_t addr) {
     const std::uint32_t z = 0;
@@ -739,20 +779,19 @@ void run(Host& h) {
         ++iterations;
         converged = read(d.flag) == 0;
       } else if (mode == Mode::kSwwl) {
-        if (first) w.var_in_count = V;
         if (w.var_in_count == 0) {
           converged = true;
           break;
         }
         zero(w.cls_count);
         const std::uint32_t pi_phase = ++phase;
-        launch("sp_pi_swwl", w.var_in_count, [=](Lane& l) { return pi_swwl(l, d, w, pi_phase, first); });
+        launch_swwl("sp_pi_swwl", w.var_in_count, [=](Lane& l) { return pi_swwl(l, d, w, pi_phase, first, sw); });
         const std::uint32_t ncls = read(w.cls_count);
         overflowed("clauses", ncls, C);
         pushes += ncls;
         zero(w.var_count);
         const std::uint32_t eta_phase = ++phase;
-        if (ncls) launch("sp_eta_swwl", ncls, [=](Lane& l) { return eta_swwl(l, d, w, eta_phase, ncls); });
+        if (ncls) launch_swwl("sp_eta_swwl", ncls, [=](Lane& l) { return eta_swwl(l, d, w, eta_phase, ncls, sw); });
         const std::uint32_t nvars = ncls ? read(w.var_count) : 0;
         overflowed("variables", nvars, V);
         pushes += nvars;
@@ -840,7 +879,10 @@ void run(Host& h) {
     h.copy_in(chosen, order.data(), 4ull * fix);
     const std::uint32_t dec_phase = ++phase;
     if (mode == Mode::kSwwl) zero(w.var_count);
-    launch("sp_decimate", fix, [=](Lane& l) { return decimate_kernel(l, d, w, mode, dec_phase, chosen, fix); });
+    if (mode == Mode::kSwwl)
+      launch_swwl("sp_decimate", fix, [=](Lane& l) { return decimate_swwl(l, d, w, dec_phase, chosen, fix, sw); });
+    else
+      launch("sp_decimate", fix, [=](Lane& l) { return decimate_kernel(l, d, w, mode, dec_phase, chosen, fix); });
     if (mode == Mode::kSwwl) {
       const std::uint32_t nvars = read(w.var_count);
       overflowed("variables", nvars, V);
@@ -955,6 +997,7 @@ void run(Host& h) {
   h.result("kernels", kernels);
   h.result("work_items", items);
   if (mode == Mode::kSwwl) h.result("pushes", pushes);
+  if (sw.donate) h.result("donated", h.download<std::uint32_t>(w.donated, 1)[0]);
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
 
   const bool paramagnetic_report = sp_end == "paramagnetic" && falsified_by_sp == 0;
