@@ -288,7 +288,7 @@ INSTANTIATE_TEST_SUITE_P(Mechanisms, SpFile, ::testing::Values("topo", "swwl", "
 // satisfies every clause (sp_end all_satisfied, no WalkSAT); swwl, whose
 // data-driven surveys differ (a survey that moved by epsilon or less
 // wakes nothing), fixes every literal of a clause false in round 9: a
-// contradiction, exit 3.
+// contradiction, outcome unsolved (exit 0).
 TEST(SpOutcome, DecimationPastTheParamagneticState) {
   const auto d = test::scratch_dir();
   const std::string in = (d / "planted.cnf").string();
@@ -303,16 +303,23 @@ TEST(SpOutcome, DecimationPastTheParamagneticState) {
   EXPECT_EQ(r["fixed_by_sp"], 40);
   EXPECT_EQ(r["rounds"], 10);
   EXPECT_EQ(r["fixed_by_walksat"], 0);
-  auto f = run_fgsim(args + " --set sp.mechanism=swwl --quiet");
-  EXPECT_EQ(f.code, 3) << f.err;
-  EXPECT_NE(f.err.find("sp: no assignment: decimation round 9 fixed every literal of clause"), std::string::npos)
-      << f.err;
+  auto f = run_json(args + " --set sp.mechanism=swwl");
+  ASSERT_FALSE(f.is_null());
+  const auto& fr = f["workload"]["results"];
+  EXPECT_EQ(fr["outcome"], "unsolved");
+  EXPECT_EQ(fr["sp_end"], "contradiction");
+  EXPECT_EQ(fr["rounds"], 9);
+  EXPECT_EQ(fr["walksat_flips"], 0);  // WalkSAT does not run after a contradiction
+  EXPECT_NE(f["workload"]["checks"].back().get<std::string>().find(
+                "at a contradiction (decimation round 9 fixed every literal of clause"),
+            std::string::npos)
+      << f["workload"]["checks"].dump();
 }
 
 // Every sign pattern of three variables: unsatisfiable. SP's surveys go
 // trivial at once (the paramagnetic state) and WalkSAT finds nothing: the
 // documented outcome "unsolved", exit 0, an empty --output (nothing fixed).
-// Capped at one iteration, SP does not converge: then no assignment is exit 3.
+// Capped at one iteration, SP does not converge: outcome unsolved too.
 const char* kUnsat = "p cnf 3 8\n1 2 3 0\n1 2 -3 0\n1 -2 3 0\n1 -2 -3 0\n-1 2 3 0\n-1 2 -3 0\n-1 -2 3 0\n-1 -2 -3 0\n";
 
 TEST(SpOutcome, UnsatisfiableFormula) {
@@ -327,10 +334,10 @@ TEST(SpOutcome, UnsatisfiableFormula) {
   EXPECT_EQ(r["walksat_flips"], 10000);
   EXPECT_EQ(r["unsatisfied_clauses"], 1);
   EXPECT_EQ(test::slurp(out), "");
-  auto f = run_fgsim("run sp --set gpu.cus=2 --set sp.walksat.flips=10000 --set sp.max_iterations=1 --input " + in +
-                     " --quiet");
-  EXPECT_EQ(f.code, 3) << f.err;
-  EXPECT_NE(f.err.find("sp: no assignment: SP ended without converging in 1 iterations"), std::string::npos) << f.err;
+  auto f = run_json("run sp --set gpu.cus=2 --set sp.walksat.flips=10000 --set sp.max_iterations=1 --input " + in);
+  ASSERT_FALSE(f.is_null());
+  EXPECT_EQ(f["workload"]["results"]["outcome"], "unsolved");
+  EXPECT_EQ(f["workload"]["results"]["sp_end"], "unconverged");
 }
 
 // The hardware worklist's golden model and its Verilated RTL give the same

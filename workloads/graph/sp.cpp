@@ -58,13 +58,16 @@
 // a host implementation of the same phases (all edges, within 1e-5), the
 // first bias against the host's from the device's surveys and the device's
 // fixed variables, values and satisfied clauses against the host's record
-// of the decimation, and the end: the full assignment (SP's fixed
-// variables, WalkSAT's) satisfies every clause, or SP ended in the
-// paramagnetic state with no clause falsified by its fixed variables and
-// WalkSAT found no assignment of the rest in its flips (reported as
-// outcome "unsolved", exit 0, as LonestarGPU's SP ends at that state).
-// Anything else (a contradiction; no convergence and WalkSAT failing) is
-// exit 3. `--output FILE`: "v value" per variable (DIMACS ids, 0/1); an
+// of the decimation, and at the end that SP's fixed variables falsify a
+// clause exactly when decimation reported a contradiction. The end is a
+// result: outcome "satisfied" (SP's fixed variables and WalkSAT's satisfy
+// every clause) or "unsolved" (SP ended in the paramagnetic state, without
+// converging or at a contradiction, and WalkSAT found no assignment of the
+// rest in its flips; `sp_end` says which), exit 0 either way: SP is a
+// heuristic and fails on hard formulas near the threshold (ratio 4.2 is
+// close to 3-SAT's 4.27), which is not a fault of the simulated machine
+// (until 2026-11-28 all but the paramagnetic case were exit 3; half the
+// default formula's seeds then failed). `--output FILE`: "v value" per variable (DIMACS ids, 0/1); an
 // unsolved run writes SP's fixed variables only.
 #include <algorithm>
 #include <chrono>
@@ -1000,25 +1003,34 @@ void run(Host& h) {
   if (sw.donate) h.result("donated", h.download<std::uint32_t>(w.donated, 1)[0]);
   h.result("kernel_ns", kernel_time.to_seconds() * 1e9);
 
-  const bool paramagnetic_report = sp_end == "paramagnetic" && falsified_by_sp == 0;
-  const bool ok = satisfied || paramagnetic_report;
-  h.check(ok,
-          satisfied ? fmt::format("sp: the assignment ({} variables fixed by SP in {} rounds, {} by WalkSAT) "
-                                  "satisfies all {} clauses",
-                                  fixed_by_sp, rounds, by_walksat, C)
-          : ok      ? fmt::format("sp: paramagnetic state after {} rounds; SP's {} fixed variables falsify no clause; "
-                                       "WalkSAT found no assignment of the remaining {} clauses in {} flips "
-                                       "(outcome unsolved)",
-                                  rounds, fixed_by_sp, rstart.size() - 1, walk.flips)
-          : contradiction
-              ? fmt::format("sp: no assignment: decimation round {} fixed every literal of clause {} false (a "
-                            "contradiction; the formula may be unsatisfiable)",
-                            rounds, contradiction)
-              : fmt::format("sp: no assignment: SP ended {} after {} rounds and WalkSAT left {} of the remaining {} "
-                            "clauses unsatisfied after {} flips (first unsatisfied clause: {})",
-                            sp_end == "unconverged" ? fmt::format("without converging in {} iterations", max_iterations)
-                                                    : "in state " + sp_end,
-                            rounds, unsatisfied, rstart.size() - 1, walk.flips, first_unsat + 1));
+  // SP is a heuristic: a run that ends without an assignment (the
+  // paramagnetic state, no convergence or a contradiction, and WalkSAT
+  // failing on the rest) is a result, outcome "unsolved", not a fault; the
+  // device's work was checked against the host's above. The check here:
+  // the fixed variables falsify a clause exactly when decimation reported a
+  // contradiction.
+  const bool consistent = contradiction ? falsified_by_sp > 0 : falsified_by_sp == 0;
+  const std::string ended =
+      sp_end == "unconverged" ? fmt::format("without converging in {} iterations", max_iterations)
+      : contradiction ? fmt::format("at a contradiction (decimation round {} fixed every literal of clause {} false)",
+                                    rounds, contradiction)
+                      : "in state " + sp_end;
+  h.check(consistent,
+          !consistent ? fmt::format("sp: SP's fixed variables falsify {} clauses, but decimation {}", falsified_by_sp,
+                                    contradiction ? fmt::format("reported a contradiction at clause {}", contradiction)
+                                                  : "reported none")
+          : satisfied
+              ? fmt::format("sp: the assignment ({} variables fixed by SP in {} rounds, {} by WalkSAT) "
+                            "satisfies all {} clauses",
+                            fixed_by_sp, rounds, by_walksat, C)
+              : fmt::format("sp: outcome unsolved: SP ended {} after {} rounds{}; SP's {} fixed variables "
+                            "falsify {} clauses{}",
+                            ended, rounds,
+                            contradiction ? std::string()
+                                          : fmt::format(" and WalkSAT left {} of the remaining {} clauses "
+                                                        "unsatisfied after {} flips (first: clause {})",
+                                                        unsatisfied, rstart.size() - 1, walk.flips, first_unsat + 1),
+                            fixed_by_sp, falsified_by_sp, contradiction ? ", its contradiction" : ""));
 
   // --output: the assignment, or SP's fixed variables when unsolved.
   for (std::uint32_t j = 0; j < V; ++j)
