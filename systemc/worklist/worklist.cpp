@@ -183,6 +183,7 @@ struct Worklist::Request {
   bool whole_wave = false;
   const void* wave = nullptr;  // the wavefront (spinning waiters' wait time)
   Tick at = 0;                 // submitted (SystemC time)
+  std::uint64_t seq = 0;       // submission order
 };
 
 Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
@@ -357,6 +358,8 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
   last_counts_.assign(in_.pull.size(), 0);
   counts_.assign(in_.pull.size(), 0);
   core_has_work_.assign(cores, false);
+  queue_.resize(cores);
+  queue_left_.assign(cores, 0);
   SC_HAS_PROCESS(Worklist);
   SC_THREAD(run);
 }
@@ -430,7 +433,6 @@ void Worklist::submit(IssueContext& c, bool push) {
     const unsigned b = l.lane_id() & lane_mask_;
     r->bank.push_back(b);
     if (masks_) r->need |= std::uint64_t{1} << b;
-    if (!push && !active_lanes_.empty()) active_lanes_.erase(&l);  // back at the pull: no longer active
     if (!push && active_threads) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
     if (push) {
       const auto id = static_cast<std::uint32_t>(l.pending.value);
@@ -439,6 +441,14 @@ void Worklist::submit(IssueContext& c, bool push) {
       r->ids.push_back(id);
     }
   });
+  if (!push && active_lanes_ != 0) {
+    // Its lanes are back at the pull: no longer active.
+    if (auto it = active_waves_.find(&c.wave()); it != active_waves_.end()) {
+      const std::uint64_t back = it->second & c.mask();
+      active_lanes_ -= static_cast<std::size_t>(std::popcount(back));
+      if ((it->second &= ~back) == 0) active_waves_.erase(it);
+    }
+  }
   // Only a wavefront whose every live lane is at this pull may block on WAIT:
   // diverged lanes elsewhere may hold the work the others wait for.
   r->whole_wave = c.active() == c.wave().live();
@@ -449,8 +459,19 @@ void Worklist::submit(IssueContext& c, bool push) {
   // CU must not run ahead of the wake-up (tight).
   r->h = c.block(push ? "wlpush" : "wlpull", true);
   r->at = sc_core::sc_time_stamp().value();
-  pending_.push_back(std::move(r));
+  r->seq = next_seq_++;
+  queue_left_[r->core] += r->left;
+  queue_[r->core].push_back(std::move(r));
+  ++pending_;
   wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Worklist::activate(const void* wave, const Lane& l) {
+  std::uint64_t& m = active_waves_[wave];
+  const std::uint64_t bit = std::uint64_t{1} << l.lane_id();
+  if (m & bit) return;
+  m |= bit;
+  ++active_lanes_;
 }
 
 void Worklist::set_activity(const Lane& l, Activity a, std::uint64_t cycle) {
@@ -472,7 +493,8 @@ void Worklist::record_activity(std::uint64_t cycle) {
 }
 
 void Worklist::kernel_done() {
-  active_lanes_.clear();  // the kernel's threads have ended
+  active_waves_.clear();  // the kernel's threads have ended
+  active_lanes_ = 0;
   spin_since_.clear();
   if (active_threads) {
     activity_.clear();
@@ -487,7 +509,7 @@ void Worklist::kernel_done() {
 unsigned Worklist::work_inside() const { return static_cast<unsigned>(inside_); }
 
 bool Worklist::in_use() const {
-  return inside_ != 0 || hvu_.held() != 0 || !pending_.empty() || !waiting_.empty() || !active_lanes_.empty();
+  return inside_ != 0 || hvu_.held() != 0 || pending_ != 0 || !waiting_.empty() || active_lanes_ != 0;
 }
 
 std::string Worklist::where() const {
@@ -495,8 +517,7 @@ std::string Worklist::where() const {
   const std::string v = hvu_.where();
   if (!v.empty()) w += (w.empty() ? "" : "; ") + v;
   const std::string act =
-      double_buf_ ? ""
-                  : fmt::format("; single-buffer mode, {} lanes active since their last pull", active_lanes_.size());
+      double_buf_ ? "" : fmt::format("; single-buffer mode, {} lanes active since their last pull", active_lanes_);
   if (inside_ == 0) return "nothing inside" + act;
   return fmt::format("{} work IDs{}{}{}", inside_, w.empty() ? "" : ": ", w, act);
 }
@@ -525,42 +546,66 @@ void Worklist::step_cycle(bool idle) {
     used.assign(n, false);
     ports_taken_.assign(cores_, 0);
     core_used_.assign(cores_, 0);
-    for (auto& rp : pending_) {
-      Request& r = *rp;
-      if (r.at >= now) continue;  // arrives after this cycle's sample
-      if (ports_taken_[r.core] == lanes_) {
-        // Every bank port of the core is taken: each lane left tries again.
-        port_retries += r.left;
-        continue;
-      }
-      if (masks_) {
-        if (r.stale) {
-          r.need = 0;
-          for (std::size_t i = 0; i < r.lanes.size(); ++i)
-            if (!r.done[i]) r.need |= std::uint64_t{1} << r.bank[i];
-          r.stale = false;
+    // Requests of different cores never compete for a port: each core's
+    // queue in submission order, then the presented lanes in the order of
+    // all requests (the answers' order: pushes and pulls of several cores
+    // move the occupancy peak and the virtualization unit's queues).
+    blocks_.clear();
+    for (unsigned c = 0; c < cores_; ++c) {
+      std::vector<std::unique_ptr<Request>>& q = queue_[c];
+      std::size_t k = 0, seen = 0;  // requests visited, their lanes left
+      for (; k < q.size(); ++k) {
+        Request& r = *q[k];
+        // Arrives after this cycle's sample, and so do the later ones
+        // (submission order is SystemC time order).
+        if (r.at >= now) break;
+        if (ports_taken_[c] == lanes_) break;
+        seen += r.left;
+        if (masks_) {
+          if (r.stale) {
+            r.need = 0;
+            for (std::size_t i = 0; i < r.lanes.size(); ++i)
+              if (!r.done[i]) r.need |= std::uint64_t{1} << r.bank[i];
+            r.stale = false;
+          }
+          if ((r.need & ~core_used_[c]) == 0) {
+            // Every bank it needs has been taken this cycle (a spinning core
+            // has many such requests): each lane left tries again.
+            port_retries += r.left;
+            continue;
+          }
         }
-        if ((r.need & ~core_used_[r.core]) == 0) {
-          // Every bank it needs has been taken this cycle (a spinning core
-          // has many such requests): each lane left tries again.
-          port_retries += r.left;
-          continue;
+        const std::size_t first = presented.size();
+        for (std::size_t i = 0; i < r.lanes.size(); ++i) {
+          if (r.done[i]) continue;
+          const std::size_t bank = std::size_t{c} * lanes_ + r.bank[i];
+          if (used[bank]) {
+            ++port_retries;
+            continue;
+          }
+          used[bank] = true;
+          if (masks_) core_used_[c] |= std::uint64_t{1} << r.bank[i];
+          ++ports_taken_[c];
+          (r.push ? in_.push : in_.pull)[bank] = true;
+          if (r.push) in_.push_id[bank] = r.ids[i];
+          presented.push_back({&r, i, bank});
         }
+        if (presented.size() != first) blocks_.push_back({r.seq, first, presented.size()});
       }
-      for (std::size_t i = 0; i < r.lanes.size(); ++i) {
-        if (r.done[i]) continue;
-        const std::size_t bank = std::size_t{r.core} * lanes_ + r.bank[i];
-        if (used[bank]) {
-          ++port_retries;
-          continue;
-        }
-        used[bank] = true;
-        if (masks_) core_used_[r.core] |= std::uint64_t{1} << r.bank[i];
-        ++ports_taken_[r.core];
-        (r.push ? in_.push : in_.pull)[bank] = true;
-        if (r.push) in_.push_id[bank] = r.ids[i];
-        presented.push_back({&r, i, bank});
+      if (k < q.size() && ports_taken_[c] == lanes_) {
+        // Every bank port of the core is taken: each lane left of the
+        // requests that have arrived tries again.
+        std::size_t late = 0;
+        for (std::size_t j = q.size(); j > k && q[j - 1]->at >= now; --j) late += q[j - 1]->left;
+        port_retries += queue_left_[c] - seen - late;
       }
+    }
+    if (blocks_.size() > 1 && cores_ > 1) {
+      std::sort(blocks_.begin(), blocks_.end(), [](const Block& a, const Block& b) { return a.seq < b.seq; });
+      ordered_.clear();
+      for (const Block& b : blocks_)
+        ordered_.insert(ordered_.end(), presented.begin() + b.begin, presented.begin() + b.end);
+      presented.swap(ordered_);
     }
   }
   const bool hvu = hvu_.enabled();
@@ -581,7 +626,7 @@ void Worklist::step_cycle(bool idle) {
   if (presented.empty()) ++idle_cycles;
   const Tick end = now + clock_.period() / 2;
   ++cycle_;
-  std::size_t finished = 0;  // requests whose last lane was answered this cycle
+  finished_.clear();  // requests whose last lane was answered this cycle, in submission order
   for (const Presented& p : presented) {
     Request& r = *p.r;
     Lane& l = *r.lanes[p.i];
@@ -606,11 +651,11 @@ void Worklist::step_cycle(bool idle) {
         --inside_;
         l.pending.result = out.pull_id[p.bank];
         r.all_wait = false;
-        active_lanes_.insert(&l);
+        activate(r.wave, l);
         if (active_threads) set_activity(l, Activity::Active, cycle_ - 1);
       } else if (st == hwwl::kPullWait && hvu && hvu_.pull_waits(r.core, static_cast<unsigned>(p.bank % lanes_), now)) {
         continue;  // the core's overflow buffer has work: the pull waits for the refill (the lane tries again)
-      } else if (st == hwwl::kPullWait || (!double_buf_ && !active_lanes_.empty())) {
+      } else if (st == hwwl::kPullWait || (!double_buf_ && active_lanes_ != 0)) {
         // Single-buffer mode: the system is empty, but active threads may
         // still push (Sec. III-C): WAIT, not DONE.
         if (st != hwwl::kPullWait) ++done_holds;
@@ -625,24 +670,23 @@ void Worklist::step_cycle(bool idle) {
     }
     r.done[p.i] = true;
     r.stale = true;
-    if (--r.left == 0) ++finished;
+    --queue_left_[r.core];
+    if (--r.left == 0) finished_.push_back(&r);
   }
   if (hvu) hvu_.end_cycle(now);
   // Progress for the livelock rule: anything answered but WAIT, or taken in.
   bool moved = swapped || hvu_taken.any;
   for (const Presented& p : presented)
     if (p.r->push || out.pull_status[p.bank] != hwwl::kPullWait) moved = true;
-  // Finished requests: deliver, or block the all-WAIT pulls. One pass that
-  // keeps the others in submission order (their port priority); nothing
-  // submits while it runs (a wake-up is a notification to the CU).
-  std::size_t kept = finished ? 0 : pending_.size();
-  for (std::size_t k = kept; k < pending_.size(); ++k) {
-    if (pending_[k]->left != 0) {
-      if (kept != k) pending_[kept] = std::move(pending_[k]);
-      ++kept;
-      continue;
-    }
-    std::unique_ptr<Request> r = std::move(pending_[k]);
+  // Finished requests: deliver, or block the all-WAIT pulls, in submission
+  // order; the others keep theirs (their port priority). Nothing submits
+  // while this runs (a wake-up is a notification to the CU).
+  for (Request* done : finished_) {
+    std::vector<std::unique_ptr<Request>>& q = queue_[done->core];
+    auto it = std::find_if(q.begin(), q.end(), [done](const std::unique_ptr<Request>& p) { return p.get() == done; });
+    std::unique_ptr<Request> r = std::move(*it);
+    q.erase(it);
+    --pending_;
     if (!r->push && r->all_wait && r->whole_wave && !spin_) {
       ++wait_blocks;
       waiting_.push_back(std::move(r));
@@ -654,16 +698,15 @@ void Worklist::step_cycle(bool idle) {
         if (r->all_wait && r->whole_wave) {
           ++wait_spins;
           spin_since_.try_emplace(r->wave, r->at);
-        } else if (auto it = spin_since_.find(r->wave); it != spin_since_.end()) {
-          wait_ticks_ += at - it->second;
-          spin_since_.erase(it);
+        } else if (auto sit = spin_since_.find(r->wave); sit != spin_since_.end()) {
+          wait_ticks_ += at - sit->second;
+          spin_since_.erase(sit);
         }
       }
       deliver(*r, at);
       recycle(std::move(r));
     }
   }
-  pending_.resize(kept);
   bool same = presented.empty() && !hvu_taken.any && !swapped;
   backend_->pull_counts(double_buf_, lanes_, counts_);
   for (unsigned c = 0; c < cores_; ++c) {
@@ -682,10 +725,9 @@ void Worklist::step_cycle(bool idle) {
     // for livelock_ cycles nothing but WAIT answered, nothing taken in and
     // no count moved: no pull will ever reach that work.
     const bool counts_same = last_counts_ == counts_;
-    stuck_cycles_ =
-        !moved && counts_same && active_lanes_.empty() && (inside_ != 0 || hvu_.held() != 0) && !hvu_.active()
-            ? stuck_cycles_ + 1
-            : 0;
+    stuck_cycles_ = !moved && counts_same && active_lanes_ == 0 && (inside_ != 0 || hvu_.held() != 0) && !hvu_.active()
+                        ? stuck_cycles_ + 1
+                        : 0;
     if (stuck_cycles_ >= livelock_)
       throw SimFault(
           fmt::format("worklist: livelock: every lane of the kernel has pulled WAIT for {} cycles and "
@@ -700,7 +742,7 @@ void Worklist::step_cycle(bool idle) {
   // Blocked waiters retry when one of their banks has work or nothing is left.
   for (std::size_t k = 0; k < waiting_.size();) {
     Request& r = *waiting_[k];
-    bool go = out.sys_empty && (double_buf_ || active_lanes_.empty());
+    bool go = out.sys_empty && (double_buf_ || active_lanes_ == 0);
     if (!go && core_has_work_[r.core])
       for (Lane* l : r.lanes)
         if (last_counts_[std::size_t{r.core} * lanes_ + (l->lane_id() & lane_mask_)] != 0) {
@@ -783,19 +825,18 @@ void Worklist::run() {
       // redistribution is bringing work; a new request wakes the unit and
       // the skipped cycles are stepped then). With nothing else running the
       // kernel then ends in a deadlock diagnosis instead of spinning.
-      const bool empty = pending_.empty() && waiting_.empty() && !swap_ && inside_ == 0;
+      const bool empty = pending_ == 0 && waiting_.empty() && !swap_ && inside_ == 0;
       // The virtualization unit may hold work then only if nothing will load
       // it (every wavefront that could pull it is blocked): a fault, which
       // then ends as the deadlock diagnosis too, with the buffer in it. Its
       // requests in flight keep the unit awake.
-      const bool settled =
-          pending_.empty() && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ && !hvu_.active();
+      const bool settled = pending_ == 0 && !swap_ && !waiting_.empty() && quiet_cycles_ >= settle_ && !hvu_.active();
       // Fast-forward (docs/worklists.md): no request, and the banks' counts
       // have not moved for the backend's window of idle cycles: a fixpoint,
       // in which nothing moves until the next request. The unit sleeps and
       // skips the cycles when it wakes.
       // The virtualization unit must hold nothing: awake, it would refill.
-      const bool fixpoint = still() && pending_.empty() && !swap_ && hvu_.quiet();
+      const bool fixpoint = still() && pending_ == 0 && !swap_ && hvu_.quiet();
       if (empty || settled || fixpoint) {
         skip_ok_ = window_ != 0 && !hvu_.active() && (inside_ == 0 || still());
         wait(wake_);
@@ -817,7 +858,7 @@ void Worklist::run() {
       // one in which something may move (a redistribution tick, the network,
       // the virtualization unit) change nothing but the cyclic counters; the
       // unit waits for that cycle or a request, and skips the cycles before.
-      if (window_ != 0 && pending_.empty() && !swap_) {
+      if (window_ != 0 && pending_ == 0 && !swap_) {
         const std::uint64_t next = next_event();
         if (next > cycle_) {
           if (next == kNever)

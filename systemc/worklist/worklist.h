@@ -33,7 +33,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <systemc>
@@ -141,7 +140,21 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   bool skip_ok_ = false;               // the unit slept in a fixpoint
   std::uint64_t interval_ = 1;         // redistribution interval
   bool redistributes_ = false;         // a scheme with redistribution ticks
-  std::vector<std::unique_ptr<Request>> pending_, waiting_;
+  // Requests not yet answered, per core in submission order (a core's
+  // banks' ports are its own), the lanes left in each core's, and how many
+  // in all.
+  std::vector<std::vector<std::unique_ptr<Request>>> queue_;
+  std::vector<std::size_t> queue_left_;
+  std::size_t pending_ = 0;
+  std::uint64_t next_seq_ = 0;  // submission order
+  std::vector<std::unique_ptr<Request>> waiting_;
+  struct Block {  // step_cycle() scratch: a request's presented lanes
+    std::uint64_t seq;
+    std::size_t begin, end;
+  };
+  std::vector<Block> blocks_;
+  std::vector<Presented> ordered_;
+  std::vector<Request*> finished_;
   // Answered requests, kept for reuse (a spinning wavefront submits one per
   // pull: their vectors keep their capacity).
   std::vector<std::unique_ptr<Request>> free_;
@@ -155,7 +168,12 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   // no more work in the system and all threads are waiting; while a lane is
   // active the unit answers WAIT instead (done_holds).
   // Both modes: the lanes holding a work ID (the livelock rule of spinning waiters).
-  std::unordered_set<const Lane*> active_lanes_;
+  // Per wavefront, a mask of its active lanes (by lane id; a wavefront is at
+  // most 64 lanes wide), and how many lanes are active in all: a pull finds
+  // its wavefront's entry once instead of erasing each lane from a set.
+  std::unordered_map<const void*, std::uint64_t> active_waves_;
+  std::size_t active_lanes_ = 0;
+  void activate(const void* wave, const Lane& l);
   // Spinning waiters (worklist.waiters = spin): per wavefront, when its first
   // all-WAIT pull was submitted (for the wait time); cycles in which nothing
   // moved while every lane waited, and the limit that makes it a livelock.
