@@ -528,7 +528,10 @@ void ComputeUnit::process_wakes(Tick t) {
     if (std::exchange(w->tight, false)) --tight_blocked_;
     const std::uint64_t held = std::exchange(w->held, 0);
     w->what.clear();
-    if (wk.resume) w->resume(held);  // otherwise the held lanes issue the operation again
+    if (wk.resume)
+      w->resume(held);
+    else
+      w->hold_at_one_site(held);  // the held lanes issue the operation again
     after_issue(w, w->ready);
   }
 }

@@ -94,6 +94,7 @@ Wavefront::Wavefront(Workgroup& wg, std::uint32_t first_local, std::uint32_t wid
 Wavefront::~Wavefront() = default;
 
 void Wavefront::resume_lane(Lane& l) {
+  one_site_ = 0;
   l.current.resume();
   if (l.done) {
     --live_;
@@ -131,6 +132,10 @@ void Wavefront::start() {
 std::uint64_t Wavefront::select(bool& divergent) const {
   // One pass. The best site only moves to earlier sites, so a lane at the
   // final best site is never seen before the lane that made it the best.
+  if (one_site_ != 0 && one_site_ == avail_) {
+    divergent = false;
+    return avail_;
+  }
   const Lane* best = nullptr;
   Site best_site{};
   bool have_site = false;  // best_site computed (only once lanes diverge)
@@ -191,6 +196,7 @@ void Wavefront::end() {
   }
   live_ = 0;
   avail_ = 0;
+  one_site_ = 0;
   at_barrier_ = 0;
   at_sync_ = 0;
 }

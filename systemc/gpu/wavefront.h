@@ -66,6 +66,11 @@ class Wavefront {
   std::uint64_t select(bool& divergent) const;
   // Resume the given lanes past their operation.
   void resume(std::uint64_t mask);
+  // The given lanes, selected together, stay at their operation to issue it
+  // again (ComputeUnit::wake without resume): while no lane resumes and they
+  // are the live lanes select() looks at, select() returns them without
+  // reading the lanes.
+  void hold_at_one_site(std::uint64_t mask) { one_site_ = mask; }
   // End every live lane now (IssueContext::exit): the wavefront is finished.
   void end();
   // The given lanes wait at the workgroup barrier.
@@ -112,7 +117,8 @@ class Wavefront {
   std::vector<Task<void>> tasks_;
   void release_sync_if_complete();
   std::uint32_t live_ = 0, at_barrier_ = 0, at_sync_ = 0;
-  std::uint64_t avail_ = 0;  // live lanes not waiting at a barrier (what select() looks at)
+  std::uint64_t avail_ = 0;     // live lanes not waiting at a barrier (what select() looks at)
+  std::uint64_t one_site_ = 0;  // lanes known to wait at one site (hold_at_one_site), until a lane resumes
 };
 
 }  // namespace fg

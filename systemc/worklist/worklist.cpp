@@ -20,6 +20,9 @@ namespace fg::wl {
 
 namespace {
 
+// PendingOp::n of a wl_pull_spin (0: wl_pull).
+constexpr std::uint64_t kSpinPull = 1;
+
 // Defaults: the paper's design point (Kim & Batten, ../shared/papers/001):
 // 16 lanes per core (Sec. IV-A), 32 entries per bank (Sec. IV-E: "32 entries
 // per bank achieves most of the performance"), work threshold 5 and a
@@ -522,7 +525,12 @@ std::string Worklist::where() const {
   return fmt::format("{} work IDs{}{}{}", inside_, w.empty() ? "" : ": ", w, act);
 }
 
-void Worklist::deliver(Request& r, Tick at) { r.h.cu->wake(r.h, at, true); }
+void Worklist::deliver(Request& r, Tick at) {
+  // A wl_pull_spin that got WAIT on every lane: the lanes would only issue
+  // it again, so they do so without being resumed (their results stay WAIT).
+  const bool again = !r.push && r.all_wait && r.lanes.front()->pending.n == kSpinPull;
+  r.h.cu->wake(r.h, at, !again);
+}
 
 void Worklist::step_cycle(bool idle) {
   const std::size_t n = in_.pull.size();
@@ -962,7 +970,10 @@ const RegisterMechanism kMechanism{
 }  // namespace
 
 OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc) {
-  return l.op<std::uint32_t>(kPull, loc, [](PendingOp&) {});
+  return l.op<std::uint32_t>(kPull, loc, [](PendingOp& o) { o.n = 0; });
+}
+OpAwaiter<std::uint32_t> wl_pull_spin(Lane& l, Lane::Loc loc) {
+  return l.op<std::uint32_t>(kPull, loc, [](PendingOp& o) { o.n = kSpinPull; });
 }
 OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc) {
   return l.op(kPush, loc, [id](PendingOp& o) { o.value = id; });

@@ -7,6 +7,7 @@
 //   co_await wl_init(l, base, n);    // wlinit: overflow buffer, n entries per core (hvu.h)
 //   co_await wl_cfg(l, true);        // wlcfg: double-buffer mode
 //   const std::uint32_t r = co_await wl_pull(l);   // wlpull: a work ID, kWait or kDone
+//   r = co_await wl_pull_spin(l);    // the same, where WAIT leads straight back here
 //   co_await wl_push(l, id);         // wlpush
 //
 // Lane i of a wavefront uses bank i mod worklist.lanes of its CU's core. The
@@ -207,6 +208,15 @@ class Worklist : public sc_core::sc_module, public Mechanism {
 
 // Device functions (kernels co_await them).
 OpAwaiter<std::uint32_t> wl_pull(Lane& l, Lane::Loc loc = Lane::Loc::current());
+// wlpull where the kernel's WAIT path is empty: a lane that gets WAIT here
+// does nothing before it issues this same pull again (the pull at the bottom
+// of a pull loop: `for (;;) { if (u == kDone) break; if (u != kWait) visit(u);
+// u = co_await wl_pull_spin(l); }`). The unit then answers a pull that got
+// WAIT on every lane by letting the lanes issue it again without resuming
+// them, which is what their code would do: the same instruction, lane
+// accesses and cycles, without running the lanes' coroutines. Only a kernel
+// for which that holds may use it.
+OpAwaiter<std::uint32_t> wl_pull_spin(Lane& l, Lane::Loc loc = Lane::Loc::current());
 OpAwaiter<void> wl_push(Lane& l, std::uint32_t id, Lane::Loc loc = Lane::Loc::current());
 OpAwaiter<void> wl_cfg(Lane& l, bool double_buf, Lane::Loc loc = Lane::Loc::current());
 OpAwaiter<void> wl_init(Lane& l, std::uint64_t base, std::uint64_t entries, Lane::Loc loc = Lane::Loc::current());

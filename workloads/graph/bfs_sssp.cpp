@@ -354,14 +354,17 @@ Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t 
 // threads ... reconverge when the active threads pull again", Sec. III-C). A
 // pull at the top would be issued again and again ahead of the working lanes.
 // It is defined after every visit function: the min-PC rule orders sites by
-// file position, and the pull must come after the visit's operations.
+// file position, and the pull must come after the visit's operations. The
+// bottom pull is wl_pull_spin: a lane that got WAIT there does nothing but
+// pull again, so the unit re-issues an all-WAIT pull without resuming the
+// lanes (the same instructions and accesses; worklist.h).
 template <class Visit>
 Task<> pull_loop(Lane& l, Visit visit) {
   std::uint32_t u = co_await wl::wl_pull(l);
   for (;;) {
     if (u == wl::kDone) break;
     if (u != wl::kWait) co_await visit(u);
-    u = co_await wl::wl_pull(l);
+    u = co_await wl::wl_pull_spin(l);
   }
 }
 

@@ -581,7 +581,7 @@ Task<> pull_loop(Lane& l, Visit visit) {
   for (;;) {
     if (id == wl::kDone) break;
     if (id != wl::kWait) co_await visit(id);
-    id = co_await wl::wl_pull(l);
+    id = co_await wl::wl_pull_spin(l);
   }
 }
 

@@ -596,7 +596,7 @@ Task<> force_hwwl(Lane& l, Dev d, bool correct) {
   for (;;) {
     if (id == wl::kDone) break;
     if (id != wl::kWait) co_await force_body(l, d, static_cast<std::int32_t>(id), correct);
-    id = co_await wl::wl_pull(l);
+    id = co_await wl::wl_pull_spin(l);
   }
 }
 
