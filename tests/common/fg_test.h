@@ -6,6 +6,7 @@
 // (someone ran the binary without a filter) skips instead of failing oddly.
 #pragma once
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -250,6 +251,16 @@ inline std::string preset_arg(const std::string& p) { return p == "default" ? ""
 inline std::string mechanism_preset_name(const ::testing::TestParamInfo<std::tuple<const char*, const char*>>& i) {
   return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
 }
+
+// A test name from an options string ("threads=256,donate=true" ->
+// "threads_256_donate_true"): every character that is not a letter or a
+// digit becomes '_'.
+inline std::string options_name(std::string n) {
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+inline std::string options_name(const ::testing::TestParamInfo<const char*>& i) { return options_name(i.param); }
 
 // One statistic of a stats JSON by its dotted name (throws if absent).
 inline double stat(const nlohmann::json& s, const std::string& name) {

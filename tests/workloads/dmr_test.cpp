@@ -332,12 +332,7 @@ INSTANTIATE_TEST_SUITE_P(Table2, DmrSoftwareOptions,
                          ::testing::Values("push=chunk", "push=aru", "threads=64", "threads=1024",
                                            "threads=64,donate=true", "threads=64,donate=true,push=aru",
                                            "threads=40,donate=true,push=chunk"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return test::options_name(i); });
 
 // The same configuration and seed give the same statistics (all but the
 // host section), with every option on.

@@ -169,10 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Sec2, SoftwareOptions,
                                                               "threads=256,donate=true",
                                                               "threads=128,donate=true,push=aru")),
                          [](const ::testing::TestParamInfo<SwCase>& i) {
-                           std::string n = std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
+                           return test::options_name(std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param));
                          });
 
 // <w>.check_first (the paper's Fig. 1 `if (check(nodes[neighbor]))`, and

@@ -220,12 +220,7 @@ TEST_P(MstSoftwareOptions, HostForestAndTheOptionsEffect) {
 INSTANTIATE_TEST_SUITE_P(Sec2, MstSoftwareOptions,
                          ::testing::Values("push=aru", "threads=256", "threads=256,push=chunk", "threads=256,push=aru",
                                            "threads=256,donate=true", "threads=256,donate=true,push=chunk"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return test::options_name(i); });
 
 // Bad input: one line naming the key, exit 2.
 TEST(MstBadInput, KeysThatDoNotApplyAreExit2NamingTheKey) {

@@ -168,12 +168,7 @@ TEST_P(SpSoftwareOptions, ChecksPassAndTheOptionActs) {
 INSTANTIATE_TEST_SUITE_P(Sec2, SpSoftwareOptions,
                          ::testing::Values("push=chunk", "push=aru", "threads=256", "threads=256,donate=true",
                                            "threads=256,donate=true,push=aru", "threads=256,push=chunk"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const ::testing::TestParamInfo<const char*>& i) { return test::options_name(i); });
 
 // The options apply to swwl only; donating needs a fixed thread count.
 TEST(SpSoftwareOptions, RefusedOptionsAreExit2NamingTheKey) {

@@ -22,15 +22,7 @@ namespace {
 
 using inputs::fields;
 using inputs::Lines;
-
-std::uint64_t count(const Lines& in, std::string_view f, const char* what) {
-  std::uint64_t v = 0;
-  const char* end = f.data() + f.size();
-  auto [p, ec] = std::from_chars(f.data(), end, v);
-  if (ec == std::errc::result_out_of_range) in.fail(fmt::format("{} '{}' is too large", what, shown(f, 40)));
-  if (ec != std::errc() || p != end) in.fail(fmt::format("{} '{}' is not a non-negative integer", what, shown(f, 40)));
-  return v;
-}
+using inputs::to_uint;
 
 using Rng = inputs::SplitMix64;  // inputs/rng.h
 
@@ -56,8 +48,8 @@ Formula parse(const std::string& text, const std::string& name, const Limits& li
     if (t[0] == "p") {
       if (declared) in.fail(fmt::format("second problem line (the first is line {})", header_line));
       if (t.size() != 4 || t[1] != "cnf") in.fail("expected the problem line 'p cnf VARS CLAUSES'");
-      const auto vars = count(in, t[2], "variable count");
-      declared = count(in, t[3], "clause count");
+      const auto vars = to_uint(in, t[2], "variable count");
+      declared = to_uint(in, t[3], "clause count");
       header_line = in.number();
       if (vars == 0) in.fail("the formula has no variables");
       if (*declared == 0) in.fail("the formula has no clauses");

@@ -120,18 +120,10 @@ Graph build(std::uint32_t nodes, std::vector<Arc> arcs, const Options& opt, bool
 using inputs::fields;
 using inputs::is_space;
 using inputs::Lines;
+using inputs::to_uint;
 
 bool blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(), [](char c) { return is_space(c); });
-}
-
-std::uint64_t to_uint(const Lines& in, std::string_view f, const char* what) {
-  std::uint64_t v = 0;
-  const char* end = f.data() + f.size();
-  auto [p, ec] = std::from_chars(f.data(), end, v);
-  if (ec == std::errc::result_out_of_range) in.fail(fmt::format("{} '{}' is too large", what, shown(f, 40)));
-  if (ec != std::errc() || p != end) in.fail(fmt::format("{} '{}' is not a non-negative integer", what, shown(f, 40)));
-  return v;
 }
 
 // A weight field: integer, or real scaled by opt.weight_scale and rounded.

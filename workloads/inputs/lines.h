@@ -5,9 +5,11 @@
 // what" (an empty file, before any line: "FILE: what").
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -57,6 +59,17 @@ inline std::vector<std::string_view> fields(std::string_view line) {
     if (i > s) f.push_back(line.substr(s, i - s));
   }
   return f;
+}
+
+// A field that must be a non-negative integer; `what` names it in the
+// message ("FILE:LINE: what 'x' is not a non-negative integer").
+inline std::uint64_t to_uint(const Lines& in, std::string_view f, const char* what) {
+  std::uint64_t v = 0;
+  const char* end = f.data() + f.size();
+  auto [p, ec] = std::from_chars(f.data(), end, v);
+  if (ec == std::errc::result_out_of_range) in.fail(fmt::format("{} '{}' is too large", what, shown(f, 40)));
+  if (ec != std::errc() || p != end) in.fail(fmt::format("{} '{}' is not a non-negative integer", what, shown(f, 40)));
+  return v;
 }
 
 }  // namespace fg::inputs

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "inputs/lines.h"
 #include "inputs/rng.h"
 #include "sim/error.h"
 
@@ -123,8 +124,6 @@ class Inserter {
 
 // ---- the reader ---------------------------------------------------------------------
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
-
 class Lines {
  public:
   Lines(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {}
@@ -134,14 +133,7 @@ class Lines {
       ++number_;
       std::string_view line(buf_);
       if (const auto h = line.find('#'); h != std::string_view::npos) line = line.substr(0, h);
-      f.clear();
-      std::size_t i = 0;
-      while (i < line.size()) {
-        while (i < line.size() && is_space(line[i])) ++i;
-        const auto s = i;
-        while (i < line.size() && !is_space(line[i])) ++i;
-        if (i > s) f.push_back(line.substr(s, i - s));
-      }
+      f = inputs::fields(line);
       if (!f.empty()) return true;
     }
     if (in_.bad()) fail(fmt::format("read failed ({})", std::strerror(errno)));
