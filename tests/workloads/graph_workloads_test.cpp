@@ -172,6 +172,76 @@ INSTANTIATE_TEST_SUITE_P(Sec2, SoftwareOptions,
                            return test::options_name(std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param));
                          });
 
+// <w>.alu: lonestar charges, besides what none issues, LonestarGPU's
+// instructions between the memory operations (docs/worklists.md, "ALU work
+// per arc"). On the two-node graph 1 <-> 2 from node 1, each step runs one
+// wavefront with one node at work, so the difference in wavefront
+// instructions is exactly the charges: two steps (node 1, whose arc
+// improves node 2; then node 2, whose arc improves nothing), each with the
+// per-node charge and one arc (sssp: the arc charge replaces none's one add).
+//   bfs topo   2 x 38 (every work-item's) + 2 x 23 + 3              = 125
+//   sssp topo  2 x 37 + 2 x (40 - 1) + 2                           = 154
+//   bfs swwl   2 x 47 (a work-item's first item) + 2 x 27 + 1 + 7  = 156
+//   sssp swwl  2 x 47 + 2 x (46 - 1) + 2 + 7                       = 193
+//   bfs hwwl   2 x 13 + 2 x 27 + 1                                 = 81
+//   sssp hwwl  2 x 13 + 2 x (46 - 1) + 2                           = 118
+using AluCase = std::tuple<const char*, const char*, int>;  // workload, mechanism, instructions added
+class AluCharge : public ::testing::TestWithParam<AluCase> {};
+
+TEST_P(AluCharge, LonestarAddsItsCountsPerNodeArcImprovementAndPush) {
+  const auto [w, v, added] = GetParam();
+  const auto in = test::scratch_dir() / "pair.gr";
+  std::ofstream(in) << "p sp 2 2\na 1 2 1\na 2 1 1\n";
+  const std::string W = w, base = "run " + W + " --preset kim2014 --input " + in.string() + " --set " + W +
+                                  ".source=1 --set " + W + ".mechanism=" + v;
+  auto on = run_json(base), off = run_json(base + " --set " + W + ".alu=none");
+  ASSERT_FALSE(on.is_null());
+  ASSERT_FALSE(off.is_null());
+  EXPECT_EQ(on["config"][W + ".alu"], "lonestar");
+  auto instructions = [](const nlohmann::json& j) {
+    long n = 0;
+    for (const auto& k : j["kernels"]) n += k["instructions"].get<long>();
+    return n;
+  };
+  EXPECT_EQ(instructions(on) - instructions(off), added) << W << " " << v;
+  EXPECT_EQ(on["workload"]["results"]["steps"], off["workload"]["results"]["steps"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, AluCharge,
+                         ::testing::Values(AluCase{"bfs", "topo", 125}, AluCase{"sssp", "topo", 154},
+                                           AluCase{"bfs", "swwl", 156}, AluCase{"sssp", "swwl", 193},
+                                           AluCase{"bfs", "hwwl", 81}, AluCase{"sssp", "hwwl", 118}),
+                         [](const ::testing::TestParamInfo<AluCase>& i) {
+                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
+                         });
+
+// A work-item's further items cost LonestarGPU's pull less than its first
+// (21 against 47): one work-item (`swwl.threads=1`) on the star 1 <-> 2, 1 <-> 3
+// from node 1: step 0 node 1 (47, two arcs that improve: 2 x (27 + 1 + 7));
+// step 1 nodes 2 and 3 (47 + 21, an arc each that improves nothing: 2 x 27).
+TEST(AluCharge, FurtherItemsOfAWorkItemCostLess) {
+  const auto in = test::scratch_dir() / "star.gr";
+  std::ofstream(in) << "p sp 3 4\na 1 2 1\na 1 3 1\na 2 1 1\na 3 1 1\n";
+  const std::string base = "run bfs --preset kim2014 --input " + in.string() +
+                           " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.threads=1";
+  auto on = run_json(base), off = run_json(base + " --set bfs.alu=none");
+  ASSERT_FALSE(on.is_null());
+  ASSERT_FALSE(off.is_null());
+  long added = 0;
+  for (const auto& k : on["kernels"]) added += k["instructions"].get<long>();
+  for (const auto& k : off["kernels"]) added -= k["instructions"].get<long>();
+  EXPECT_EQ(added, 47 + 2 * (27 + 1 + 7) + 47 + 21 + 2 * 27);
+}
+
+// <w>.alu does not apply to the cooperative-kernel paper's kernels.
+TEST(AluCharge, NotForThePersistentKernels) {
+  const auto r =
+      run_fgsim("run bfs --preset kim2014 --set bfs.scale=6 --set bfs.mechanism=persistent --set bfs.alu=none");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(test::error_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("bfs.alu"), std::string::npos) << r.err;
+}
+
 // <w>.check_first (the paper's Fig. 1 `if (check(nodes[neighbor]))`, and
 // LonestarGPU's kernels): every kernel with an atomic on a neighbour's
 // distance reads it first and sends the atomic only when it may change it.

@@ -36,6 +36,12 @@
 // levels are set once and sssp distances only fall, so a stale value at
 // worst sends an atomic that changes nothing.
 //
+// The instructions between the memory operations (`<w>.alu`): lonestar (the
+// default) charges what LonestarGPU 2.0's kernels execute besides them, per
+// node, per arc and per push, counted in their PTX (docs/worklists.md, "ALU
+// work per arc"); none charges only sssp's relaxation add (the kernels before
+// that count, kept as an ablation).
+//
 // Every run compares the distances with a host BFS / Dijkstra; `--output FILE`
 // writes one line per node: its id in the input's numbering and its distance,
 // or `unreachable`.
@@ -80,6 +86,8 @@ struct Workload {
   Param<std::string> buffer;
   // The plain load before each atomic on a neighbour (every variant with one).
   Param<bool> check_first;
+  // The instructions between the memory operations (lonestar / none).
+  Param<std::string> alu;
   // The persistent kernel of the cooperative-kernel paper (persistent, coop only).
   Param<std::int64_t> groups;
   Param<std::uint64_t> group_size;
@@ -121,6 +129,11 @@ Workload make(const char* name, bool weighted) {
                   "read a neighbour's distance before the atomic on it and skip the atomic when it "
                   "cannot change it, as LonestarGPU's kernels do; false: an atomic on every arc (not "
                   "bfs topo, which reads and stores without atomics)"},
+      Param<std::string>{n + ".alu", "lonestar", std::vector<std::string>{"lonestar", "none"},
+                         "instructions charged between the memory operations: lonestar: LonestarGPU 2.0's "
+                         "address arithmetic, compares and branches per node, arc and push, counted in its "
+                         "kernels' PTX (docs/worklists.md, \"ALU work per arc\"); none: only sssp's relaxation "
+                         "add (an ablation: the kernels before that count)"},
       Param<std::int64_t>{n + ".groups",
                           0,
                           "",
@@ -151,11 +164,50 @@ std::uint32_t relaxed(std::uint32_t du, std::uint32_t w) {
   return s >= kUnreached ? kUnreached - 1 : static_cast<std::uint32_t>(s);
 }
 
+// The instructions a kernel executes besides its memory operations, from
+// LonestarGPU 2.0's kernels compiled to PTX (nvcc, -O3; non-memory
+// instructions on the common path, docs/worklists.md "ALU work per arc"):
+// topo bfs_ls / sssp_ls, data-driven bfs_worklistw / sssp_worklistn. Our
+// loads, atomics and pushes stand for theirs; these are the rest.
+struct Alu {
+  std::uint32_t node = 0;      // per node (topo: per work-item; hwwl: per pulled node)
+  std::uint32_t first = 0;     // swwl: a work-item's first item (the software pull and the node)
+  std::uint32_t further = 0;   // swwl: each further item of the same work-item
+  std::uint32_t arc = 0;       // every arc
+  std::uint32_t improved = 0;  // the path where the neighbour improves
+  std::uint32_t push = 0;      // swwl: the software push's own instructions
+};
+
+Alu alu_of(const std::string& mode, const std::string& variant, bool weighted) {
+  Alu a;
+  if (mode == "none") {
+    a.arc = weighted ? 1 : 0;  // sssp's du + w
+    return a;
+  }
+  if (variant == "topo") {
+    a.node = weighted ? 37 : 38;  // tid, 1024 / blockDim, bounds, the row entry, loop set-up, exit
+    a.arc = weighted ? 40 : 23;   // getDestination / getWeight: bounds, edge index; compare; loop
+    a.improved = weighted ? 2 : 3;
+  } else if (variant == "swwl") {
+    a.first = 47;  // myItems, count, getItem, getOutDegree, loop set-up
+    a.further = 21;
+    a.arc = weighted ? 46 : 27;
+    a.improved = weighted ? 2 : 1;
+    a.push = 7;   // Worklist::push: capacity check, index, store address
+  } else {        // hwwl: wl_pull replaces the software pull; the node part stays
+    a.node = 13;  // getOutDegree bound, loop set-up, item latch
+    a.arc = weighted ? 46 : 27;
+    a.improved = weighted ? 2 : 1;
+  }
+  return a;
+}
+
 // ---- topology-driven --------------------------------------------------------
 
-Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, std::uint32_t level) {
+Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, std::uint32_t level, Alu a) {
   const std::uint32_t u = l.global_id();
   if (u >= g.nodes) co_return;
+  if (a.node) co_await l.alu(a.node);
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   if (du != level) co_return;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
@@ -163,8 +215,10 @@ Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, 
   bool any = false;
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (a.arc) co_await l.alu(a.arc);
     const auto dv = co_await l.load<std::uint32_t>(at(dist, v));
     if (dv == kUnreached) {
+      if (a.improved) co_await l.alu(a.improved);
       co_await l.store<std::uint32_t>(at(dist, v), level + 1);
       any = true;
     }
@@ -172,9 +226,10 @@ Task<> bfs_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, 
   if (any) co_await l.store<std::uint32_t>(changed, 1);
 }
 
-Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, bool check) {
+Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed, bool check, Alu a) {
   const std::uint32_t u = l.global_id();
   if (u >= g.nodes) co_return;
+  if (a.node) co_await l.alu(a.node);
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   if (du == kUnreached) co_return;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
@@ -183,14 +238,17 @@ Task<> sssp_topo(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t changed,
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
     const auto w = co_await l.load<std::uint32_t>(at(g.weight, k));
-    co_await l.alu(1);
+    if (a.arc) co_await l.alu(a.arc);
     const auto nd = relaxed(du, w);
     if (check) {  // LonestarGPU: no atomic when it cannot change the value
       const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
       if (seen <= nd) continue;
     }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
-    if (nd < old) any = true;
+    if (nd < old) {
+      any = true;
+      if (a.improved) co_await l.alu(a.improved);
+    }
   }
   if (any) co_await l.store<std::uint32_t>(changed, 1);
 }
@@ -206,7 +264,8 @@ struct Lists {
 // Relaxes u's out-arcs; the nodes to push go to the out-list through the
 // Pusher (runtime/swwl.h: atomic, chunk or aru).
 Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool weighted, std::uint32_t step,
-                  std::uint32_t u, bool check, swwl::Pusher& p) {
+                  std::uint32_t u, bool check, swwl::Pusher& p, Alu a, std::uint32_t node) {
+  if (node) co_await l.alu(node);
   const auto du = weighted ? co_await l.load<std::uint32_t>(at(dist, u)) : step;
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
@@ -215,7 +274,7 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
     bool improved = false;
     if (weighted) {
       const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
-      co_await l.alu(1);
+      if (a.arc) co_await l.alu(a.arc);
       const auto nd = relaxed(du, wt);
       if (check) {  // LonestarGPU: no atomic when it cannot change the value
         const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
@@ -225,13 +284,17 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
       // Once per step: the first improver of v this step pushes it.
       if (nd < old) improved = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step) != step;
     } else {
+      if (a.arc) co_await l.alu(a.arc);
       if (check) {  // LonestarGPU: no atomic when it cannot change the value
         const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
         if (seen != kUnreached) continue;
       }
       improved = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, step + 1) == kUnreached;
     }
-    if (improved) co_await p.push(l, 0, v);
+    if (improved) {
+      if (a.improved + a.push) co_await l.alu(a.improved + a.push);
+      co_await p.push(l, 0, v);
+    }
   }
 }
 
@@ -239,8 +302,9 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
 // nodes; sssp: the step's stamp); WDO's estimate of a node's work is its
 // degree.
 Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted, std::uint32_t step, swwl::Opts o,
-                 bool check) {
+                 bool check, Alu a) {
   swwl::Pusher p(o.push, {swwl::List{w.out, w.out_count, w.capacity}});
+  bool first = true;  // this work-item's first item (LonestarGPU's pull costs more for it)
   co_await swwl::step(
       l, o, w.in, w.in_count, w.donated, p,
       [&](Lane& lane, std::uint32_t u) -> Task<std::uint32_t> {
@@ -249,7 +313,9 @@ Task<> swwl_step(Lane& l, DevGraph g, std::uint64_t dist, Lists w, bool weighted
         co_return e - b;
       },
       [&](Lane& lane, std::uint32_t u, swwl::Pusher& pusher) -> Task<> {
-        co_await swwl_visit(lane, g, dist, w, weighted, step, u, check, pusher);
+        const std::uint32_t node = first ? a.first : a.further;
+        first = false;
+        co_await swwl_visit(lane, g, dist, w, weighted, step, u, check, pusher, a, node);
       });
 }
 
@@ -263,17 +329,22 @@ Task<> hwwl_init(Lane& l, std::uint32_t src, std::uint64_t overflow, std::uint64
   if (l.global_id() == 0) co_await wl::wl_push(l, src);
 }
 
-Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, std::uint32_t u, bool check) {
+Task<> bfs_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, std::uint32_t u, bool check, Alu a) {
+  if (a.node) co_await l.alu(a.node);
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (a.arc) co_await l.alu(a.arc);
     if (check) {  // LonestarGPU: no atomic when it cannot change the value
       const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
       if (seen != kUnreached) continue;
     }
     const auto old = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, level + 1);
-    if (old == kUnreached) co_await wl::wl_push(l, v);
+    if (old == kUnreached) {
+      if (a.improved) co_await l.alu(a.improved);
+      co_await wl::wl_push(l, v);
+    }
   }
 }
 
@@ -288,30 +359,36 @@ Task<> hwwl_init_single(Lane& l, std::uint32_t src, std::uint64_t overflow, std:
   if (l.global_id() == 0) co_await wl::wl_push(l, src);
 }
 
-Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check) {
+Task<> bfs_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check, Alu a) {
+  if (a.node) co_await l.alu(a.node);
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (a.arc) co_await l.alu(a.arc);
     if (check) {  // LonestarGPU: no atomic when it cannot change the value
       const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
       if (seen <= du + 1) continue;
     }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), du + 1);
-    if (du + 1 < old) co_await wl::wl_push(l, v);
+    if (du + 1 < old) {
+      if (a.improved) co_await l.alu(a.improved);
+      co_await wl::wl_push(l, v);
+    }
   }
 }
 
 Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, std::uint32_t u,
-                  bool check) {
+                  bool check, Alu a) {
+  if (a.node) co_await l.alu(a.node);
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
     const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
-    co_await l.alu(1);
+    if (a.arc) co_await l.alu(a.arc);
     const auto nd = relaxed(du, wt);
     if (check) {  // LonestarGPU: no atomic when it cannot change the value
       const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
@@ -320,27 +397,34 @@ Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, 
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
     if (nd < old) {
       const auto seen = co_await l.atomic_exch<std::uint32_t>(at(stamp, v), step);
-      if (seen != step) co_await wl::wl_push(l, v);
+      if (seen != step) {
+        if (a.improved) co_await l.alu(a.improved);
+        co_await wl::wl_push(l, v);
+      }
     }
   }
 }
 
 // sssp in single-buffer mode: a node is pushed whenever its distance drops.
-Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check) {
+Task<> sssp_visit_single(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t u, bool check, Alu a) {
+  if (a.node) co_await l.alu(a.node);
   const auto du = co_await l.load<std::uint32_t>(at(dist, u));
   const auto begin = co_await l.load<std::uint32_t>(at(g.row, u));
   const auto end = co_await l.load<std::uint32_t>(at(g.row, u + 1));
   for (auto k = begin; k < end; ++k) {
     const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
     const auto wt = co_await l.load<std::uint32_t>(at(g.weight, k));
-    co_await l.alu(1);
+    if (a.arc) co_await l.alu(a.arc);
     const auto nd = relaxed(du, wt);
     if (check) {  // LonestarGPU: no atomic when it cannot change the value
       const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
       if (seen <= nd) continue;
     }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
-    if (nd < old) co_await wl::wl_push(l, v);
+    if (nd < old) {
+      if (a.improved) co_await l.alu(a.improved);
+      co_await wl::wl_push(l, v);
+    }
   }
 }
 
@@ -368,20 +452,20 @@ Task<> pull_loop(Lane& l, Visit visit) {
   }
 }
 
-Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, bool check) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit(l, g, dist, level, u, check); });
+Task<> bfs_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint32_t level, bool check, Alu a) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit(l, g, dist, level, u, check, a); });
 }
 
-Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit_single(l, g, dist, u, check); });
+Task<> bfs_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check, Alu a) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return bfs_visit_single(l, g, dist, u, check, a); });
 }
 
-Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u, check); });
+Task<> sssp_hwwl_single(Lane& l, DevGraph g, std::uint64_t dist, bool check, Alu a) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit_single(l, g, dist, u, check, a); });
 }
 
-Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, bool check) {
-  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u, check); });
+Task<> sssp_hwwl(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, std::uint32_t step, bool check, Alu a) {
+  return pull_loop(l, [=, &l](std::uint32_t u) { return sssp_visit(l, g, dist, stamp, step, u, check, a); });
 }
 
 // ---- host side ------------------------------------------------------------------
@@ -422,6 +506,10 @@ void run(const Workload& wl, Host& h) {
     if (variant != "hwwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
                                   wl.variant.name(), variant));
+  if ((variant == "persistent" || variant == "coop") && !cfg.is_default(wl.alu.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: {} is {} (the cooperative-kernel paper's kernels)",
+                                wl.alu.name(), cfg.origin(wl.alu.name()), wl.variant.name(), variant));
+  const Alu a = alu_of(wl.alu.get(cfg), variant, wl.weighted);
   for (const std::string& k : {wl.groups.name(), wl.group_size.name()})
     if (variant != "persistent" && variant != "coop" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not persistent or coop", k, cfg.origin(k),
@@ -461,9 +549,9 @@ void run(const Workload& wl, Host& h) {
       const std::uint32_t zero = 0;
       h.copy_in(flag, &zero, 4);
       if (wl.weighted)
-        launch("sssp_topo", g.nodes, [=](Lane& l) { return sssp_topo(l, dg, dist, flag, check); });
+        launch("sssp_topo", g.nodes, [=](Lane& l) { return sssp_topo(l, dg, dist, flag, check, a); });
       else
-        launch("bfs_topo", g.nodes, [=](Lane& l) { return bfs_topo(l, dg, dist, flag, level); });
+        launch("bfs_topo", g.nodes, [=](Lane& l) { return bfs_topo(l, dg, dist, flag, level, a); });
       std::uint32_t changed = 0;
       h.copy_out(&changed, flag, 4);
       if (!changed) break;
@@ -484,9 +572,9 @@ void run(const Workload& wl, Host& h) {
           {"hwwl_init", 1, kGroup, 4, 0, [=](Lane& l) { return hwwl_init_single(l, src, overflow, entries); }});
       unit->kernel_done();
       if (wl.weighted)
-        launch("sssp_hwwl_single", threads, [=](Lane& l) { return sssp_hwwl_single(l, dg, dist, check); });
+        launch("sssp_hwwl_single", threads, [=](Lane& l) { return sssp_hwwl_single(l, dg, dist, check, a); });
       else
-        launch("bfs_hwwl_single", threads, [=](Lane& l) { return bfs_hwwl_single(l, dg, dist, check); });
+        launch("bfs_hwwl_single", threads, [=](Lane& l) { return bfs_hwwl_single(l, dg, dist, check, a); });
       unit->kernel_done();
       if (unit->work_inside() != 0)
         throw SimFault(fmt::format("{}: single-buffer kernel ended with {} work IDs inside ({})", wl.name,
@@ -496,9 +584,9 @@ void run(const Workload& wl, Host& h) {
       unit->kernel_done();  // the source moves to the pull side
       for (std::uint32_t step = 0; unit->work_inside() > 0; ++step) {
         if (wl.weighted)
-          launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step, check); });
+          launch("sssp_hwwl", threads, [=](Lane& l) { return sssp_hwwl(l, dg, dist, stamp, step, check, a); });
         else
-          launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step, check); });
+          launch("bfs_hwwl", threads, [=](Lane& l) { return bfs_hwwl(l, dg, dist, step, check, a); });
         unit->kernel_done();
       }
     }
@@ -513,7 +601,7 @@ void run(const Workload& wl, Host& h) {
       const bool weighted = wl.weighted;
       launch(
           weighted ? "sssp_swwl" : "bfs_swwl", swwl::threads(sw, w.in_count),
-          [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw, check); }, swwl::lds_bytes(sw));
+          [=](Lane& l) { return swwl_step(l, dg, dist, w, weighted, step, sw, check, a); }, swwl::lds_bytes(sw));
       std::uint32_t count = 0;
       h.copy_out(&count, w.out_count, 4);
       if (count > w.capacity)
