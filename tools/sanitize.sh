@@ -88,6 +88,8 @@ not_built+="|Kernels/CheckFirst.FewerAtomicsSameDistances/ssspsetssspmechanismhw
 # Every parameter at its edges runs below on a sample (one in four, its seed
 # printed), with the fiber warning filtered out of its one-line check.
 not_built+="|param_edges"
+# sanitize_runs is this script's own fgsim runs (below), which run here anyway.
+not_built+="|sanitize_runs"
 # FG_SANITIZE_SAMPLE=N (CI: 4) runs one test in N, from an offset drawn from
 # FG_SANITIZE_SEED (default: the clock; printed, so a finding can be rerun):
 # successive CI runs cover the whole suite. Default: every test.
