@@ -233,6 +233,32 @@ TEST(AluCharge, FurtherItemsOfAWorkItemCostLess) {
   EXPECT_EQ(added, 47 + 2 * (27 + 1 + 7) + 47 + 21 + 2 * 27);
 }
 
+// The split between the charges: bfs topo on the star 1 <-> 2, 3, 4 from node
+// 1: level 0 one wavefront's node charge (38) and node 1's three arcs, each
+// improving (3 x (23 + 3)); level 1 the node charge and one converged arc of
+// nodes 2, 3 and 4 that improves nothing (23): 177 (a wrong split with the
+// same sum on the pair graph, e.g. arc 22 and improved 5, gives 179). And
+// the push charge applies to every push option: bfs swwl with WCH on the
+// pair graph adds what atomic pushes add (156).
+TEST(AluCharge, SplitBetweenNodeArcAndImprovementAndEveryPushOption) {
+  const auto dir = test::scratch_dir();
+  const auto star = dir / "star.gr", pair = dir / "pair.gr";
+  std::ofstream(star) << "p sp 4 6\na 1 2 1\na 1 3 1\na 1 4 1\na 2 1 1\na 3 1 1\na 4 1 1\n";
+  std::ofstream(pair) << "p sp 2 2\na 1 2 1\na 2 1 1\n";
+  auto added = [](const std::string& base) {
+    auto on = run_json(base), off = run_json(base + " --set bfs.alu=none");
+    long n = 0;
+    for (const auto& k : on["kernels"]) n += k["instructions"].get<long>();
+    for (const auto& k : off["kernels"]) n -= k["instructions"].get<long>();
+    return n;
+  };
+  EXPECT_EQ(added("run bfs --preset kim2014 --input " + star.string() + " --set bfs.source=1 --set bfs.mechanism=topo"),
+            38 + 3 * (23 + 3) + 38 + 23);
+  EXPECT_EQ(added("run bfs --preset kim2014 --input " + pair.string() +
+                  " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.push=chunk"),
+            2 * 47 + 2 * 27 + 1 + 7);
+}
+
 // <w>.alu does not apply to the cooperative-kernel paper's kernels.
 TEST(AluCharge, NotForThePersistentKernels) {
   const auto r =

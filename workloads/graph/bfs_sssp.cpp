@@ -281,8 +281,11 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
         if (seen <= nd) continue;
       }
       const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
-      // Once per step: the first improver of v this step pushes it.
-      if (nd < old) improved = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step) != step;
+      if (nd < old) {
+        if (a.improved) co_await l.alu(a.improved);
+        // Once per step: the first improver of v this step pushes it.
+        improved = co_await l.atomic_exch<std::uint32_t>(at(w.stamp, v), step) != step;
+      }
     } else {
       if (a.arc) co_await l.alu(a.arc);
       if (check) {  // LonestarGPU: no atomic when it cannot change the value
@@ -292,7 +295,10 @@ Task<> swwl_visit(Lane& l, DevGraph g, std::uint64_t dist, const Lists& w, bool 
       improved = co_await l.atomic_cas<std::uint32_t>(at(dist, v), kUnreached, step + 1) == kUnreached;
     }
     if (improved) {
-      if (a.improved + a.push) co_await l.alu(a.improved + a.push);
+      // The push's own instructions (LonestarGPU's Worklist::push; charged whatever the
+      // push option), and bfs's improving path (sssp's is charged at the atomic min).
+      const std::uint32_t n = a.push + (weighted ? 0 : a.improved);
+      if (n) co_await l.alu(n);
       co_await p.push(l, 0, v);
     }
   }
@@ -396,11 +402,9 @@ Task<> sssp_visit(Lane& l, DevGraph g, std::uint64_t dist, std::uint64_t stamp, 
     }
     const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), nd);
     if (nd < old) {
+      if (a.improved) co_await l.alu(a.improved);
       const auto seen = co_await l.atomic_exch<std::uint32_t>(at(stamp, v), step);
-      if (seen != step) {
-        if (a.improved) co_await l.alu(a.improved);
-        co_await wl::wl_push(l, v);
-      }
+      if (seen != step) co_await wl::wl_push(l, v);
     }
   }
 }
