@@ -188,23 +188,33 @@ INSTANTIATE_TEST_SUITE_P(Sec2, SoftwareOptions,
 using AluCase = std::tuple<const char*, const char*, int>;  // workload, mechanism, instructions added
 class AluCharge : public ::testing::TestWithParam<AluCase> {};
 
-TEST_P(AluCharge, LonestarAddsItsCountsPerNodeArcImprovementAndPush) {
-  const auto [w, v, added] = GetParam();
+// A DIMACS file of the two-node graph 1 <-> 2 in this test's scratch directory.
+std::string pair_graph() {
   const auto in = test::scratch_dir() / "pair.gr";
   std::ofstream(in) << "p sp 2 2\na 1 2 1\na 2 1 1\n";
-  const std::string W = w, base = "run " + W + " --preset kim2014 --input " + in.string() + " --set " + W +
-                                  ".source=1 --set " + W + ".mechanism=" + v;
-  auto on = run_json(base), off = run_json(base + " --set " + W + ".alu=none");
-  ASSERT_FALSE(on.is_null());
-  ASSERT_FALSE(off.is_null());
-  EXPECT_EQ(on["config"][W + ".alu"], "lonestar");
-  auto instructions = [](const nlohmann::json& j) {
-    long n = 0;
-    for (const auto& k : j["kernels"]) n += k["instructions"].get<long>();
-    return n;
-  };
-  EXPECT_EQ(instructions(on) - instructions(off), added) << W << " " << v;
+  return in.string();
+}
+
+// The wavefront instructions `<w>.alu=lonestar` adds to the run `base` (of workload w).
+long alu_added(const std::string& w, const std::string& base) {
+  auto on = run_json(base), off = run_json(base + " --set " + w + ".alu=none");
+  EXPECT_FALSE(on.is_null() || off.is_null()) << base;
+  if (on.is_null() || off.is_null()) return -1;
+  EXPECT_EQ(on["config"][w + ".alu"], "lonestar");
   EXPECT_EQ(on["workload"]["results"]["steps"], off["workload"]["results"]["steps"]);
+  long n = 0;
+  for (const auto& k : on["kernels"]) n += k["instructions"].get<long>();
+  for (const auto& k : off["kernels"]) n -= k["instructions"].get<long>();
+  return n;
+}
+
+TEST_P(AluCharge, LonestarAddsItsCountsPerNodeArcImprovementAndPush) {
+  const auto [w, v, added] = GetParam();
+  const std::string W = w;
+  EXPECT_EQ(alu_added(W, "run " + W + " --preset kim2014 --input " + pair_graph() + " --set " + W + ".source=1 --set " +
+                             W + ".mechanism=" + v),
+            added)
+      << W << " " << v;
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AluCharge,
@@ -222,15 +232,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AluCharge,
 TEST(AluCharge, FurtherItemsOfAWorkItemCostLess) {
   const auto in = test::scratch_dir() / "star.gr";
   std::ofstream(in) << "p sp 3 4\na 1 2 1\na 1 3 1\na 2 1 1\na 3 1 1\n";
-  const std::string base = "run bfs --preset kim2014 --input " + in.string() +
-                           " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.threads=1";
-  auto on = run_json(base), off = run_json(base + " --set bfs.alu=none");
-  ASSERT_FALSE(on.is_null());
-  ASSERT_FALSE(off.is_null());
-  long added = 0;
-  for (const auto& k : on["kernels"]) added += k["instructions"].get<long>();
-  for (const auto& k : off["kernels"]) added -= k["instructions"].get<long>();
-  EXPECT_EQ(added, 47 + 2 * (27 + 1 + 7) + 47 + 21 + 2 * 27);
+  EXPECT_EQ(alu_added("bfs", "run bfs --preset kim2014 --input " + in.string() +
+                                 " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.threads=1"),
+            47 + 2 * (27 + 1 + 7) + 47 + 21 + 2 * 27);
 }
 
 // The split between the charges: bfs topo on the star 1 <-> 2, 3, 4 from node
@@ -241,21 +245,13 @@ TEST(AluCharge, FurtherItemsOfAWorkItemCostLess) {
 // the push charge applies to every push option: bfs swwl with WCH on the
 // pair graph adds what atomic pushes add (156).
 TEST(AluCharge, SplitBetweenNodeArcAndImprovementAndEveryPushOption) {
-  const auto dir = test::scratch_dir();
-  const auto star = dir / "star.gr", pair = dir / "pair.gr";
+  const auto star = test::scratch_dir() / "star.gr";
   std::ofstream(star) << "p sp 4 6\na 1 2 1\na 1 3 1\na 1 4 1\na 2 1 1\na 3 1 1\na 4 1 1\n";
-  std::ofstream(pair) << "p sp 2 2\na 1 2 1\na 2 1 1\n";
-  auto added = [](const std::string& base) {
-    auto on = run_json(base), off = run_json(base + " --set bfs.alu=none");
-    long n = 0;
-    for (const auto& k : on["kernels"]) n += k["instructions"].get<long>();
-    for (const auto& k : off["kernels"]) n -= k["instructions"].get<long>();
-    return n;
-  };
-  EXPECT_EQ(added("run bfs --preset kim2014 --input " + star.string() + " --set bfs.source=1 --set bfs.mechanism=topo"),
+  EXPECT_EQ(alu_added("bfs", "run bfs --preset kim2014 --input " + star.string() +
+                                 " --set bfs.source=1 --set bfs.mechanism=topo"),
             38 + 3 * (23 + 3) + 38 + 23);
-  EXPECT_EQ(added("run bfs --preset kim2014 --input " + pair.string() +
-                  " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.push=chunk"),
+  EXPECT_EQ(alu_added("bfs", "run bfs --preset kim2014 --input " + pair_graph() +
+                                 " --set bfs.source=1 --set bfs.mechanism=swwl --set bfs.swwl.push=chunk"),
             2 * 47 + 2 * 27 + 1 + 7);
 }
 
