@@ -53,6 +53,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -503,6 +504,23 @@ bool four(const std::array<std::uint32_t, kCells>& b, std::uint32_t who) {
   return false;
 }
 
+// Whether the piece at (r, c) is part of four in a row: the one check a move
+// needs when the board before it had no four (the start board has none,
+// reference() checks; a won board is a leaf).
+bool four_through(const std::array<std::uint32_t, kCells>& b, int r, int c) {
+  const std::uint32_t who = b[r * 7 + c];
+  const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+  for (const auto& dd : dirs) {
+    int k = 1;
+    for (int s = -1; s <= 1; s += 2)
+      for (int rr = r + s * dd[0], cc = c + s * dd[1]; rr >= 0 && rr < 6 && cc >= 0 && cc < 7 && b[rr * 7 + cc] == who;
+           rr += s * dd[0], cc += s * dd[1])
+        ++k;
+    if (k >= 4) return true;
+  }
+  return false;
+}
+
 // Runs of two or more along every row, column and diagonal of four or more cells.
 std::int32_t runs(const std::array<std::uint32_t, kCells>& b) {
   std::int32_t s = 0;
@@ -525,11 +543,12 @@ std::int32_t runs(const std::array<std::uint32_t, kCells>& b) {
   return s;
 }
 
-std::int32_t search(Reference& ref, std::array<std::uint32_t, kCells>& b, std::uint32_t info, std::uint32_t depth) {
+// The node reached by the move that put a piece at (row, col).
+std::int32_t search(Reference& ref, std::array<std::uint32_t, kCells>& b, std::uint32_t info, std::uint32_t depth,
+                    int row, int col) {
   const std::uint32_t level = level_of(info);
-  std::int32_t v = four(b, kComputer) ? kWin : four(b, kHuman) ? -kWin : 0;
-  const bool won = v != 0;
-  if (!won) v = runs(b);
+  const bool won = four_through(b, row, col);
+  std::int32_t v = won ? (b[row * kCols + col] == kComputer ? kWin : -kWin) : 0;
   std::uint32_t children = 0;
   if (!won && level < depth) {
     std::int32_t best =
@@ -539,13 +558,15 @@ std::int32_t search(Reference& ref, std::array<std::uint32_t, kCells>& b, std::u
       while (r < kRows && b[r * kCols + c] != kEmpty) ++r;
       if (r == kRows) continue;
       b[r * kCols + c] = level % 2 == 0 ? kComputer : kHuman;
-      const std::int32_t cv = search(ref, b, (info & ~15u) | (level + 1) | c << (4 + 3 * level), depth);
+      const std::int32_t cv = search(ref, b, (info & ~15u) | (level + 1) | c << (4 + 3 * level), depth,
+                                     static_cast<int>(r), static_cast<int>(c));
       b[r * kCols + c] = kEmpty;
       best = level % 2 == 0 ? std::max(best, cv) : std::min(best, cv);
       ++children;
     }
     if (children > 0) v = best;
   }
+  if (!won && children == 0) v = runs(b);    // a leaf's evaluation (an inner node's does not count)
   ref.nodes.push_back({info, v, children});  // each position once: its info word spells its moves
   return v;
 }
@@ -553,11 +574,12 @@ std::int32_t search(Reference& ref, std::array<std::uint32_t, kCells>& b, std::u
 Reference reference(std::uint32_t depth) {
   Reference ref;
   auto b = start_board();
+  if (four(b, kComputer) || four(b, kHuman)) throw std::logic_error("game: the start board has four in a row");
   for (std::uint32_t c = 0; c < kRoots; ++c) {
     std::uint32_t r = 0;
     while (b[r * kCols + c] != kEmpty) ++r;  // the start board has room in every column
     b[r * kCols + c] = kComputer;
-    ref.values[c] = search(ref, b, 1u | c << 4, depth);
+    ref.values[c] = search(ref, b, 1u | c << 4, depth, static_cast<int>(r), static_cast<int>(c));
     b[r * kCols + c] = kEmpty;
   }
   std::sort(ref.nodes.begin(), ref.nodes.end(), [](const auto& x, const auto& y) { return x.info < y.info; });
