@@ -170,6 +170,12 @@ class ComputeUnit : public sc_core::sc_module {
   std::vector<std::unique_ptr<Workgroup>> workgroups_owned_;  // resident workgroups (declared before their wavefronts)
   std::vector<std::unique_ptr<Wavefront>> slots_;             // by slot; empty = free
   std::vector<Tick> slot_free_at_;                            // when the slot's last wavefront left it
+  std::vector<WaveState> slot_state_;  // by slot: its wavefront's state (pick reads this, not the wavefront)
+  // Every state change goes through here: it keeps slot_state_ in step.
+  void set_state(Wavefront* w, WaveState s) {
+    w->state = s;
+    if (w->slot < slots_.size() && slots_[w->slot].get() == w) slot_state_[w->slot] = s;
+  }
   std::vector<Tick> simd_free_;
   std::vector<std::unique_ptr<UnitState>> unit_state_;
   std::vector<std::unique_ptr<Wavefront>> parked_;  // parked here (state Parked)

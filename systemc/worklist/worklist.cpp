@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include <fmt/format.h>
@@ -172,10 +173,17 @@ struct Worklist::Request {
   WaveHandle h;
   unsigned core = 0;
   bool push = false;
-  std::vector<Lane*> lanes;    // in lane order
-  std::vector<unsigned> bank;  // each lane's bank in its core
-  std::vector<std::uint32_t> ids;
-  std::vector<bool> done;
+  // Lanes as masks over the wavefront's lanes (at most 64; lane i's bank in
+  // its core is i & lane_mask_): visited in lane order, without a vector per
+  // request (a spinning wavefront submits one every few cycles).
+  Lane* lanes = nullptr;                // the wavefront's lanes, by lane id
+  std::uint64_t mask = 0;               // the lanes of the request
+  std::uint64_t waiting = 0;            // those not yet answered
+  std::array<std::uint32_t, 64> ids{};  // push: each lane's work ID
+  // Pull: each lane's answer, written to the lane when the wavefront resumes
+  // it (an all-WAIT wl_pull_spin is not resumed: writing 32 lanes' WAITs was
+  // a fifth of the unit's host time, one cache miss per lane).
+  std::array<std::uint32_t, 64> result{};
   // The banks of the lanes not yet answered (worklist.lanes <= 64): a
   // request none of whose banks has a free port this cycle is passed over
   // without visiting its lanes. Recomputed after a lane is answered.
@@ -416,9 +424,6 @@ std::unique_ptr<Worklist::Request> Worklist::new_request() {
   if (free_.empty()) return std::make_unique<Request>();
   std::unique_ptr<Request> r = std::move(free_.back());
   free_.pop_back();
-  r->lanes.clear();
-  r->bank.clear();
-  r->ids.clear();
   r->need = 0;
   r->stale = false;
   r->all_wait = true;
@@ -431,19 +436,19 @@ void Worklist::submit(IssueContext& c, bool push) {
   std::unique_ptr<Request> r = new_request();
   r->core = static_cast<unsigned>(c.cu().index());
   r->push = push;
-  c.for_each([&](Lane& l) {
-    r->lanes.push_back(&l);
-    const unsigned b = l.lane_id() & lane_mask_;
-    r->bank.push_back(b);
-    if (masks_) r->need |= std::uint64_t{1} << b;
-    if (!push && active_threads) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
-    if (push) {
-      const auto id = static_cast<std::uint32_t>(l.pending.value);
-      if (id >= id_limit_)
-        throw SimFault(fmt::format("wlpush: work ID {} does not fit in the worklist's 24 bits", l.pending.value));
-      r->ids.push_back(id);
-    }
-  });
+  r->lanes = c.lanes().data();
+  r->mask = r->waiting = c.mask();
+  if (masks_) r->need = bank_mask(r->mask);
+  if (push || active_threads)
+    c.for_each([&](Lane& l) {
+      if (!push) set_activity(l, Activity::Waiting, first_cycle_at(sc_core::sc_time_stamp().value()));
+      if (push) {
+        const auto id = static_cast<std::uint32_t>(l.pending.value);
+        if (id >= id_limit_)
+          throw SimFault(fmt::format("wlpush: work ID {} does not fit in the worklist's 24 bits", l.pending.value));
+        r->ids[l.lane_id()] = id;
+      }
+    });
   if (!push && active_lanes_ != 0) {
     // Its lanes are back at the pull: no longer active.
     if (auto it = active_waves_.find(&c.wave()); it != active_waves_.end()) {
@@ -456,8 +461,7 @@ void Worklist::submit(IssueContext& c, bool push) {
   // diverged lanes elsewhere may hold the work the others wait for.
   r->whole_wave = c.active() == c.wave().live();
   r->wave = &c.wave();
-  r->done.assign(r->lanes.size(), false);
-  r->left = r->lanes.size();
+  r->left = static_cast<std::size_t>(std::popcount(r->mask));
   // Answered at the end of a unit cycle, or (WAIT) in any later cycle: the
   // CU must not run ahead of the wake-up (tight).
   r->h = c.block(push ? "wlpush" : "wlpull", true);
@@ -528,7 +532,12 @@ std::string Worklist::where() const {
 void Worklist::deliver(Request& r, Tick at) {
   // A wl_pull_spin that got WAIT on every lane: the lanes would only issue
   // it again, so they do so without being resumed (their results stay WAIT).
-  const bool again = !r.push && r.all_wait && r.lanes.front()->pending.n == kSpinPull;
+  const bool again = !r.push && r.all_wait && r.lanes[std::countr_zero(r.mask)].pending.n == kSpinPull;
+  if (!again && !r.push)
+    for (std::uint64_t m = r.mask; m; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      r.lanes[i].pending.result = r.result[i];
+    }
   r.h.cu->wake(r.h, at, !again);
 }
 
@@ -571,9 +580,7 @@ void Worklist::step_cycle(bool idle) {
         seen += r.left;
         if (masks_) {
           if (r.stale) {
-            r.need = 0;
-            for (std::size_t i = 0; i < r.lanes.size(); ++i)
-              if (!r.done[i]) r.need |= std::uint64_t{1} << r.bank[i];
+            r.need = bank_mask(r.waiting);
             r.stale = false;
           }
           if ((r.need & ~core_used_[c]) == 0) {
@@ -584,15 +591,16 @@ void Worklist::step_cycle(bool idle) {
           }
         }
         const std::size_t first = presented.size();
-        for (std::size_t i = 0; i < r.lanes.size(); ++i) {
-          if (r.done[i]) continue;
-          const std::size_t bank = std::size_t{c} * lanes_ + r.bank[i];
+        for (std::uint64_t m = r.waiting; m; m &= m - 1) {
+          const auto i = static_cast<std::size_t>(std::countr_zero(m));
+          const unsigned lb = static_cast<unsigned>(i) & lane_mask_;
+          const std::size_t bank = std::size_t{c} * lanes_ + lb;
           if (used[bank]) {
             ++port_retries;
             continue;
           }
           used[bank] = true;
-          if (masks_) core_used_[c] |= std::uint64_t{1} << r.bank[i];
+          if (masks_) core_used_[c] |= std::uint64_t{1} << lb;
           ++ports_taken_[c];
           (r.push ? in_.push : in_.pull)[bank] = true;
           if (r.push) in_.push_id[bank] = r.ids[i];
@@ -637,7 +645,7 @@ void Worklist::step_cycle(bool idle) {
   finished_.clear();  // requests whose last lane was answered this cycle, in submission order
   for (const Presented& p : presented) {
     Request& r = *p.r;
-    Lane& l = *r.lanes[p.i];
+    Lane& l = r.lanes[p.i];
     if (r.push) {
       if (!out.push_gnt[p.bank] && hvu) {
         // The virtualization unit takes it, or (its queue full) the lane tries again.
@@ -657,7 +665,7 @@ void Worklist::step_cycle(bool idle) {
       if (st == hwwl::kPullId) {
         ++pull_ids;
         --inside_;
-        l.pending.result = out.pull_id[p.bank];
+        r.result[p.i] = out.pull_id[p.bank];
         r.all_wait = false;
         activate(r.wave, l);
         if (active_threads) set_activity(l, Activity::Active, cycle_ - 1);
@@ -668,15 +676,15 @@ void Worklist::step_cycle(bool idle) {
         // still push (Sec. III-C): WAIT, not DONE.
         if (st != hwwl::kPullWait) ++done_holds;
         ++pull_waits;
-        l.pending.result = kWait;
+        r.result[p.i] = kWait;
       } else {
         ++pull_dones;
-        l.pending.result = kDone;
+        r.result[p.i] = kDone;
         if (active_threads) set_activity(l, Activity::Done, cycle_ - 1);
         r.all_wait = false;
       }
     }
-    r.done[p.i] = true;
+    r.waiting &= ~(std::uint64_t{1} << p.i);
     r.stale = true;
     --queue_left_[r.core];
     if (--r.left == 0) finished_.push_back(&r);
@@ -752,8 +760,9 @@ void Worklist::step_cycle(bool idle) {
     Request& r = *waiting_[k];
     bool go = out.sys_empty && (double_buf_ || active_lanes_ == 0);
     if (!go && core_has_work_[r.core])
-      for (Lane* l : r.lanes)
-        if (last_counts_[std::size_t{r.core} * lanes_ + (l->lane_id() & lane_mask_)] != 0) {
+      for (std::uint64_t m = r.mask; m; m &= m - 1)
+        if (last_counts_[std::size_t{r.core} * lanes_ + (static_cast<unsigned>(std::countr_zero(m)) & lane_mask_)] !=
+            0) {
           go = true;
           break;
         }

@@ -131,7 +131,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   std::vector<bool> core_has_work_;    // per core: a bank's count in last_counts_ is not zero
   struct Presented {                   // a lane request that took its bank's port this cycle
     Request* r;
-    std::size_t i;
+    std::size_t i;  // lane id
     std::size_t bank;
   };
   std::vector<Presented> presented_;  // step_cycle() scratch
@@ -161,7 +161,14 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   std::vector<std::unique_ptr<Request>> free_;
   std::unique_ptr<Request> new_request();
   void recycle(std::unique_ptr<Request> r);
-  unsigned lane_mask_ = 0;                // lanes_ - 1 (a power of two): a lane's bank
+  unsigned lane_mask_ = 0;  // lanes_ - 1 (a power of two): a lane's bank
+  // The banks (one bit each, lanes_ <= 64) of the lanes in `lanes` (a mask of lane ids).
+  std::uint64_t bank_mask(std::uint64_t lanes) const {
+    if (lanes_ >= 64) return lanes;
+    std::uint64_t m = 0;
+    for (; lanes; lanes >>= lanes_) m |= lanes & ((std::uint64_t{1} << lanes_) - 1);
+    return m;
+  }
   bool masks_ = false;                    // lanes_ <= 64: requests keep a mask of the banks they need
   std::vector<std::uint64_t> core_used_;  // per core, the banks whose port is taken this cycle
   // Single-buffer mode: the lanes whose last pull returned a work ID (they
