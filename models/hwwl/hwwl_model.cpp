@@ -35,9 +35,11 @@ Bank::Lane Bank::lane(bool dbl, bool pull, bool push, bool swap) const {
   const bool swapping = dbl && swap && cnt_[pp] == 0;
   o.ri_ok = port_free && occ(swapping ? sp : pp, dbl) != cap(dbl);
   o.rd_ok = port_free && cnt_[pp] != 0;
-  const std::uint32_t head = mem_[addr(pp, dbl, head_[pp])];
+  // The head is read only when there is one (an empty bank's entry is not
+  // looked at: a cache miss per bank and cycle in the simulator).
+  const std::uint32_t head = cnt_[pp] != 0 ? mem_[addr(pp, dbl, head_[pp])] : 0;
   o.pull_id = o.pull_gnt ? head : 0;
-  o.rd_id = cnt_[pp] != 0 ? head : 0;
+  o.rd_id = head;
   return o;
 }
 
@@ -474,11 +476,12 @@ bool Core::try_idle(bool double_buf, const Bits* global_greedy) {
   return true;
 }
 
-void Core::finish_idle(SysOut& o, std::size_t off) {
+void Core::finish_idle(SysOut& o, bool sys_empty, std::size_t off) {
   // The kept plan pairs nothing and injects nothing (off the tick; on a tick
-  // only when void), so without the network's ID no bank is accessed.
+  // only when void), so without the network's ID no bank is accessed. Pulls
+  // find their banks empty.
   for (unsigned b = 0; b < p_.lanes; ++b) {
-    o.pull_status[off + b] = kPullNone;
+    o.pull_status[off + b] = !in_.pull[b] ? kPullNone : sys_empty ? kPullDone : kPullWait;
     o.pull_id[off + b] = lane_[b].rd_id;
     o.push_gnt[off + b] = false;
     o.rf_gnt[off + b] = false;
@@ -576,8 +579,9 @@ void Core::tick() {
   const bool tick_reusable = (p_.scheme == Scheme::Lsorting || p_.scheme == Scheme::None) && wru_.plan_void();
   const bool on_tick = wru_.on_tick();
   bool quiet = !in_.swap && (!on_tick || tick_reusable) && !rsv_gnt_;
+  // A pull that is not granted (its bank is empty) changes nothing either.
   for (unsigned b = 0; b < L && quiet; ++b)
-    quiet = !in_.pull[b] && !in_.push[b] && !dec_.rd_take[b] && !dec_.ri_put[b] && !rf_gnt_[b] &&
+    quiet = !(in_.pull[b] && lane_[b].pull_gnt) && !in_.push[b] && !dec_.rd_take[b] && !dec_.ri_put[b] && !rf_gnt_[b] &&
             (in_.rf_put.empty() || !in_.rf_put[b]) && (in_.rsv.empty() || !in_.rsv[0]);
   if (idle_ && quiet) {
     // Nothing arrived: the banks keep their state (their ticks would change nothing).
@@ -656,12 +660,17 @@ void System::step(const LaneIn& in, SysOut& o) {
     }
   }
   for (unsigned c = 0; c < C; ++c) {
+    // Inputs that may change a bank: a pull of an empty bank does not (a
+    // spinning waiter's), it is answered WAIT or DONE from the kept plan.
     bool inputs = in.swap || (!in.rsv.empty() && in.rsv[c]);
     for (unsigned l = c * L; l < (c + 1) * L && !inputs; ++l)
-      inputs = in.pull[l] || in.push[l] || (!in.rf_put.empty() && in.rf_put[l]);
-    if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr))
-      continue;
+      inputs = (in.pull[l] && cores_[c].bank(l - c * L).count(in.double_buf) != 0) || in.push[l] ||
+               (!in.rf_put.empty() && in.rf_put[l]);
     LaneIn& li = cores_[c].input();
+    if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr)) {
+      li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);  // for finish(): who pulled
+      continue;
+    }
     li.double_buf = in.double_buf;
     li.swap = in.swap;
     li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);
@@ -700,7 +709,7 @@ void System::step(const LaneIn& in, SysOut& o) {
   for (unsigned c = 0; c < C; ++c) {
     const std::size_t off = std::size_t{c} * L;
     if (cores_[c].idle() && !eject_ready[c]) {
-      cores_[c].finish_idle(o, off);
+      cores_[c].finish_idle(o, o.sys_empty, off);
       o.rsv_gnt[c] = false;
       inject_valid[c] = false;
       inject_id[c] = 0;

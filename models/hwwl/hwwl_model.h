@@ -255,16 +255,18 @@ class Core {
   LaneIn& input() { return in_; }
   void begin_input(const Bits* global_greedy = nullptr);
   // Instead of begin(), for a cycle without lane or virtualization inputs
-  // (no swap): when the banks and the WRU's plan are those of an earlier
-  // input-free cycle off the redistribution tick (no pipelined sorting
-  // network), the core reuses that plan and returns true; finish() and tick()
-  // then work from it, and the banks are ticked only if the network's ID
-  // arrives. False: call begin().
+  // (no swap) but pulls of empty banks: when the banks and the WRU's plan are
+  // those of an earlier such cycle off the redistribution tick (no pipelined
+  // sorting network), the core reuses that plan and returns true; finish()
+  // and tick() then work from it, and the banks are ticked only if the
+  // network's ID arrives. False: call begin(). Either way the caller writes
+  // input().pull (the pulls, answered WAIT or DONE).
   bool try_idle(bool double_buf, const Bits* global_greedy = nullptr);
   // finish() of an idle cycle in which the network's ID does not arrive
   // (!eject_ready(eject_valid)): no grants, no injection; the banks' heads as
-  // pull_id. Writes lanes off..off+lanes-1 of the system's outputs.
-  void finish_idle(SysOut& o, std::size_t off);
+  // pull_id, pulls DONE when sys_empty, else WAIT. Writes lanes
+  // off..off+lanes-1 of the system's outputs.
+  void finish_idle(SysOut& o, bool sys_empty, std::size_t off);
   bool idle() const { return idle_; }
   bool core_empty() const { return wru_.core_empty(); }
   bool greedy() const { return wru_.greedy(); }
