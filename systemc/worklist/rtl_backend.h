@@ -75,7 +75,7 @@ struct RtlCoreRegs {
 // hwwl_icrn, joined here as hwwl_system joins them (its three assigns:
 // sys_empty_o, net_busy_o and the network's ports). Joined in C++ so that a
 // cycle evaluates only the cores that have something to do in it: a core
-// whose lanes, refill and reservation ports are idle, that the network
+// whose lanes (but pulls of empty banks), refill and reservation ports are idle, that the network
 // offers nothing (eject_valid low) and whose redistribution unit is not on
 // its tick changes no register but its interval counter (hwwl_bank changes
 // state only on a lane, redistribution, network, refill or reservation
@@ -139,8 +139,14 @@ class RtlBackend final : public Backend {
       bool act =
           all || vl::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 || (hvu && in.rsv[c]);
       const unsigned b0 = c * p_.lanes;
+      // A pull of a bank whose pull partition is empty (count_o, from
+      // registers) is no access: hwwl_bank grants and pops only a non-empty
+      // partition, and leaves the port to the WRU; it is answered WAIT or
+      // DONE below (a spinning waiter's pull).
+      const VC& mc = *cores_[c];
       for (unsigned l = 0; l < p_.lanes && !act; ++l)
-        act = in.pull[b0 + l] || in.push[b0 + l] || (hvu && in.rf_put[b0 + l]);
+        act = (in.pull[b0 + l] && vl::get(mc.count_o, l * cw_, cw_) != 0) || in.push[b0 + l] ||
+              (hvu && in.rf_put[b0 + l]);
       active_[c] = act;
       if (!act) continue;
       ++core_evals_;
@@ -196,9 +202,14 @@ class RtlBackend final : public Backend {
       o.rsv_gnt.assign(p_.cores, 0);
     }
     for (unsigned c = 0; c < p_.cores; ++c) {
-      if (!active_[c]) continue;
-      const VC& m = *cores_[c];
       const unsigned b0 = c * p_.lanes;
+      if (!active_[c]) {
+        // hwwl_core: st1 = pull & ~pull_gnt, st0 = pull & (pull_gnt | sys_empty).
+        for (unsigned l = 0; l < p_.lanes; ++l)
+          if (in.pull[b0 + l]) o.pull_status[b0 + l] = sys_empty ? hwwl::kPullDone : hwwl::kPullWait;
+        continue;
+      }
+      const VC& m = *cores_[c];
       for (unsigned l = 0; l < p_.lanes; ++l) {
         o.pull_status[b0 + l] = static_cast<std::uint8_t>(vl::get(m.pull_status_o, 2 * l, 2));
         o.push_gnt[b0 + l] = vl::get(m.push_gnt_o, l, 1) != 0;

@@ -195,6 +195,10 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
         const unsigned busy = (t / 80) % h.p.cores;
         const bool quiet = t % 80 >= 60;
         const bool filling = (t / 80) % 3 == 0;  // pushes outweigh pulls
+        // Every other 480 cycles the other cores' lanes pull too, as spinning
+        // waiters do: on banks that are mostly empty (a pull of an empty bank
+        // is not an access; the core is not evaluated for it).
+        const bool spinning = (t / 480) % 2 == 1;
         in.swap = in.double_buf && pct(10);
         // The HVU is busy while it holds work, and always while an entry it
         // reserved is not yet filled (Hvu::busy_this_round).
@@ -205,7 +209,7 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
         for (std::size_t k = 0; k < n; ++k) {
           const bool mine = !quiet && k / h.p.lanes == busy;
           in.push[k] = mine && pct(filling ? 60 : 10);
-          in.pull[k] = mine && !in.push[k] && pct(filling ? 10 : 60);
+          in.pull[k] = mine ? !in.push[k] && pct(filling ? 10 : 60) : spinning && pct(30);
           in.push_id[k] = in.push[k] ? static_cast<std::uint32_t>(rng() & 0xffffff) : 0;
           // Refills: into every reserved entry, at once outside the holds (as
           // the HVU fills what it reserved), and on demand on the busy core
