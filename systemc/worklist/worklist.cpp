@@ -197,6 +197,14 @@ struct Worklist::Request {
   std::uint64_t seq = 0;       // submission order
 };
 
+Worklist::CoreCounters::CoreCounters(unsigned core)
+    : pushes(StatGroup(fmt::format("gpu.worklist.core{}", core)), "pushes",
+             "work IDs this core's lanes pushed (taken into its banks or spilled)", ""),
+      spills(StatGroup(fmt::format("gpu.worklist.core{}", core)), "spills",
+             "of them, those the virtualization unit spilled to this core's overflow buffer", ""),
+      pull_ids(StatGroup(fmt::format("gpu.worklist.core{}", core)), "pull_ids",
+               "work IDs this core's lanes pulled (from its banks, wherever the IDs were pushed)", "") {}
+
 Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
                    const std::string& wave_file)
     : sc_module(name),
@@ -237,6 +245,7 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                        static_cast<unsigned>(kHvuRefills.get(cfg) ? kHvuRefills.get(cfg) : kHvuRequests.get(cfg)),
                        kHvuCoalesce.get(cfg) == "warp", kHvuIntervalLoads.get(cfg) == "queue"},
            clock) {
+  for (unsigned c = 0; c < cores_; ++c) per_core.push_back(std::make_unique<CoreCounters>(c));
   if (const auto every = kActivityInterval.get(cfg)) {
     const StatGroup g("gpu.worklist");
     hw_threads = std::make_unique<Counter>(
@@ -650,6 +659,7 @@ void Worklist::step_cycle(bool idle) {
       if (!out.push_gnt[p.bank] && hvu) {
         // The virtualization unit takes it, or (its queue full) the lane tries again.
         if (!hvu_.spill(r.core, r.ids[p.i], now, [this] { return where(); })) continue;
+        ++per_core[r.core]->spills;
       } else if (!out.push_gnt[p.bank]) {
         throw SimFault(fmt::format(
             "worklist overflow: a push of work ID {} to the full bank {} of core {} ({} entries per side in {}-buffer "
@@ -658,12 +668,14 @@ void Worklist::step_cycle(bool idle) {
             where()));
       }
       ++pushes;
+      ++per_core[r.core]->pushes;
       peak_inside_ = std::max(peak_inside_, ++inside_);
     } else {
       ++pulls;
       const auto st = out.pull_status[p.bank];
       if (st == hwwl::kPullId) {
         ++pull_ids;
+        ++per_core[r.core]->pull_ids;
         --inside_;
         r.result[p.i] = out.pull_id[p.bank];
         r.all_wait = false;

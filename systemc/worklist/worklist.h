@@ -204,6 +204,14 @@ class Worklist : public sc_core::sc_module, public Mechanism {
  public:
   Counter pulls, pull_ids, pull_waits, pull_dones, pushes, port_retries, wait_blocks, wait_spins, cycles, idle_cycles,
       skipped_cycles, done_holds;
+  // Per core (gpu.worklist.coreN.*): where work IDs are pushed, spilled and
+  // pulled; a core's pulls minus its pushes is what redistribution and the
+  // network brought it.
+  struct CoreCounters {
+    explicit CoreCounters(unsigned core);
+    Counter pushes, spills, pull_ids;
+  };
+  std::vector<std::unique_ptr<CoreCounters>> per_core;
   // Fig. 8, only with worklist.activity_interval > 0.
   std::unique_ptr<Counter> hw_threads;
   std::unique_ptr<Series> active_threads, waiting_threads, done_threads;

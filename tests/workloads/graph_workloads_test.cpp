@@ -4,6 +4,7 @@
 // a host BFS / Dijkstra and exits 3 otherwise); the shared real graphs when
 // present; the --output format; the source in the input's numbering.
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -481,6 +482,39 @@ TEST(HardwareWorklist, SingleBufferedKernelTimeWithin5PercentOfAOneCycleQuantum)
 // (8-entry banks) is correct, and no request reaches the L2's banks or the
 // DRAM, the virtualization unit's spills and refills included (they go to the
 // L2 directly); it finishes sooner than with the real memory system.
+// gpu.worklist.coreN.*: each ID counted at the core whose lane pushed it
+// (spilled or not) and at the core whose lane pulled it; the cores add up to
+// the unit's totals, and IDs do move between cores (at 32 entries; with 8 no
+// core is ever greedy at threshold 5, docs/worklists.md).
+TEST(HardwareWorklist, PerCoreCountsAddUpAndShowWorkMovingBetweenCores) {
+  auto j = run_json("run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=13");
+  ASSERT_FALSE(j.is_null());
+  const auto& st = j["stats"];
+  double pushes = 0, spills = 0, pulls = 0, moved = 0;
+  for (int c = 0; c < 4; ++c) {
+    const std::string k = "gpu.worklist.core" + std::to_string(c) + ".";
+    ASSERT_TRUE(st.contains(k + "pushes")) << k;
+    const double pu = st[k + "pushes"].get<double>(), sp = st[k + "spills"].get<double>(),
+                 pl = st[k + "pull_ids"].get<double>();
+    EXPECT_LE(sp, pu) << k;
+    pushes += pu, spills += sp, pulls += pl, moved += std::abs(pl - pu);
+  }
+  EXPECT_FALSE(st.contains("gpu.worklist.core4.pushes"));
+  EXPECT_EQ(pushes, st["gpu.worklist.pushes"].get<double>());
+  EXPECT_EQ(spills, st["gpu.worklist.hvu.spills"].get<double>());
+  EXPECT_EQ(pulls, st["gpu.worklist.pull_ids"].get<double>());
+  EXPECT_GT(spills, 0);
+  EXPECT_GT(moved, 0);
+  // 8-entry banks (4 per side, double-buffered) never exceed threshold 5: no
+  // core is greedy, nothing crosses cores, each core pulls what it pushed.
+  auto k = run_json("run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=10 --set worklist.depth=8");
+  ASSERT_FALSE(k.is_null());
+  for (int c = 0; c < 4; ++c) {
+    const std::string p = "gpu.worklist.core" + std::to_string(c) + ".";
+    EXPECT_EQ(k["stats"][p + "pushes"].get<double>(), k["stats"][p + "pull_ids"].get<double>()) << p;
+  }
+}
+
 TEST(HardwareWorklist, MagicMemoryServesEveryAccessAtTheL1) {
   const std::string base =
       "run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=10 --set worklist.depth=8";
