@@ -667,13 +667,11 @@ void System::step(const LaneIn& in, SysOut& o) {
       inputs = (in.pull[l] && cores_[c].bank(l - c * L).count(in.double_buf) != 0) || in.push[l] ||
                (!in.rf_put.empty() && in.rf_put[l]);
     LaneIn& li = cores_[c].input();
-    if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr)) {
-      li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);  // for finish(): who pulled
+    li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);  // also idle: finish() answers them
+    if (!inputs && cores_[c].try_idle(in.double_buf, p_.scheme == Scheme::Gsorting ? &global_greedy_[c] : nullptr))
       continue;
-    }
     li.double_buf = in.double_buf;
     li.swap = in.swap;
-    li.pull.assign(in.pull.begin() + c * L, in.pull.begin() + (c + 1) * L);
     li.push.assign(in.push.begin() + c * L, in.push.begin() + (c + 1) * L);
     li.push_id.assign(in.push_id.begin() + c * L, in.push_id.begin() + (c + 1) * L);
     if (!in.rf_put.empty()) {

@@ -75,8 +75,8 @@ struct RtlCoreRegs {
 // hwwl_icrn, joined here as hwwl_system joins them (its three assigns:
 // sys_empty_o, net_busy_o and the network's ports). Joined in C++ so that a
 // cycle evaluates only the cores that have something to do in it: a core
-// whose lanes (but pulls of empty banks), refill and reservation ports are idle, that the network
-// offers nothing (eject_valid low) and whose redistribution unit is not on
+// whose lanes (but for pulls of empty banks), refill and reservation ports
+// are idle, that the network offers nothing (eject_valid low) and whose redistribution unit is not on
 // its tick changes no register but its interval counter (hwwl_bank changes
 // state only on a lane, redistribution, network, refill or reservation
 // access; hwwl_wru moves work IDs only on its tick), and its outputs are
@@ -143,10 +143,9 @@ class RtlBackend final : public Backend {
       // registers) is no access: hwwl_bank grants and pops only a non-empty
       // partition, and leaves the port to the WRU; it is answered WAIT or
       // DONE below (a spinning waiter's pull).
-      const VC& mc = *cores_[c];
       for (unsigned l = 0; l < p_.lanes && !act; ++l)
-        act = (in.pull[b0 + l] && vl::get(mc.count_o, l * cw_, cw_) != 0) || in.push[b0 + l] ||
-              (hvu && in.rf_put[b0 + l]);
+        act =
+            (in.pull[b0 + l] && pull_count(c, l, in.double_buf) != 0) || in.push[b0 + l] || (hvu && in.rf_put[b0 + l]);
       active_[c] = act;
       if (!act) continue;
       ++core_evals_;

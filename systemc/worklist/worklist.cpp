@@ -189,7 +189,7 @@ struct Worklist::Request {
   // without visiting its lanes. Recomputed after a lane is answered.
   std::uint64_t need = 0;
   bool stale = false;
-  std::size_t left = 0;
+  std::size_t left() const { return static_cast<std::size_t>(std::popcount(waiting)); }  // lanes not yet answered
   bool all_wait = true;
   bool whole_wave = false;
   const void* wave = nullptr;  // the wavefront (spinning waiters' wait time)
@@ -470,13 +470,12 @@ void Worklist::submit(IssueContext& c, bool push) {
   // diverged lanes elsewhere may hold the work the others wait for.
   r->whole_wave = c.active() == c.wave().live();
   r->wave = &c.wave();
-  r->left = static_cast<std::size_t>(std::popcount(r->mask));
   // Answered at the end of a unit cycle, or (WAIT) in any later cycle: the
   // CU must not run ahead of the wake-up (tight).
   r->h = c.block(push ? "wlpush" : "wlpull", true);
   r->at = sc_core::sc_time_stamp().value();
   r->seq = next_seq_++;
-  queue_left_[r->core] += r->left;
+  queue_left_[r->core] += r->left();
   queue_[r->core].push_back(std::move(r));
   ++pending_;
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -540,7 +539,8 @@ std::string Worklist::where() const {
 
 void Worklist::deliver(Request& r, Tick at) {
   // A wl_pull_spin that got WAIT on every lane: the lanes would only issue
-  // it again, so they do so without being resumed (their results stay WAIT).
+  // it again, so they do so without being resumed (their results are not
+  // written: nothing reads them).
   const bool again = !r.push && r.all_wait && r.lanes[std::countr_zero(r.mask)].pending.n == kSpinPull;
   if (!again && !r.push)
     for (std::uint64_t m = r.mask; m; m &= m - 1) {
@@ -586,7 +586,7 @@ void Worklist::step_cycle(bool idle) {
         // (submission order is SystemC time order).
         if (r.at >= now) break;
         if (ports_taken_[c] == lanes_) break;
-        seen += r.left;
+        seen += r.left();
         if (masks_) {
           if (r.stale) {
             r.need = bank_mask(r.waiting);
@@ -595,7 +595,7 @@ void Worklist::step_cycle(bool idle) {
           if ((r.need & ~core_used_[c]) == 0) {
             // Every bank it needs has been taken this cycle (a spinning core
             // has many such requests): each lane left tries again.
-            port_retries += r.left;
+            port_retries += r.left();
             continue;
           }
         }
@@ -621,7 +621,7 @@ void Worklist::step_cycle(bool idle) {
         // Every bank port of the core is taken: each lane left of the
         // requests that have arrived tries again.
         std::size_t late = 0;
-        for (std::size_t j = q.size(); j > k && q[j - 1]->at >= now; --j) late += q[j - 1]->left;
+        for (std::size_t j = q.size(); j > k && q[j - 1]->at >= now; --j) late += q[j - 1]->left();
         port_retries += queue_left_[c] - seen - late;
       }
     }
@@ -699,7 +699,7 @@ void Worklist::step_cycle(bool idle) {
     r.waiting &= ~(std::uint64_t{1} << p.i);
     r.stale = true;
     --queue_left_[r.core];
-    if (--r.left == 0) finished_.push_back(&r);
+    if (r.waiting == 0) finished_.push_back(&r);
   }
   if (hvu) hvu_.end_cycle(now);
   // Progress for the livelock rule: anything answered but WAIT, or taken in.

@@ -471,7 +471,7 @@ Task<> game_kernel(Lane& l, Dev d, Sync s) {
 // position (keyed by its info word) its value and its number of children, in
 // a vector sorted by info. With a hash map and a vector per line scored, depth
 // 8's millions of positions took 10 s of host time before the run began (over
-// 30 s under ASan, where the sanitizer job counted it a hang); now 1.5 s.
+// 30 s under ASan, where the sanitizer job counted it a hang); now 1.3 s.
 struct Reference {
   struct Node {
     std::uint32_t info = 0;
