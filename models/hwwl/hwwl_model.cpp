@@ -379,7 +379,7 @@ bool Wru::sort_en() const {
 Icrn::Icrn(unsigned cores) : n_(cores) { reset(); }
 
 void Icrn::reset() {
-  rr_ = 0;
+  rr_ = orr_ = 0;
   in_v_.assign(n_, false);
   out_v_.assign(n_, false);
   taken_.assign(n_, false);
@@ -426,16 +426,18 @@ void Icrn::plan(const Bits& greedy, const Bits& eject_ready) {
   taken_.assign(n_, false);
   moved_.assign(n_, false);
   src_.assign(n_, 0);
+  orr_next_ = orr_;
   bool any = false;  // no hub input holds an ID: nothing moves
   for (unsigned i = 0; i < n_ && !any; ++i) any = in_v_[i];
   for (unsigned oo = 0; oo < n_ && any; ++oo) {
-    const unsigned o = (rr_ + oo) % n_;
+    const unsigned o = (orr_ + oo) % n_;
     for (unsigned ii = 0; ii < n_; ++ii) {
       const unsigned i = (rr_ + ii) % n_;
       if ((!out_v_[o] || eject_ready[o]) && !greedy[o] && !moved_[o] && in_v_[i] && !taken_[i] && i != o) {
         moved_[o] = true;
         taken_[i] = true;
         src_[o] = i;
+        orr_next_ = (o + 1) % n_;
       }
     }
   }
@@ -453,6 +455,7 @@ void Icrn::tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inje
   }
   in_v_ = in_v, out_v_ = out_v, in_id_ = in_id, out_id_ = out_id;
   rr_ = (rr_ + 1) % n_;
+  orr_ = orr_next_;
 }
 
 // ---------------------------------------------------------------- Core

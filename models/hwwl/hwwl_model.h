@@ -204,7 +204,8 @@ class Icrn {
   void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id, const Bits& eject_ready);
   unsigned held() const;                               // work IDs inside
   void skip(std::uint64_t n) { advance(rr_, n, n_); }  // n cycles without a move
-  // The round-robin pointer after n cycles (hwwl_icrn rr_q: every cycle).
+  // The inputs' round-robin pointer after n cycles (hwwl_icrn rr_q: every
+  // cycle); the outputs' (orr_q) moves only with a grant.
   template <class T>
   static void advance(T& rr, std::uint64_t n, unsigned cores) {
     rr = static_cast<T>((rr + n) % cores);
@@ -214,7 +215,7 @@ class Icrn {
   std::string where() const;
 
  private:
-  unsigned n_, rr_ = 0;
+  unsigned n_, rr_ = 0, orr_ = 0, orr_next_ = 0;
   Bits in_v_, out_v_, taken_, moved_;
   std::vector<std::uint32_t> in_id_, out_id_;
   std::vector<unsigned> src_;

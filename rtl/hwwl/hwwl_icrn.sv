@@ -12,9 +12,14 @@
 //
 // Each core can inject one work ID and receive one per cycle. Each cycle the
 // hub moves input registers to free output registers of cores whose global
-// greedy bit is clear (never back to the source core), scanning outputs and
-// inputs from a round-robin pointer that advances every cycle. A work ID
-// waits (backpressure) when no destination takes it; nothing is ever dropped.
+// greedy bit is clear (never back to the source core). Inputs are scanned
+// from a round-robin pointer that advances every cycle; outputs from a second
+// pointer that moves past the last output granted, so that successive work
+// IDs go to successive destinations whatever the rhythm of the injections
+// (a single per-cycle pointer, with injections every Interval cycles, sent
+// every ID of a lone donor to cores of one parity when Interval and NumCores
+// share a factor). A work ID waits (backpressure) when no destination takes
+// it; nothing is ever dropped.
 // With more cores than one hub should serve, hubs would form deeper levels of
 // the tree; this block is the single-level tree the paper's 4..16 cores use.
 module hwwl_icrn #(
@@ -35,24 +40,27 @@ module hwwl_icrn #(
 );
   logic [NumCores-1:0]         in_v_q, in_v_d, out_v_q, out_v_d;
   logic [NumCores*IdWidth-1:0] in_id_q, in_id_d, out_id_q, out_id_d;
-  logic [IdxWidth-1:0]         rr_q, rr_d;
+  logic [IdxWidth-1:0]         rr_q, rr_d;    // inputs: every cycle
+  logic [IdxWidth-1:0]         orr_q, orr_d;  // outputs: past the last grant
   logic [NumCores-1:0]         taken, moved;
   logic [IdxWidth-1:0]         src [NumCores];
 
-  // Matching: outputs and inputs scanned from the round-robin pointer.
+  // Matching: outputs scanned from orr_q, each output's inputs from rr_q.
   always_comb begin
     int unsigned o, i;
     taken = '0;
     moved = '0;
+    orr_d = orr_q;
     for (int unsigned c = 0; c < NumCores; c++) src[c] = '0;
     for (int unsigned oo = 0; oo < NumCores; oo++) begin
-      o = (32'(rr_q) + oo) % NumCores;
+      o = (32'(orr_q) + oo) % NumCores;
       for (int unsigned ii = 0; ii < NumCores; ii++) begin
         i = (32'(rr_q) + ii) % NumCores;
         if ((!out_v_q[o] || eject_ready_i[o]) && !greedy_i[o] && !moved[o] && in_v_q[i] && !taken[i] && i != o) begin
           moved[o] = 1'b1;
           taken[i] = 1'b1;
           src[o]   = IdxWidth'(i);
+          orr_d    = IdxWidth'((o + 1) % NumCores);
         end
       end
     end
@@ -166,7 +174,7 @@ module hwwl_icrn #(
     always @(*) if (f_past_valid && rst_ni) assert (32'(f_wait[i]) < NumCores);
 `endif
   end
-  always @(*) if (f_past_valid && rst_ni) assert (32'(rr_q) < NumCores);
+  always @(*) if (f_past_valid && rst_ni) assert (32'(rr_q) < NumCores && 32'(orr_q) < NumCores);
 `endif
 
   always_ff @(posedge clk_i) begin
@@ -176,12 +184,14 @@ module hwwl_icrn #(
       in_id_q  <= '0;
       out_id_q <= '0;
       rr_q     <= '0;
+      orr_q    <= '0;
     end else begin
       in_v_q   <= in_v_d;
       out_v_q  <= out_v_d;
       in_id_q  <= in_id_d;
       out_id_q <= out_id_d;
       rr_q     <= rr_d;
+      orr_q    <= orr_d;
     end
   end
 endmodule

@@ -79,6 +79,59 @@ TEST(HwwlIcrn, FourCoresMatchModelAndLoseNothing) {
   ::testing::Test::RecordProperty("cycles", static_cast<int>(std::min<std::uint64_t>(n + 200, INT32_MAX)));
 }
 
+// One donor injecting one work ID per redistribution interval (a core that
+// alone has work, Sec. III-C) must feed every other core alike. A pointer
+// advancing every cycle sent every ID to cores of one parity when the
+// interval and the core count share a factor (4 cores, interval 10: core 2
+// never got one).
+TEST(HwwlIcrn, ALoneDonorFeedsEveryOtherCoreAlike) {
+  const unsigned C = 4, W = 24, interval = 10, ids = 600;
+  tb::Dut<Vicrn_c4> dut(test_name(), 5);
+  hwwl::Icrn model(C);
+  std::vector<unsigned> got(C, 0), got_model(C, 0);
+  const hwwl::Bits greedy(C), ej_r(C, true);
+  std::uint32_t sent = 0;
+  for (std::uint64_t c = 0; c < std::uint64_t{ids} * interval + 20; ++c) {
+    hwwl::Bits inj_v(C);
+    std::vector<std::uint32_t> inj_id(C);
+    inj_v[0] = c % interval == interval - 1 && sent < ids;
+    inj_id[0] = sent + 1;
+    put(dut->inject_valid_i, 0, 1, inj_v[0]);
+    put(dut->inject_id_i, 0, W, inj_id[0]);
+    for (unsigned k = 0; k < C; ++k) {
+      put(dut->greedy_i, k, 1, false);
+      put(dut->eject_ready_i, k, 1, true);
+    }
+    dut.settle();
+    model.plan(greedy, ej_r);
+    for (unsigned k = 0; k < C; ++k) {
+      got[k] += get(dut->eject_valid_o, k, 1);
+      got_model[k] += model.eject_valid(k);
+    }
+    if (inj_v[0] && get(dut->inject_ready_o, 0, 1)) ++sent;
+    model.tick(inj_v, inj_id, ej_r);
+    dut.clock();
+  }
+  ASSERT_EQ(sent, ids);
+  EXPECT_EQ(got, got_model);
+  EXPECT_EQ(got[0], 0u) << "an ID went back to its donor";
+  for (unsigned k = 1; k < C; ++k) EXPECT_EQ(got[k], ids / (C - 1)) << "core " << k;
+  // The model alone at 16 cores (the Sec. V-A machine): 15 receivers.
+  hwwl::Icrn big(16);
+  std::vector<unsigned> got16(16, 0);
+  const hwwl::Bits g16(16), r16(16, true);
+  for (std::uint64_t c = 0; c < 1500u * interval; ++c) {
+    hwwl::Bits v(16);
+    std::vector<std::uint32_t> id(16);
+    v[0] = c % interval == interval - 1;
+    id[0] = 1;
+    big.plan(g16, r16);
+    for (unsigned k = 0; k < 16; ++k) got16[k] += big.eject_valid(k);
+    big.tick(v, id, r16);
+  }
+  for (unsigned k = 1; k < 16; ++k) EXPECT_NEAR(got16[k], 100.0, 1.0) << "core " << k << " of 16";
+}
+
 // ---------------------------------------------------------------- traffic
 
 // Per-episode lane behaviour: skewed pushes make the banks unbalanced, so the
