@@ -173,6 +173,8 @@ redist = {**unit, "part": "redistribution"}
 for settings, spec, want in (
         ({"bfs.variant": "swwl"}, unit, 0.0),
         ({"bfs.variant": "hwwl"}, unit, 40.0),  # defaults: lsorting, 32 entries, 4 cores
+        ({"mst.mechanism": "hwwl"}, unit, 40.0),  # the key's new name, as <w>.variant
+        ({"mst.mechanism": "topo"}, unit, 0.0),
         ({"bfs.variant": "hwwl", "worklist.depth": 8}, unit, 40.0 - 4 * 16 * 0.3),
         ({"bfs.variant": "hwwl", "worklist.depth": 65536}, unit, "not synthesized"),
         ({"bfs.variant": "hwwl", "gpu.cus": 8}, unit, 8 * 9.0 + 0.3),  # no 8-core system: cores + network

@@ -594,7 +594,8 @@ def _synth_block(synth, block, params):
 def hwwl_area(settings, spec, synth):
     """The synthesized area in mm^2 of the hardware worklist a run configures
     (settings: its --set values), or a word saying why there is none."""
-    variant = next((v for k, v in settings.items() if k.endswith(".variant")), None)
+    # <w>.mechanism, or its old name <w>.variant
+    variant = next((v for k, v in settings.items() if k.endswith((".mechanism", ".variant"))), None)
     if variant != "hwwl":
         return 0.0  # a software worklist or topology-driven kernel: no worklist hardware
     s = {**(spec.get("defaults") or {}), **settings}
