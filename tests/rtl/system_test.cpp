@@ -82,7 +82,7 @@ TEST(HwwlIcrn, FourCoresMatchModelAndLoseNothing) {
 // One donor injecting one work ID per redistribution interval (a core that
 // alone has work, Sec. III-C) must feed every other core alike. A pointer
 // advancing every cycle sent every ID to cores of one parity when the
-// interval and the core count share a factor (4 cores, interval 10: core 2
+// interval and the core count share a factor (4 cores, interval 10: core 3
 // never got one).
 TEST(HwwlIcrn, ALoneDonorFeedsEveryOtherCoreAlike) {
   const unsigned C = 4, W = 24, interval = 10, ids = 600;
