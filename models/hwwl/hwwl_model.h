@@ -200,7 +200,8 @@ class Icrn {
   bool eject_valid(unsigned c) const { return out_v_[c]; }
   std::uint32_t eject_id(unsigned c) const { return out_id_[c]; }
   void plan(const Bits& greedy, const Bits& eject_ready);
-  bool inject_ready(unsigned c) const { return !in_v_[c] || taken_[c]; }
+  // One core has no destination: nothing is taken in (hwwl_icrn inject_ready_o).
+  bool inject_ready(unsigned c) const { return n_ > 1 && (!in_v_[c] || taken_[c]); }
   void tick(const Bits& inject_valid, const std::vector<std::uint32_t>& inject_id, const Bits& eject_ready);
   unsigned held() const;                               // work IDs inside
   void skip(std::uint64_t n) { advance(rr_, n, n_); }  // n cycles without a move

@@ -19,7 +19,8 @@
 // (a single per-cycle pointer, with injections every Interval cycles, sent
 // every ID of a lone donor to cores of one parity when Interval and NumCores
 // share a factor). A work ID waits (backpressure) when no destination takes
-// it; nothing is ever dropped.
+// it; nothing is ever dropped. With one core there is no destination: the hub
+// takes no injection (a donated ID would wait in its input register forever).
 // With more cores than one hub should serve, hubs would form deeper levels of
 // the tree; this block is the single-level tree the paper's 4..16 cores use.
 module hwwl_icrn #(
@@ -66,7 +67,7 @@ module hwwl_icrn #(
     end
   end
 
-  assign inject_ready_o = ~in_v_q | taken;
+  assign inject_ready_o = (NumCores > 1) ? (~in_v_q | taken) : '0;
   assign eject_valid_o  = out_v_q;
   assign eject_id_o     = out_id_q;
   assign busy_o         = |in_v_q || |out_v_q;

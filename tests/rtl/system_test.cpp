@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "Vcore_l8_thr.h"
+#include "Vicrn_c1.h"
 #include "Vicrn_c4.h"
 #include "Vsys_c2_l8_thr.h"
 #include "Vsys_c3_l4_lsort.h"
@@ -130,6 +131,34 @@ TEST(HwwlIcrn, ALoneDonorFeedsEveryOtherCoreAlike) {
     big.tick(v, id, r16);
   }
   for (unsigned k = 1; k < 16; ++k) EXPECT_NEAR(got16[k], 100.0, 1.0) << "core " << k << " of 16";
+}
+
+// One core has no destination: the hub takes no injection (a donated ID
+// would wait in its input register forever; bfs with gpu.cus=1 ended in a
+// livelock), RTL and model alike.
+TEST(HwwlIcrn, OneCoreTakesNothingIn) {
+  const unsigned W = 24;
+  tb::Dut<Vicrn_c1> dut(test_name(), 5);
+  hwwl::Icrn model(1);
+  std::mt19937_64 rng(3);
+  unsigned offered = 0;
+  for (std::uint64_t c = 0; c < 2000; ++c) {
+    const hwwl::Bits greedy{(rng() & 1) != 0}, inj_v{(rng() & 1) != 0}, ej_r{(rng() & 1) != 0};
+    const std::vector<std::uint32_t> inj_id{static_cast<std::uint32_t>(c + 1)};
+    put(dut->greedy_i, 0, 1, greedy[0]);
+    put(dut->inject_valid_i, 0, 1, inj_v[0]);
+    put(dut->inject_id_i, 0, W, inj_id[0]);
+    put(dut->eject_ready_i, 0, 1, ej_r[0]);
+    dut.settle();
+    model.plan(greedy, ej_r);
+    offered += inj_v[0];
+    ASSERT_FALSE(get(dut->inject_ready_o, 0, 1)) << "cycle " << c;
+    ASSERT_FALSE(model.inject_ready(0)) << "cycle " << c;
+    ASSERT_FALSE(get(dut->busy_o, 0, 1) || model.busy()) << "cycle " << c;
+    model.tick(inj_v, inj_id, ej_r);
+    dut.clock();
+  }
+  EXPECT_GT(offered, 900u);
 }
 
 // ---------------------------------------------------------------- traffic

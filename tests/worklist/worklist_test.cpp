@@ -110,6 +110,26 @@ TEST_P(Conservation, EveryPushedIdIsPulledOnceThenDone) {
   EXPECT_EQ(r.inside_after, 0u);
 }
 
+// One core: a greedy core has no other core to give work to. The network
+// used to take its donation anyway and hold it forever in the hub's input
+// register (bfs and bh with gpu.cus=1 ended in a diagnosed livelock).
+class OneCore : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OneCore, EveryPushedIdIsPulledOnceThenDone) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Result r = push_then_pull({"gpu.cus=1", "worklist.depth=128", std::string("worklist.scheme=") + GetParam()},
+                                  900, 2048, 8 * 32);
+  std::uint32_t bad = 0;
+  for (std::uint32_t i = 0; i < r.hits.size(); ++i) bad += r.hits[i] != (i % 3 == 0 ? 1u : 0u);
+  EXPECT_EQ(bad, 0u) << "IDs not pulled exactly once";
+  EXPECT_EQ(r.pull_ids, 900);
+  EXPECT_EQ(r.pull_dones, 8 * 32);
+  EXPECT_EQ(r.inside_after, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schemes, OneCore, ::testing::Values("threshold", "lsorting", "gsorting"),
+                         [](const auto& i) { return std::string(i.param); });
+
 INSTANTIATE_TEST_SUITE_P(Schemes, Conservation,
                          ::testing::Values("none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo",
                                            "ideal_sorted"),
