@@ -220,6 +220,10 @@ class RtlBackend final : public Backend {
     }
     o.pull_id = heads_;
     o.sys_empty = sys_empty;
+    // The global greedy bits the network saw this cycle (a core not evaluated
+    // holds its register).
+    o.greedy.resize(p_.cores);
+    for (unsigned c = 0; c < p_.cores; ++c) o.greedy[c] = cores_[c]->greedy_o != 0;
     // The rising edge.
     for (unsigned c = 0; c < p_.cores; ++c) {
       if (active_[c]) {

@@ -203,7 +203,11 @@ Worklist::CoreCounters::CoreCounters(unsigned core)
       spills(StatGroup(fmt::format("gpu.worklist.core{}", core)), "spills",
              "of them, those the virtualization unit spilled to this core's overflow buffer", ""),
       pull_ids(StatGroup(fmt::format("gpu.worklist.core{}", core)), "pull_ids",
-               "work IDs this core's lanes pulled (from its banks, wherever the IDs were pushed)", "") {}
+               "work IDs this core's lanes pulled (from its banks, wherever the IDs were pushed)", ""),
+      greedy_cycles(StatGroup(fmt::format("gpu.worklist.core{}", core)), "greedy_cycles",
+                    "unit cycles with this core's global greedy bit set (it offers work to the other cores, Sec. "
+                    "III-C; the network gives it none)",
+                    "cycles") {}
 
 Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cores, const Clock& clock,
                    const std::string& wave_file)
@@ -638,6 +642,8 @@ void Worklist::step_cycle(bool idle) {
   const bool swapped = swap_;
   backend_->step(in_, out_);
   const Backend::Out& out = out_;
+  for (std::size_t c = 0; c < out.greedy.size() && c < per_core.size(); ++c)
+    if (out.greedy[c]) ++per_core[c]->greedy_cycles;
   // The virtualization unit's granted accesses are inputs too: a cycle with
   // one is not quiet (a reservation changes a bank's occupancy, not its
   // count). A refill offered and refused changes nothing.
@@ -805,6 +811,9 @@ void Worklist::skip_cycles(std::uint64_t n) {
     hvu_.end_bursts();
   }
   backend_->skip(n, in_);
+  // A fixpoint: the greedy bits of the last cycle stepped hold.
+  for (std::size_t c = 0; c < out_.greedy.size() && c < per_core.size(); ++c)
+    if (out_.greedy[c]) per_core[c]->greedy_cycles += n;
   cycle_ += n;
   cycles += n;
   idle_cycles += n;

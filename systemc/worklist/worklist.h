@@ -209,7 +209,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   // network brought it.
   struct CoreCounters {
     explicit CoreCounters(unsigned core);
-    Counter pushes, spills, pull_ids;
+    Counter pushes, spills, pull_ids, greedy_cycles;
   };
   std::vector<std::unique_ptr<CoreCounters>> per_core;
   // Fig. 8, only with worklist.activity_interval > 0.

@@ -485,7 +485,8 @@ TEST(HardwareWorklist, SingleBufferedKernelTimeWithin5PercentOfAOneCycleQuantum)
 // gpu.worklist.coreN.*: each ID counted at the core whose lane pushed it
 // (spilled or not) and at the core whose lane pulled it; the cores add up to
 // the unit's totals, and IDs do move between cores (at 32 entries; with 8 no
-// core is ever greedy at threshold 5, docs/worklists.md).
+// core is ever greedy at threshold 5, docs/worklists.md); greedy_cycles: a
+// core that gave work away was greedy, and with 8 entries none ever is.
 TEST(HardwareWorklist, PerCoreCountsAddUpAndShowWorkMovingBetweenCores) {
   auto j = run_json("run bfs --preset kim2014 --set bfs.mechanism=hwwl --set bfs.scale=13");
   ASSERT_FALSE(j.is_null());
@@ -497,6 +498,9 @@ TEST(HardwareWorklist, PerCoreCountsAddUpAndShowWorkMovingBetweenCores) {
     const double pu = st[k + "pushes"].get<double>(), sp = st[k + "spills"].get<double>(),
                  pl = st[k + "pull_ids"].get<double>();
     EXPECT_LE(sp, pu) << k;
+    // IDs leave a core only through the network, which takes them only from
+    // a core whose global greedy bit is set.
+    if (pl < pu) EXPECT_GT(st[k + "greedy_cycles"].get<double>(), 0) << k << " gave work away, never greedy";
     pushes += pu, spills += sp, pulls += pl, moved += std::abs(pl - pu);
   }
   EXPECT_FALSE(st.contains("gpu.worklist.core4.pushes"));
@@ -512,6 +516,7 @@ TEST(HardwareWorklist, PerCoreCountsAddUpAndShowWorkMovingBetweenCores) {
   for (int c = 0; c < 4; ++c) {
     const std::string p = "gpu.worklist.core" + std::to_string(c) + ".";
     EXPECT_EQ(k["stats"][p + "pushes"].get<double>(), k["stats"][p + "pull_ids"].get<double>()) << p;
+    EXPECT_EQ(k["stats"][p + "greedy_cycles"].get<double>(), 0) << p;
   }
 }
 
