@@ -642,8 +642,11 @@ void Worklist::step_cycle(bool idle) {
   const bool swapped = swap_;
   backend_->step(in_, out_);
   const Backend::Out& out = out_;
+  // This cycle's greedy bits, and those of the cycles skipped since the last
+  // step: nothing moved in them, so they had this cycle's bank counts and bits.
   for (std::size_t c = 0; c < out.greedy.size() && c < per_core.size(); ++c)
-    if (out.greedy[c]) ++per_core[c]->greedy_cycles;
+    if (out.greedy[c]) per_core[c]->greedy_cycles += 1 + greedy_skipped_;
+  greedy_skipped_ = 0;
   // The virtualization unit's granted accesses are inputs too: a cycle with
   // one is not quiet (a reservation changes a bank's occupancy, not its
   // count). A refill offered and refused changes nothing.
@@ -811,9 +814,8 @@ void Worklist::skip_cycles(std::uint64_t n) {
     hvu_.end_bursts();
   }
   backend_->skip(n, in_);
-  // A fixpoint: the greedy bits of the last cycle stepped hold.
-  for (std::size_t c = 0; c < out_.greedy.size() && c < per_core.size(); ++c)
-    if (out_.greedy[c]) per_core[c]->greedy_cycles += n;
+  // Their greedy bits are those of the next cycle stepped (the same counts).
+  greedy_skipped_ += n;
   cycle_ += n;
   cycles += n;
   idle_cycles += n;

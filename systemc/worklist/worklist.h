@@ -125,6 +125,7 @@ class Worklist : public sc_core::sc_module, public Mechanism {
   Tick wait_ticks_ = 0;      // wavefront time blocked on (or spinning through) all-WAIT pulls
   std::uint64_t cycle_ = 0;  // next cycle to step
   std::uint64_t quiet_cycles_ = 0, settle_ = 0;
+  std::uint64_t greedy_skipped_ = 0;   // cycles skipped since the last step (their greedy bits: the next step's)
   bool refills_stuck_ = false;         // the last stepped cycle was quiet and refused every refill it offered
   std::vector<unsigned> last_counts_;  // pull-side counts after the last stepped cycle
   std::vector<unsigned> counts_;       // step_cycle() scratch
