@@ -6,6 +6,8 @@
 //                      [--output FILE] [--quiet]
 //   fgsim list
 //   fgsim params [PREFIX] [--preset NAME]
+//   fgsim compare WORKLOAD [run's options] [--mechanisms A,B,...] [--baseline M]
+//                          [--json FILE]
 //
 // Exit codes: 0 ok, 2 bad input (one line naming the place), 3 simulated fault.
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
+#include "top/compare.h"
 #include "top/simulation.h"
 
 #include "fg_git_version.h"  // generated: FG_GIT_COMMIT
@@ -138,6 +141,27 @@ int main(int argc, char** argv) {
   bool params_json = false;
   params->add_flag("--json", params_json, "JSON: name, type, value, unit, help, min/max, choices");
 
+  fg::CompareSpec cmp;
+  auto* compare = app.add_subcommand(
+      "compare", "run a workload once on each of its mechanisms (<workload>.mechanism) and print a table");
+  compare->add_option("workload", cmp.run.workload, "workload name (see `fgsim list`)")->required();
+  compare->add_option("--preset", cmp.run.preset, "machine preset (see `fgsim list`)")->check(non_empty);
+  compare->add_option("--config", cmp.run.config_files, "YAML config file (repeatable, applied in order)")
+      ->check(non_empty);
+  compare->add_option("--set", cmp.run.sets, "override one parameter: key=value (repeatable)")->check(non_empty);
+  compare->add_option("--seed", cmp.run.seed, "random seed (same as --set sim.seed=N)")->check(non_empty);
+  compare->add_option("--input", cmp.run.input, "input file of the workload (its <workload>.input parameter)")
+      ->check(non_empty);
+  compare
+      ->add_option("--mechanisms", cmp.mechanisms,
+                   "the mechanisms to run, comma-separated (default: every value of <workload>.mechanism)")
+      ->delimiter(',')
+      ->check(non_empty);
+  compare->add_option("--baseline", cmp.baseline, "the mechanism speed-ups are relative to (default: the default one)")
+      ->check(non_empty);
+  compare->add_option("--json", cmp.json_file, "also write the rows as JSON here ('-': only JSON, on standard output)")
+      ->check(non_empty);
+
   // A first word that is no option and no command (CLI11 would only say a
   // subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {
@@ -145,7 +169,8 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == cmd;
     if (!known) {
-      std::fprintf(stderr, "fgsim: error: unknown command '%s' (commands: run, list, params; see fgsim --help)\n",
+      std::fprintf(stderr,
+                   "fgsim: error: unknown command '%s' (commands: run, list, params, compare; see fgsim --help)\n",
                    fg::shown(cmd).c_str());
       return fg::kExitUserError;
     }
@@ -169,6 +194,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand("params")) return cmd_params(prefix, params_preset, params_json);
+    if (app.got_subcommand("compare")) return fg::compare(cmp);
     fg::Config cfg = fg::resolve_config(spec);
     return fg::simulate(spec, cfg);
   } catch (...) {

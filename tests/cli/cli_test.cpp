@@ -58,6 +58,17 @@ std::vector<BadInput> bad_inputs() {
       {"NoSubcommand", "", "subcommand"},
       {"ParamsUnknownPrefix", "params nosuch.prefix", "nosuch.prefix"},
       {"ParamsUnknownPreset", "params --preset nope", "unknown preset 'nope'"},
+      {"CompareUnknownWorkload", "compare nosuch", "unknown workload 'nosuch'"},
+      {"CompareOneWay", "compare vecadd", "compare: workload 'vecadd' runs one way (it has no vecadd.mechanism"},
+      {"CompareMechanismSet", "compare bfs --set bfs.mechanism=hwwl",
+       "compare: bfs.mechanism is set (by --set bfs.mechanism); compare runs every mechanism"},
+      {"CompareMechanismSetInFile", "compare bfs --config {file}", "bfs.mechanism is set (by {file}:1)",
+       "bfs.mechanism: swwl\n"},
+      {"CompareUnknownMechanism", "compare bfs --mechanisms topo,nope", "'nope' is not a mechanism of bfs"},
+      {"CompareMechanismTwice", "compare bfs --mechanisms topo,topo", "'topo' is named twice"},
+      {"CompareBaselineNotCompared", "compare bfs --mechanisms swwl,hwwl", "--baseline: 'topo' is not among"},
+      {"CompareBadKey", "compare bfs --set bfs.scael=3", "did you mean 'bfs.scale'"},
+      {"CompareJsonUnwritable", "compare bfs --json /nonexistent/dir/c.json", "--json: cannot write"},
   };
 }
 
@@ -413,6 +424,55 @@ TEST(Cli, OutputFileHoldsWorkloadResults) {
       run_fgsim("run memstream --preset orr2014 --set gpu.cus=2 --set memstream.pattern=cas --quiet --output " + path);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(test::slurp(path).find("counter 200"), std::string::npos);
+}
+
+// fgsim compare: one `fgsim run` per mechanism, each row what a direct run of
+// that mechanism gives; speed-ups against the baseline (the default one).
+TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
+  const std::string common = "bfs --preset kim2014 --set bfs.scale=8";
+  auto r = run_fgsim("compare " + common + " --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& row : rows) names.push_back(row["mechanism"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop"}));
+  for (const auto& row : rows) {
+    const std::string m = row["mechanism"];
+    ASSERT_EQ(row["status"], "ok") << m << ": " << row.dump();
+    const auto direct = test::run_json("run " + common + " --set bfs.mechanism=" + m);
+    EXPECT_DOUBLE_EQ(row["kernel_us"].get<double>(), direct["workload"]["results"]["kernel_ns"].get<double>() / 1000)
+        << m;
+    EXPECT_DOUBLE_EQ(row["instructions"].get<double>(), direct["totals"]["gpu.cu.wavefront_instructions"].get<double>())
+        << m;
+    if (m == "topo") EXPECT_DOUBLE_EQ(row["speedup"].get<double>(), 1.0);
+    if (m == "hwwl") EXPECT_GT(row["tasks_run"].get<double>(), 0);  // the worklist's task metrics
+  }
+  // The table: a header and one line per mechanism.
+  auto t = run_fgsim("compare " + common + " --mechanisms hwwl,topo");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("speed-up over topo"), std::string::npos) << t.out;
+  EXPECT_EQ(std::count(t.out.begin(), t.out.end(), '\n'), 4) << t.out;
+  EXPECT_LT(t.out.find("\nhwwl "), t.out.find("\ntopo ")) << "rows in the order asked";
+}
+
+TEST(Compare, QueensOnChannelsAndForkJoin) {
+  auto r = run_fgsim("compare queens --preset orr2014 --set queens.n=6 --set gpu.cus=2 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["mechanism"], "channels");
+  EXPECT_EQ(rows[1]["mechanism"], "forkjoin");
+  for (const auto& row : rows) EXPECT_EQ(row["status"], "ok") << row.dump();
+  EXPECT_GT(rows[1]["sched_instructions"].get<double>(), 0);
+}
+
+// A run that faults is a row, and the exit code says so (3); the table is
+// still printed.
+TEST(Compare, AFaultIsARowAndExitCode3) {
+  auto r = run_fgsim("compare bfs --preset kim2014 --set bfs.scale=8 --mechanisms topo,swwl --set sim.max_time=100");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.out.find("fault: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nswwl "), std::string::npos) << r.out;
 }
 
 }  // namespace
