@@ -276,7 +276,9 @@ def _path_value(result, path, expr):
         if avgs:
             n = sum(a["count"] for a in avgs)
             return sum(a["mean"] * a["count"] for a in avgs) / n if n else 0.0
-        raise KeyError(f"metric '{expr}': no stat matches")
+        # No matching stat in this run (a task metric of a mechanism the run did not build):
+        # no value, as for a missing stat below. rows() refuses a metric no run has.
+        return None
     if head == "stats" and rest and rest not in result["stats"]:
         # A mechanism's statistic in a run that did not build the mechanism
         # (a topo case's worklist waits): no value. rows() refuses a metric
