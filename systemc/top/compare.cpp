@@ -65,6 +65,8 @@ std::string first_line(const std::string& path) {
   // The child's last non-empty line is its diagnosis (exit 2 and 3 print one).
   while (std::getline(f, line))
     if (!line.empty()) last = line;
+  for (const char* prefix : {"fgsim: error: ", "fgsim: simulated fault: "})
+    if (last.rfind(prefix, 0) == 0) return last.substr(std::strlen(prefix));
   return last;
 }
 
@@ -131,7 +133,12 @@ int compare(const CompareSpec& spec) {
         mechs.begin() + static_cast<std::ptrdiff_t>(i))
       throw UserError(fmt::format("--mechanisms: '{}' is named twice", mechs[i]));
   }
-  const std::string baseline = spec.baseline.empty() ? format_value(*info, info->default_value) : spec.baseline;
+  // The baseline: --baseline, else the parameter's default when it is compared, else the first.
+  std::string baseline = spec.baseline;
+  if (baseline.empty()) {
+    baseline = format_value(*info, info->default_value);
+    if (std::find(mechs.begin(), mechs.end(), baseline) == mechs.end()) baseline = mechs.front();
+  }
   if (std::find(mechs.begin(), mechs.end(), baseline) == mechs.end())
     throw UserError(fmt::format("--baseline: '{}' is not among the mechanisms compared ({})", shown(baseline),
                                 fmt::join(mechs, ", ")));

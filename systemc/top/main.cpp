@@ -157,7 +157,9 @@ int main(int argc, char** argv) {
                    "the mechanisms to run, comma-separated (default: every value of <workload>.mechanism)")
       ->delimiter(',')
       ->check(non_empty);
-  compare->add_option("--baseline", cmp.baseline, "the mechanism speed-ups are relative to (default: the default one)")
+  compare
+      ->add_option("--baseline", cmp.baseline,
+                   "the mechanism speed-ups are relative to (default: the default one if compared, else the first)")
       ->check(non_empty);
   compare->add_option("--json", cmp.json_file, "also write the rows as JSON here ('-': only JSON, on standard output)")
       ->check(non_empty);

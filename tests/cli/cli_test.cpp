@@ -66,7 +66,8 @@ std::vector<BadInput> bad_inputs() {
        "bfs.mechanism: swwl\n"},
       {"CompareUnknownMechanism", "compare bfs --mechanisms topo,nope", "'nope' is not a mechanism of bfs"},
       {"CompareMechanismTwice", "compare bfs --mechanisms topo,topo", "'topo' is named twice"},
-      {"CompareBaselineNotCompared", "compare bfs --mechanisms swwl,hwwl", "--baseline: 'topo' is not among"},
+      {"CompareBaselineNotCompared", "compare bfs --mechanisms swwl,hwwl --baseline topo",
+       "--baseline: 'topo' is not among"},
       {"CompareBadKey", "compare bfs --set bfs.scael=3", "did you mean 'bfs.scale'"},
       {"CompareJsonUnwritable", "compare bfs --json /nonexistent/dir/c.json", "--json: cannot write"},
   };
@@ -453,6 +454,23 @@ TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
   EXPECT_NE(t.out.find("speed-up over topo"), std::string::npos) << t.out;
   EXPECT_EQ(std::count(t.out.begin(), t.out.end(), '\n'), 4) << t.out;
   EXPECT_LT(t.out.find("\nhwwl "), t.out.find("\ntopo ")) << "rows in the order asked";
+  // Without the default mechanism, the first one listed is the baseline.
+  auto f = run_fgsim("compare " + common + " --mechanisms hwwl,swwl --json -");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(f.out)[0]["speedup"].get<double>(), 1.0);
+}
+
+// A mechanism that refuses a setting is a row; when every one refuses, exit
+// 2 with one line (the first refusal, without a second "fgsim: error:").
+TEST(Compare, RefusalsAreRowsAndAllRefusedIsExit2) {
+  auto r = run_fgsim("compare queens --preset orr2014 --set queens.n=6 --set gpu.cus=2 --set queens.cutoff=3");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("refused: queens.cutoff: a fork-join setting"), std::string::npos) << r.out;
+  auto a = run_fgsim("compare queens --preset orr2014 --set queens.n=6 --set queens.capacity=1");
+  EXPECT_EQ(a.code, 2);
+  EXPECT_EQ(test::error_lines(a.err), 1) << a.err;
+  EXPECT_NE(a.err.find("every mechanism refused the configuration (channels: queens.capacity"), std::string::npos)
+      << a.err;
 }
 
 TEST(Compare, QueensOnChannelsAndForkJoin) {
