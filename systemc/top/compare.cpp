@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,6 +71,16 @@ std::string first_line(const std::string& path) {
   return last;
 }
 
+// SIGINT / SIGTERM: the run under way ends on its own (it gets the signal too
+// when it comes from the terminal; a SIGTERM sent to compare alone is passed
+// on), compare stops after it, removes its scratch files and exits 130.
+volatile std::sig_atomic_t g_signal = 0;
+volatile pid_t g_child = 0;
+extern "C" void on_compare_signal(int sig) {
+  g_signal = sig;
+  if (g_child > 0) kill(g_child, sig);
+}
+
 std::string self_path() {
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -91,9 +102,11 @@ int spawn(const std::vector<std::string>& args, const std::string& err_path) {
   const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error(fmt::format("compare: cannot start {}: {}", args[0], std::strerror(rc)));
+  g_child = pid;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(fmt::format("compare: waitpid: {}", std::strerror(errno)));
+  g_child = 0;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;
@@ -148,13 +161,19 @@ int compare(const CompareSpec& spec) {
     if (!json_out) throw UserError(fmt::format("--json: cannot write '{}'", shown(spec.json_file)));
   }
 
-  char dir_template[] = "/tmp/fgsim-compare-XXXXXX";
-  if (!mkdtemp(dir_template)) throw std::runtime_error(fmt::format("compare: mkdtemp: {}", std::strerror(errno)));
+  // Scratch files in $TMPDIR (else /tmp), removed at the end, also after a signal.
+  std::error_code tmp_ec;
+  std::string dir_template = (std::filesystem::temp_directory_path(tmp_ec) / "fgsim-compare-XXXXXX").string();
+  if (tmp_ec) dir_template = "/tmp/fgsim-compare-XXXXXX";
+  if (!mkdtemp(dir_template.data()))
+    throw std::runtime_error(fmt::format("compare: mkdtemp {}: {}", dir_template, std::strerror(errno)));
   const std::string dir = dir_template;
   const std::string self = self_path();
   const bool tty = isatty(2);
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < mechs.size(); ++i) {
+  g_signal = 0;
+  auto old_int = std::signal(SIGINT, on_compare_signal), old_term = std::signal(SIGTERM, on_compare_signal);
+  for (std::size_t i = 0; i < mechs.size() && !g_signal; ++i) {
     const std::string& m = mechs[i];
     if (tty)
       std::fprintf(stderr, "compare: %s on %s (%zu/%zu)\n", run.workload.c_str(), m.c_str(), i + 1, mechs.size());
@@ -205,8 +224,15 @@ int compare(const CompareSpec& spec) {
     std::filesystem::remove(err, ec);
     rows.push_back(std::move(r));
   }
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+  if (g_signal) {
+    std::fprintf(stderr, "fgsim: interrupted: compare stopped after %zu of %zu mechanisms\n", rows.size(),
+                 mechs.size());
+    return kExitInterrupted;
+  }
 
   std::optional<double> base;
   for (const auto& r : rows)

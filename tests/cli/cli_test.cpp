@@ -293,6 +293,26 @@ TEST(Cli, SigintWritesTheStatsSoFarAndExits130) {
   EXPECT_GT(j["stats"]["gpu.cu0.l1.reads"].get<double>(), 0.0) << "statistics collected so far";
 }
 
+// SIGTERM to compare: the run under way is ended, compare removes its scratch
+// files (in $TMPDIR) and exits 130 with one line.
+TEST(Compare, SigtermEndsTheRunUnderWayAndExits130) {
+  const auto dir = test::scratch_dir();
+  const auto tmp = dir / "tmp";
+  std::filesystem::create_directories(tmp);
+  const auto rc = (dir / "rc").string(), err = (dir / "err").string();
+  const std::string cmd = fmt::format(
+      "(TMPDIR={0} {1} compare bfs --preset kim2014 --set bfs.scale=18 >/dev/null 2>{2} & pid=$!; "
+      "for i in $(seq 300); do pgrep -P $pid >/dev/null && break; sleep 0.1; done; sleep 0.5; "
+      "kill -TERM $pid; wait $pid; echo $? >{3})",
+      tmp.string(), FGSIM_EXE, err, rc);
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(test::slurp(rc), "130\n");
+  const std::string e = test::slurp(err);
+  EXPECT_EQ(test::error_lines(e), 1) << e;
+  EXPECT_NE(e.find("fgsim: interrupted: compare stopped after 1 of 5 mechanisms"), std::string::npos) << e;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "scratch files left behind";
+}
+
 TEST(Cli, SummaryCoherenceAndStallLinesRepeatTheStats) {
   const auto path = (test::scratch_dir() / "summary.json").string();
   auto r = run_fgsim("run histogram --preset orr2014 --set gpu.cus=2 --set histogram.n=4096 --stats " + path);
@@ -445,8 +465,12 @@ TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
         << m;
     EXPECT_DOUBLE_EQ(row["instructions"].get<double>(), direct["totals"]["gpu.cu.wavefront_instructions"].get<double>())
         << m;
-    if (m == "topo") EXPECT_DOUBLE_EQ(row["speedup"].get<double>(), 1.0);
-    if (m == "hwwl") EXPECT_GT(row["tasks_run"].get<double>(), 0);  // the worklist's task metrics
+    if (m == "topo") {
+      EXPECT_DOUBLE_EQ(row["speedup"].get<double>(), 1.0);
+    }
+    if (m == "hwwl") {
+      EXPECT_GT(row["tasks_run"].get<double>(), 0);  // the worklist's task metrics
+    }
   }
   // The table: a header and one line per mechanism.
   auto t = run_fgsim("compare " + common + " --mechanisms hwwl,topo");
