@@ -302,7 +302,7 @@ TEST(Compare, SigtermEndsTheRunUnderWayAndExits130) {
   const auto rc = (dir / "rc").string(), err = (dir / "err").string();
   const std::string cmd = fmt::format(
       "(TMPDIR={0} {1} compare bfs --preset kim2014 --set bfs.scale=18 >/dev/null 2>{2} & pid=$!; "
-      "for i in $(seq 300); do pgrep -P $pid >/dev/null && break; sleep 0.1; done; sleep 0.5; "
+      "for i in $(seq 300); do ls {0}/fgsim-compare-*/0.err >/dev/null 2>&1 && break; sleep 0.1; done; sleep 0.5; "
       "kill -TERM $pid; wait $pid; echo $? >{3})",
       tmp.string(), FGSIM_EXE, err, rc);
   ASSERT_EQ(std::system(cmd.c_str()), 0);
