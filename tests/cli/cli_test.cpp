@@ -309,7 +309,7 @@ TEST(Compare, SigtermEndsTheRunUnderWayAndExits130) {
   EXPECT_EQ(test::slurp(rc), "130\n");
   const std::string e = test::slurp(err);
   EXPECT_EQ(test::error_lines(e), 1) << e;
-  EXPECT_NE(e.find("fgsim: interrupted: compare stopped after 1 of 5 mechanisms"), std::string::npos) << e;
+  EXPECT_NE(e.find("fgsim: interrupted: compare stopped after 1 of 6 mechanisms"), std::string::npos) << e;
   EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "scratch files left behind";
 }
 
@@ -456,7 +456,7 @@ TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
   const auto rows = nlohmann::json::parse(r.out);
   std::vector<std::string> names;
   for (const auto& row : rows) names.push_back(row["mechanism"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop", "forkjoin"}));
   for (const auto& row : rows) {
     const std::string m = row["mechanism"];
     ASSERT_EQ(row["status"], "ok") << m << ": " << row.dump();

@@ -65,6 +65,55 @@ INSTANTIATE_TEST_SUITE_P(Generated, GraphWorkload,
                                   std::get<2>(i.param) + "_" + std::get<3>(i.param);
                          });
 
+// bfs / sssp as spawn-only tasks on the fork-join runtime (issue 41): the
+// host's distances on the three presets and several graph kinds, every task
+// run once it is created, at least a task per reached node that has arcs
+// (label-correcting: a node may run again), one persistent kernel.
+using FjCase = std::tuple<const char*, const char*, const char*>;  // workload, generator, preset
+class ForkJoinGraph : public ::testing::TestWithParam<FjCase> {};
+
+TEST_P(ForkJoinGraph, DistancesEqualTheHostReference) {
+  const auto [w, g, p] = GetParam();
+  const std::string W = w;
+  auto j = run_json("run " + W + " --preset " + p + " --set gpu.cus=4 --set " + W + ".mechanism=forkjoin --set " + W +
+                    ".generator=" + g + " --set " + W + ".scale=9");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["run"]["status"], "ok");
+  ASSERT_EQ(j["workload"]["checks"].size(), 1u);
+  const auto& r = j["workload"]["results"];
+  const auto& st = j["stats"];
+  EXPECT_GT(r["reached"].get<int>(), 100) << r.dump();
+  EXPECT_EQ(st["tasks.forkjoin.run"], st["tasks.forkjoin.created"]);
+  EXPECT_GE(st["tasks.forkjoin.run"].get<double>(), r["reached"].get<double>() / 2) << st.dump();
+  EXPECT_EQ(r["steps"], 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, ForkJoinGraph,
+                         ::testing::Combine(::testing::Values("bfs", "sssp"), ::testing::Values("rmat", "grid", "road"),
+                                            ::testing::Values("orr2014", "kim2014", "gh200")),
+                         [](const ::testing::TestParamInfo<FjCase>& i) {
+                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param) + "_" +
+                                  std::get<2>(i.param);
+                         });
+
+// From 1 to 8 CUs, with and without the plain load before the atomic.
+TEST(ForkJoinGraph, OneToEightCusWithAndWithoutTheCheck) {
+  for (const char* cus : {"1", "2", "8"})
+    for (const char* check : {"true", "false"}) {
+      auto j = run_json(std::string("run sssp --preset kim2014 --set sssp.mechanism=forkjoin --set sssp.scale=8 ") +
+                        "--set gpu.cus=" + cus + " --set sssp.check_first=" + check);
+      ASSERT_FALSE(j.is_null()) << cus << " " << check;
+      EXPECT_EQ(j["run"]["status"], "ok") << cus << " " << check;
+    }
+  // The worklist's and the persistent kernels' keys do not apply.
+  for (const char* k : {"bfs.hwwl.overflow=8", "bfs.groups=4", "bfs.swwl.push=aru"}) {
+    const auto r = run_fgsim(std::string("run bfs --preset kim2014 --set bfs.scale=6 --set bfs.mechanism=forkjoin ") +
+                             "--set " + k);
+    EXPECT_EQ(r.code, 2) << k;
+    EXPECT_EQ(test::error_lines(r.err), 1) << r.err;
+  }
+}
+
 // Single-buffer mode (Sec. V-C, Fig. 8): one persistent kernel whose pushes
 // go to the list it pulls. The host's distances come out only if no thread
 // gets DONE while another still holds a work ID (it may push more): the unit
@@ -500,7 +549,9 @@ TEST(HardwareWorklist, PerCoreCountsAddUpAndShowWorkMovingBetweenCores) {
     EXPECT_LE(sp, pu) << k;
     // IDs leave a core only through the network, which takes them only from
     // a core whose global greedy bit is set.
-    if (pl < pu) EXPECT_GT(st[k + "greedy_cycles"].get<double>(), 0) << k << " gave work away, never greedy";
+    if (pl < pu) {
+      EXPECT_GT(st[k + "greedy_cycles"].get<double>(), 0) << k << " gave work away, never greedy";
+    }
     pushes += pu, spills += sp, pulls += pl, moved += std::abs(pl - pu);
   }
   EXPECT_FALSE(st.contains("gpu.worklist.core4.pushes"));

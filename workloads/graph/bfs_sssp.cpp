@@ -27,6 +27,14 @@
 //         (ARU), `<w>.swwl.threads` 0 (one work-item per item: VKC) or a
 //         fixed count with even shares, `<w>.swwl.donate` (WDO; a node's
 //         estimated work is its degree).
+//   forkjoin asynchronous search as spawn-only tasks on the fork-join
+//         runtime (GTaP, docs/forkjoin.md; the cross-mechanism study):
+//         a task relaxes a node's arcs with the node's distance at its
+//         spawn and spawns a task for every neighbour it improved; no
+//         levels, no barrier (label-correcting: a node reached again by a
+//         shorter path runs again, a task whose node has since improved
+//         ends at once). A node of more than kFjArcs arcs is split in
+//         halves by child tasks.
 //
 // Every atomic on a neighbour's distance is guarded by a plain load, as in
 // LonestarGPU's kernels (`if (dist[dst] == INF && atomicCAS(...) == INF)`,
@@ -58,6 +66,7 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/graph_params.h"
+#include "runtime/forkjoin.h"
 #include "runtime/swwl.h"
 #include "sim/config.h"
 #include "sim/error.h"
@@ -100,11 +109,12 @@ Workload make(const char* name, bool weighted) {
       weighted,
       graph::GraphParams{name},
       Param<std::string>{n + ".mechanism", "topo",
-                         std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop"},
+                         std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop", "forkjoin"},
                          "how the work is scheduled: topo: topology-driven; swwl: shared software worklist; hwwl: "
                          "the hardware worklist, double-buffered (docs/worklists.md); persistent / coop: "
                          "LonestarGPU's data-driven kernel as one persistent kernel with plain or resizing "
-                         "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md)"},
+                         "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md); forkjoin: "
+                         "asynchronous search as spawn-only tasks on the fork-join runtime (docs/forkjoin.md)"},
       ParamAlias{n + ".variant", n + ".mechanism"},
       Param<std::int64_t>{n + ".source",
                           -1,
@@ -489,6 +499,50 @@ std::uint32_t source_node(const Workload& wl, const Config& cfg, const Graph& g,
   return *node;
 }
 
+// ---- fork-join -------------------------------------------------------------
+
+// Arcs a task relaxes itself; a node with more is split in halves by child
+// tasks (a record holds at most this many children: GTAP_MAX_CHILD_TASKS).
+constexpr std::uint32_t kFjArcs = 16;
+
+// A task: arcs [begin, end) of node u, whose distance was du when the task
+// was spawned. Its payload is those four words (the graph and the distances
+// are the program's globals). The per-node and per-arc instructions are the
+// data-driven kernel's (alu_of).
+fj::Fn<void> fj_relax(fj::Ctx& t, DevGraph g, std::uint64_t dist, bool weighted, bool check, Alu a, std::uint32_t u,
+                      std::uint32_t du, std::uint32_t begin, std::uint32_t end) {
+  Lane& l = t.lane();
+  if (a.node) co_await l.alu(a.node);
+  const auto cur = co_await l.load<std::uint32_t>(at(dist, u));
+  if (cur < du) co_return;  // a shorter path reached u since: that task relaxes its arcs
+  if (end - begin > kFjArcs) {
+    const std::uint32_t mid = begin + (end - begin) / 2;
+    co_await t.spawn(fj_relax, g, dist, weighted, check, a, u, du, begin, mid);
+    co_await t.spawn(fj_relax, g, dist, weighted, check, a, u, du, mid, end);
+    co_return;
+  }
+  for (auto k = begin; k < end; ++k) {
+    const auto v = co_await l.load<std::uint32_t>(at(g.col, k));
+    if (a.arc) co_await l.alu(a.arc);
+    std::uint32_t dv = du + 1;
+    if (weighted) {
+      const auto w = co_await l.load<std::uint32_t>(at(g.weight, k));
+      dv = relaxed(du, w);
+    }
+    if (check) {  // LonestarGPU's plain load before the atomic
+      const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+      if (seen <= dv) continue;
+    }
+    const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), dv);
+    if (dv < old) {
+      if (a.improved) co_await l.alu(a.improved);
+      const auto b = co_await l.load<std::uint32_t>(at(g.row, v));
+      const auto e = co_await l.load<std::uint32_t>(at(g.row, v + 1));
+      if (e > b) co_await t.spawn(fj_relax, g, dist, weighted, check, a, v, dv, b, e);
+    }
+  }
+}
+
 void run(const Workload& wl, Host& h) {
   const Config& cfg = h.config();
   const std::uint64_t seed = h.rng()();
@@ -537,7 +591,17 @@ void run(const Workload& wl, Host& h) {
     kernel_time += h.run_kernel({kname, n, kGroup, 16, lds, std::move(body)});
   };
 
-  if (variant == "persistent" || variant == "coop") {
+  if (variant == "forkjoin") {
+    fj::Program p;
+    p.name = wl.weighted ? "sssp_forkjoin" : "bfs_forkjoin";
+    p.payload = 16;            // u, du, begin, end
+    p.max_children = kFjArcs;  // a split spawns 2, a leaf at most one per arc
+    p.spawn_only = true;       // no taskwait: GTAP_ASSUME_NO_TASKWAIT
+    p.first_finish = false;    // ends when no worker is active
+    const fj::RunInfo r = fj::run(h, p, fj_relax, dg, dist, wl.weighted, check, a, src, 0u, g.row[src], g.row[src + 1]);
+    kernel_time = sc_core::sc_time(r.kernel_ns, sc_core::SC_NS);
+    steps = 1;
+  } else if (variant == "persistent" || variant == "coop") {
     coopg::LonestarOptions o;
     o.name = wl.name;
     o.weighted = wl.weighted;
@@ -669,14 +733,15 @@ std::uint64_t device_bytes(const Workload& wl, const Config& c) {
 std::vector<std::string> mechanisms(const Workload& wl, const Config& c) {
   if (wl.variant.get(c) == "hwwl") return {wl::Worklist::kName};
   if (wl.variant.get(c) == "coop") return {coop::Scheduler::kName};
+  if (wl.variant.get(c) == "forkjoin") return {fj::kName};
   return {};
 }
 
-const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo, swwl or hwwl) on a graph file or generator",
+const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
                               kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); },
                               [](const Config& c) { return device_bytes(kBfs, c); },
                               [](const Config& c) { return mechanisms(kBfs, c); }}};
-const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo, swwl or hwwl) on a graph file or generator",
+const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
                                kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); },
                                [](const Config& c) { return device_bytes(kSssp, c); },
                                [](const Config& c) { return mechanisms(kSssp, c); }}};
