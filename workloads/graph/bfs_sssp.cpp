@@ -737,14 +737,15 @@ std::vector<std::string> mechanisms(const Workload& wl, const Config& c) {
   return {};
 }
 
-const RegisterWorkload r_bfs{{"bfs", "breadth-first search levels (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
-                              kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); },
-                              [](const Config& c) { return device_bytes(kBfs, c); },
-                              [](const Config& c) { return mechanisms(kBfs, c); }}};
-const RegisterWorkload r_sssp{{"sssp", "single-source shortest paths (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
-                               kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); },
-                               [](const Config& c) { return device_bytes(kSssp, c); },
-                               [](const Config& c) { return mechanisms(kSssp, c); }}};
+const RegisterWorkload r_bfs{
+    {"bfs", "breadth-first search levels (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
+     kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); }, [](const Config& c) { return device_bytes(kBfs, c); },
+     [](const Config& c) { return mechanisms(kBfs, c); }}};
+const RegisterWorkload r_sssp{
+    {"sssp",
+     "single-source shortest paths (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
+     kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); }, [](const Config& c) { return device_bytes(kSssp, c); },
+     [](const Config& c) { return mechanisms(kSssp, c); }}};
 
 }  // namespace
 }  // namespace fg
