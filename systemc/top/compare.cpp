@@ -60,7 +60,7 @@ std::optional<double> task_metric(const nlohmann::json& stats, const std::string
   return sum;
 }
 
-std::string first_line(const std::string& path) {
+std::string last_line(const std::string& path) {
   std::ifstream f(path);
   std::string line, last;
   // The child's last non-empty line is its diagnosis (exit 2 and 3 print one).
@@ -189,7 +189,7 @@ int compare(const CompareSpec& spec) {
     r.mechanism = m;
     r.code = spawn(args, err);
     if (r.code != 0) {
-      r.message = first_line(err);
+      r.message = last_line(err);
       r.status = r.code == kExitUserError  ? "refused"
                  : r.code == kExitSimFault ? "fault"
                  : r.code == 1             ? "internal error"

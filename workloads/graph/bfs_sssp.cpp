@@ -204,7 +204,7 @@ Alu alu_of(const std::string& mode, const std::string& variant, bool weighted) {
     a.arc = weighted ? 46 : 27;
     a.improved = weighted ? 2 : 1;
     a.push = 7;   // Worklist::push: capacity check, index, store address
-  } else {        // hwwl: wl_pull replaces the software pull; the node part stays
+  } else {        // hwwl (and forkjoin, per task): wl_pull replaces the software pull; the node part stays
     a.node = 13;  // getOutDegree bound, loop set-up, item latch
     a.arc = weighted ? 46 : 27;
     a.improved = weighted ? 2 : 1;
