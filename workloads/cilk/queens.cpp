@@ -8,7 +8,9 @@
 // of row d at depth d + 1, each writing its count into count[i]. A
 // continuation adds its counts into its parent slot. Two kernel nodes with
 // Table 3's registers. The count is checked against a host backtracking
-// search every run.
+// search every run. The other values of queens.mechanism: forkjoin
+// (forkjoin/queens.cpp) and swwl, hwwl, persistent, coop
+// (cilk/queens_sched.cpp).
 #include <fmt/format.h>
 
 #include <bit>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "cilk/cilk.h"
+#include "cilk/queens.h"
+#include "coop/coop.h"
 #include "forkjoin/apps.h"
 #include "gpu/host.h"
 #include "runtime/channel.h"
@@ -24,6 +28,7 @@
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/workload.h"
+#include "worklist/worklist.h"
 
 namespace fg {
 namespace {
@@ -45,38 +50,21 @@ const Param<std::uint64_t> kBaseRows{"queens.base_rows",
                                      "rows the base case completes serially (8: Orr et al. Table 3's wavefront count; "
                                      "docs/channels.md)",
                                      {{1}, {13}}};
-const Param<std::string> kMechanism{"queens.mechanism", "channels", std::vector<std::string>{"channels", "forkjoin"},
-                                    "channels: Cilk on channel stacks (Orr et al.); forkjoin: spawn-only tasks on "
-                                    "the fork-join runtime (GTaP, docs/forkjoin.md)"};
-
-// The base case's search, per square tried: three mask tests, the branch,
-// the mask updates or the return (an assumption about the compiled loop).
-constexpr std::uint64_t kInstrPerSquare = 8;
+const Param<std::string> kMechanism{
+    "queens.mechanism", "channels",
+    std::vector<std::string>{"channels", "forkjoin", "swwl", "hwwl", "persistent", "coop"},
+    "channels: Cilk on channel stacks (Orr et al.); forkjoin: spawn-only tasks on the fork-join runtime (GTaP, "
+    "docs/forkjoin.md); swwl / hwwl: a software (one step per row) or hardware (one persistent kernel) worklist of "
+    "partial boards; persistent / coop: work-stealing pools of boards in a persistent or cooperative kernel "
+    "(offer_kill / request_fork; cilk/queens_sched.cpp)"};
 
 // CEs. Pre-spawn (32 B): u64 result slot, u32 cols, u32 diag1, u32 diag2.
 // Continuation (64 B): u64 parent slot, u32 k, u32 count[13].
 constexpr std::uint32_t kTaskBytes = 32, kContBytes = 64;
 
-struct Board {
-  std::uint32_t cols = 0, d1 = 0, d2 = 0;
-  bool safe(std::uint32_t n, std::uint32_t r, std::uint32_t c) const {
-    return !(cols >> c & 1) && !(d1 >> (r + c) & 1) && !(d2 >> (r + n - c) & 1);
-  }
-  Board with(std::uint32_t n, std::uint32_t r, std::uint32_t c) const {
-    return Board{cols | 1u << c, d1 | 1u << (r + c), d2 | 1u << (r + n - c)};
-  }
-};
-
-// Completions of rows r..n-1; `squares` counts the squares tried.
-std::uint64_t complete(std::uint32_t n, std::uint32_t r, Board b, std::uint64_t& squares) {
-  if (r == n) return 1;
-  std::uint64_t total = 0;
-  for (std::uint32_t c = 0; c < n; ++c) {
-    ++squares;
-    if (b.safe(n, r, c)) total += complete(n, r + 1, b.with(n, r, c), squares);
-  }
-  return total;
-}
+using queens::Board;
+using queens::complete;
+using queens::kInstrPerSquare;
 
 struct Shape {
   std::uint32_t n, base;
@@ -155,16 +143,23 @@ Task<> queens_sync(Lane& l, const cilk::Stack& post, std::uint32_t d, std::uint3
 
 void queens(Host& h) {
   const Shape s{static_cast<std::uint32_t>(kN.get(h.config())), static_cast<std::uint32_t>(kBaseRows.get(h.config()))};
-  if (kMechanism.get(h.config()) == "forkjoin") {
-    for (const char* key : {kCapacity.name().c_str(), kBaseRows.name().c_str()})
-      if (h.config().set_by_user(key))
-        throw UserError(
-            fmt::format("{}: queens.mechanism=forkjoin has no channels (its cutoff is queens.cutoff)", key));
+  const std::string mech = kMechanism.get(h.config());
+  queens::refuse_scheduled_keys(h.config(), mech);
+  if (mech != "channels" && h.config().set_by_user(kCapacity.name()))
+    throw UserError(fmt::format("{}: a channel setting (queens.mechanism=channels; it is {})", kCapacity.name(), mech));
+  if (mech == "forkjoin") {
+    if (h.config().set_by_user(kBaseRows.name()))
+      throw UserError(fmt::format("{}: queens.mechanism=forkjoin has no base rows (its cutoff is queens.cutoff)",
+                                  kBaseRows.name()));
     std::uint64_t squares = 0;
     return fj::queens_app(h, s.n, complete(s.n, 0, Board{}, squares));
   }
   if (h.config().set_by_user("queens.cutoff"))
-    throw UserError("queens.cutoff: a fork-join setting (queens.mechanism=forkjoin)");
+    throw UserError(fmt::format("queens.cutoff: a fork-join setting (queens.mechanism=forkjoin; it is {})", mech));
+  if (mech != "channels") {
+    std::uint64_t squares = 0;
+    return queens::run_scheduled(h, mech, s.n, s.base, complete(s.n, 0, Board{}, squares));
+  }
   const auto cap = static_cast<std::uint32_t>(kCapacity.get(h.config()));
   const std::uint64_t res = h.upload(std::vector<std::uint32_t>{0});
   flow::Graph g(h, kCapacity.name());
@@ -474,14 +469,24 @@ std::uint64_t channel_bytes(const Config& c) {
 }
 
 const RegisterWorkload kReg{
-    {"queens", "Cilk N-queens on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1)", "", queens,
+    {"queens",
+     "N-queens: Cilk on channel stacks with levelized scheduling and yield (Orr et al. Sec. 7.1), or fork-join, "
+     "worklist, persistent or cooperative versions (queens.mechanism)",
+     "", queens,
      [](const Config& c) {
-       return kMechanism.get(c) == "forkjoin" ? fj::runtime_bytes(c, 20, static_cast<std::uint32_t>(kN.get(c)),
-                                                                  static_cast<std::uint32_t>(kN.get(c)))
-                                              : channel_bytes(c);
+       const std::string m = kMechanism.get(c);
+       const auto n = static_cast<std::uint32_t>(kN.get(c));
+       if (m == "forkjoin") return fj::runtime_bytes(c, 20, n, n);
+       if (m == "channels") return channel_bytes(c);
+       return queens::scheduled_bytes(c, m, n, static_cast<std::uint32_t>(kBaseRows.get(c)));
      },
      [](const Config& c) {
-       return kMechanism.get(c) == "forkjoin" ? std::vector<std::string>{fj::kName} : flow::mechanisms(c);
+       const std::string m = kMechanism.get(c);
+       if (m == "forkjoin") return std::vector<std::string>{fj::kName};
+       if (m == "hwwl") return std::vector<std::string>{wl::Worklist::kName};
+       if (m == "coop") return std::vector<std::string>{coop::Scheduler::kName};
+       if (m == "channels") return flow::mechanisms(c);
+       return std::vector<std::string>{};
      }}};
 const RegisterWorkload kRegFlat{{"queens-flat",
                                  "conventional N-queens as GPGPU-Sim's NQU: host-placed prefixes, a shared-memory "
