@@ -35,6 +35,11 @@
 //         shorter path runs again, a task whose node has since improved
 //         ends at once). A node of more than kFjArcs arcs is split in
 //         halves by child tasks.
+//   channels the same asynchronous search as a channel-flow graph (Orr et
+//         al. Sec. 4.2; the cross-mechanism study): one channel of frontier
+//         CEs (the fork-join task's payload) consumed by one kernel node
+//         that puts the neighbours it improved back into it; the aggregator
+//         dispatches wavefronts of CEs as they arrive.
 //
 // Every atomic on a neighbour's distance is guarded by a plain load, as in
 // LonestarGPU's kernels (`if (dist[dst] == INF && atomicCAS(...) == INF)`,
@@ -59,6 +64,8 @@
 
 #include <fmt/format.h>
 
+#include "aggregator/aggregator.h"
+#include "cilk/cilk.h"
 #include "coop/coop.h"
 #include "coop/lonestar.h"
 #include "gpu/dispatcher.h"
@@ -66,6 +73,8 @@
 #include "gpu/host.h"
 #include "gpu/kernel.h"
 #include "inputs/graph_params.h"
+#include "runtime/channel.h"
+#include "runtime/flow.h"
 #include "runtime/forkjoin.h"
 #include "runtime/swwl.h"
 #include "sim/config.h"
@@ -100,6 +109,8 @@ struct Workload {
   // The persistent kernel of the cooperative-kernel paper (persistent, coop only).
   Param<std::int64_t> groups;
   Param<std::uint64_t> group_size;
+  // The frontier channel's capacity (channels only).
+  Param<std::uint64_t> capacity;
 };
 
 Workload make(const char* name, bool weighted) {
@@ -108,13 +119,16 @@ Workload make(const char* name, bool weighted) {
       name,
       weighted,
       graph::GraphParams{name},
-      Param<std::string>{n + ".mechanism", "topo",
-                         std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop", "forkjoin"},
-                         "how the work is scheduled: topo: topology-driven; swwl: shared software worklist; hwwl: "
-                         "the hardware worklist, double-buffered (docs/worklists.md); persistent / coop: "
-                         "LonestarGPU's data-driven kernel as one persistent kernel with plain or resizing "
-                         "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md); forkjoin: "
-                         "asynchronous search as spawn-only tasks on the fork-join runtime (docs/forkjoin.md)"},
+      Param<std::string>{
+          n + ".mechanism", "topo",
+          std::vector<std::string>{"topo", "swwl", "hwwl", "persistent", "coop", "forkjoin", "channels"},
+          "how the work is scheduled: topo: topology-driven; swwl: shared software worklist; hwwl: "
+          "the hardware worklist, double-buffered (docs/worklists.md); persistent / coop: "
+          "LonestarGPU's data-driven kernel as one persistent kernel with plain or resizing "
+          "barriers (the cooperative-kernel paper's bfs and l-sssp, docs/cooperative.md); forkjoin: "
+          "asynchronous search as spawn-only tasks on the fork-join runtime (docs/forkjoin.md); channels: the "
+          "same search as a channel-flow graph, frontier nodes as CEs of one channel that the "
+          "aggregator dispatches (docs/channels.md)"},
       ParamAlias{n + ".variant", n + ".mechanism"},
       Param<std::int64_t>{n + ".source",
                           -1,
@@ -154,7 +168,14 @@ Workload make(const char* name, bool weighted) {
                            128,
                            "",
                            "persistent / coop: work-items per workgroup (the cooperative-kernel paper's runs: 128)",
-                           {{1}, {1024}}}};
+                           {{1}, {1024}}},
+      Param<std::uint64_t>{n + ".capacity",
+                           0,
+                           "CEs",
+                           "channels: CEs of the frontier channel (0: twice the graph's nodes plus arcs, rounded up to "
+                           "whole channel.done_count groups; a full channel makes the producing "
+                           "wavefront yield, Orr et al. Sec. 6)",
+                           {{0}, {1u << 30}}}};
 }
 
 const Workload kBfs = make("bfs", false);
@@ -543,6 +564,90 @@ fj::Fn<void> fj_relax(fj::Ctx& t, DevGraph g, std::uint64_t dist, bool weighted,
   }
 }
 
+// ---- channels ---------------------------------------------------------------
+
+// A CE of the frontier channel: fork-join's task payload (arcs [begin, end)
+// of node u, reached with distance du); a CE of more than kFjArcs arcs is
+// split in halves, as the fork-join task is, so that a lane makes at most
+// kFjArcs CEs.
+struct FlowCe {
+  std::uint32_t u, du, begin, end;
+};
+static_assert(sizeof(FlowCe) == 16);
+
+// The consumer kernel: the fork-join task's work (fj_relax), its children
+// collected on the lane and put in the same channel with one talloc and one
+// enq (a channel-flow graph whose one kernel node feeds its own channel,
+// as fib-flow's, Orr et al. Fig. 6).
+Task<> flow_relax(Lane& l, chan::Channel& ch, DevGraph g, std::uint64_t dist, bool weighted, bool check, Alu a,
+                  std::uint32_t off) {
+  const chan::Ce ce = co_await chan::deq(l, ch, off);
+  const auto w0 = co_await l.load<std::uint64_t>(ce.addr);
+  const auto w1 = co_await l.load<std::uint64_t>(ce.addr + 8);
+  const FlowCe in{static_cast<std::uint32_t>(w0), static_cast<std::uint32_t>(w0 >> 32), static_cast<std::uint32_t>(w1),
+                  static_cast<std::uint32_t>(w1 >> 32)};
+  FlowCe out[kFjArcs];
+  std::uint32_t k = 0;
+  if (a.node) co_await l.alu(a.node);
+  const auto cur = co_await l.load<std::uint32_t>(at(dist, in.u));
+  if (cur >= in.du) {  // else a shorter path reached u since: its CE relaxes the arcs
+    if (in.end - in.begin > kFjArcs) {
+      const std::uint32_t mid = in.begin + (in.end - in.begin) / 2;
+      out[k++] = FlowCe{in.u, in.du, in.begin, mid};
+      out[k++] = FlowCe{in.u, in.du, mid, in.end};
+    } else {
+      for (auto e = in.begin; e < in.end; ++e) {
+        const auto v = co_await l.load<std::uint32_t>(at(g.col, e));
+        if (a.arc) co_await l.alu(a.arc);
+        std::uint32_t dv = in.du + 1;
+        if (weighted) {
+          const auto w = co_await l.load<std::uint32_t>(at(g.weight, e));
+          dv = relaxed(in.du, w);
+        }
+        if (check) {  // LonestarGPU's plain load before the atomic
+          const auto seen = co_await l.load<std::uint32_t>(at(dist, v));
+          if (seen <= dv) continue;
+        }
+        const auto old = co_await l.atomic_min<std::uint32_t>(at(dist, v), dv);
+        if (dv < old) {
+          if (a.improved) co_await l.alu(a.improved);
+          const auto b = co_await l.load<std::uint32_t>(at(g.row, v));
+          const auto en = co_await l.load<std::uint32_t>(at(g.row, v + 1));
+          if (en > b) out[k++] = FlowCe{v, dv, b, en};
+        }
+      }
+    }
+  }
+  if (k > 0) {
+    const chan::Alloc c = co_await chan::talloc(l, ch, k, true);
+    auto write = [&](Lane& lw, chan::Alloc al) -> Task<> {
+      for (std::uint32_t i = 0; i < k; ++i) {
+        co_await lw.store<std::uint64_t>(al.addr(ch, i), out[i].u | std::uint64_t{out[i].du} << 32);
+        co_await lw.store<std::uint64_t>(al.addr(ch, i) + 8, out[i].begin | std::uint64_t{out[i].end} << 32);
+      }
+      co_await chan::enq(lw, ch, al);
+    };
+    if (c.split)  // the wavefront's CEs exceed the channel: in rounds
+      co_await chan::in_rounds(l, ch, k, write);
+    else
+      co_await write(l, c);
+  }
+  co_await chan::tfree(l, ch, ce);
+}
+
+// The kernel node's registers and yield context: no BFS in Orr et al. Table
+// 3; fib's kernel (16 s, 8 d, 2 c registers) is assumed, the closest in size
+// (a handful of ids and counters).
+constexpr ContextSize kFlowContext{856, 16, 8, 2};
+
+std::uint64_t flow_capacity(const Workload& wl, const Config& c, std::uint64_t nodes, std::uint64_t arcs) {
+  const std::uint64_t v = wl.capacity.get(c);
+  if (v) return v;
+  // Whole done-count groups (the channel's layout needs them).
+  const std::uint64_t group = std::max<std::uint64_t>(std::get<std::uint64_t>(c.value("channel.done_count")), 1);
+  return std::min<std::uint64_t>((2 * (nodes + arcs) + group - 1) / group * group, 1u << 30);
+}
+
 void run(const Workload& wl, Host& h) {
   const Config& cfg = h.config();
   const std::uint64_t seed = h.rng()();
@@ -560,6 +665,9 @@ void run(const Workload& wl, Host& h) {
         fmt::format("{} (set by {}) does not apply: bfs topo has no atomic (it reads a neighbour's level "
                     "and stores it)",
                     wl.check_first.name(), cfg.origin(wl.check_first.name())));
+  if (variant != "channels" && !cfg.is_default(wl.capacity.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not channels", wl.capacity.name(),
+                                cfg.origin(wl.capacity.name()), wl.variant.name(), variant));
   for (const std::string& k : {wl.overflow.name(), wl.buffer.name()})
     if (variant != "hwwl" && !cfg.is_default(k))
       throw UserError(fmt::format("{} (set by {}) does not apply: {} is {}, not hwwl", k, cfg.origin(k),
@@ -600,6 +708,23 @@ void run(const Workload& wl, Host& h) {
     p.first_finish = false;    // ends when no worker is active
     const fj::RunInfo r = fj::run(h, p, fj_relax, dg, dist, wl.weighted, check, a, src, 0u, g.row[src], g.row[src + 1]);
     kernel_time = sc_core::sc_time(r.kernel_ns, sc_core::SC_NS);
+    steps = 1;
+  } else if (variant == "channels") {
+    flow::Graph fg(h, wl.capacity.name());
+    const auto cap = static_cast<std::uint32_t>(flow_capacity(wl, cfg, g.nodes, g.arcs()));
+    chan::Channel& ch = fg.channel(std::string(wl.name) + "_frontier", sizeof(FlowCe), cap);
+    const bool weighted = wl.weighted;
+    flow::KernelNode& k = fg.kernel(
+        std::string(wl.name) + "_relax",
+        [&ch, dg, dist, weighted, check, a](Lane& l, std::uint32_t off) {
+          return flow_relax(l, ch, dg, dist, weighted, check, a, off);
+        },
+        32, kFlowContext);
+    fg.connect(ch, k);
+    if (g.row[src + 1] > g.row[src]) fg.host_enq(ch, FlowCe{src, 0, g.row[src], g.row[src + 1]});
+    const Tick elapsed = cilk::run(fg);
+    kernel_time = sc_core::sc_time(tick_to_ns(elapsed), sc_core::SC_NS);
+    h.result("wavefronts", static_cast<std::uint64_t>(fg.aggregator().wavefronts.value()));
     steps = 1;
   } else if (variant == "persistent" || variant == "coop") {
     coopg::LonestarOptions o;
@@ -726,6 +851,10 @@ std::uint64_t device_bytes(const Workload& wl, const Config& c) {
     const std::uint64_t entries = ov < 0 ? 2 * nodes : static_cast<std::uint64_t>(ov);
     bytes += 4 * entries * std::get<std::uint64_t>(c.value("gpu.cus"));
   }
+  // channels: the frontier channel and the yield engine's spill blocks.
+  if (wl.variant.get(c) == "channels")
+    bytes += flow::channel_bytes(c, sizeof(FlowCe), flow_capacity(wl, c, nodes, wl.graph.estimate_bytes(c) / 4)) +
+             flow::spill_bytes(c, kFlowContext);
   return bytes;
 }
 
@@ -734,16 +863,20 @@ std::vector<std::string> mechanisms(const Workload& wl, const Config& c) {
   if (wl.variant.get(c) == "hwwl") return {wl::Worklist::kName};
   if (wl.variant.get(c) == "coop") return {coop::Scheduler::kName};
   if (wl.variant.get(c) == "forkjoin") return {fj::kName};
+  if (wl.variant.get(c) == "channels") return flow::mechanisms(c);
   return {};
 }
 
 const RegisterWorkload r_bfs{
-    {"bfs", "breadth-first search levels (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
+    {"bfs",
+     "breadth-first search levels (topo, swwl, hwwl, persistent, coop, forkjoin or channels) on a graph file or "
+     "generator",
      kBfs.graph.input_param(), [](Host& h) { run(kBfs, h); }, [](const Config& c) { return device_bytes(kBfs, c); },
      [](const Config& c) { return mechanisms(kBfs, c); }}};
 const RegisterWorkload r_sssp{
     {"sssp",
-     "single-source shortest paths (topo, swwl, hwwl, persistent, coop or forkjoin) on a graph file or generator",
+     "single-source shortest paths (topo, swwl, hwwl, persistent, coop, forkjoin or channels) on a graph file or "
+     "generator",
      kSssp.graph.input_param(), [](Host& h) { run(kSssp, h); }, [](const Config& c) { return device_bytes(kSssp, c); },
      [](const Config& c) { return mechanisms(kSssp, c); }}};
 
