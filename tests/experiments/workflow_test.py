@@ -198,6 +198,18 @@ synth = {"results": [
     {"block": "system", "params": {"NumCores": 4, "Lanes": 16, "Depth": 32, "Scheme": 2, "Threshold": 5,
                                    "Interval": 10}, "area_um2": 4e7}]}
 unit = {"of": "hwwl", "part": "unit", "lanes": 16, "defaults": {"gpu.cus": 4}}
+# gsorting: the cores and network of scheme 3 plus the monolithic ranking of all 64 banks.
+gsynth = {"results": synth["results"] + [
+    {"block": "core", "params": {"Lanes": 16, "Depth": 32, "Scheme": 3, "Threshold": 5, "Interval": 10},
+     "area_um2": 9.5e6},
+    {"block": "wru", "params": {"Lanes": 16, "Scheme": 3, "Threshold": 5, "Interval": 10}, "area_um2": 6e5},
+    {"block": "grank", "params": {"NumBanks": 64}, "area_um2": 2e6}]}
+for spec, want in ((unit, 4 * 9.5 + 0.05 + 2.0), ({**unit, "part": "redistribution"}, 4 * 0.6 + 0.05 + 2.0)):
+    got = X.hwwl_area({"bfs.mechanism": "hwwl", "worklist.scheme": "gsorting"}, spec, gsynth)
+    if not isinstance(got, float) or abs(got - want) > 1e-9:
+        failures.append(f"gsorting hwwl_area({spec['part']}) = {got}, want {want}")
+if abs(X.aggregator_area(root) - 3.1 * (180 / 28) ** 2) > 1e-9:
+    failures.append(f"aggregator_area = {X.aggregator_area(root)}")
 redist = {**unit, "part": "redistribution"}
 for settings, spec, want in (
         ({"bfs.variant": "swwl"}, unit, 0.0),
@@ -210,10 +222,13 @@ for settings, spec, want in (
         ({"bfs.variant": "hwwl", "gpu.cus": 8, "worklist.depth": 8}, unit, 8 * 9.0 + 0.3 - 8 * 16 * 0.3),
         ({"bfs.variant": "hwwl", "gpu.cus": 16}, unit, "not synthesized"),  # no 16-core network
         ({"bfs.variant": "hwwl", "worklist.scheme": "threshold"}, unit, "not synthesized"),
-        ({"bfs.variant": "hwwl", "worklist.scheme": "gsorting"}, unit, "model only"),
+        ({"bfs.variant": "hwwl", "worklist.scheme": "gsorting"}, unit, "not synthesized"),  # no Scheme 3 here
+        ({"bfs.variant": "hwwl", "worklist.scheme": "magic"}, unit, "model only"),
         ({"bfs.variant": "hwwl", "worklist.depth": 65536}, redist, 4 * 0.5 + 0.05),
-        ({"bfs.variant": "hwwl", "worklist.scheme": "none"}, redist, 0.0)):
-    got = X.hwwl_area(settings, spec, synth)
+        ({"bfs.variant": "hwwl", "worklist.scheme": "none"}, redist, 0.0),
+        ({"bfs.mechanism": "channels"}, unit, 123.0),  # the aggregator's estimate
+        ({"bfs.variant": "hwwl", "worklist.scheme": "gsorting"}, redist, "not synthesized")):
+    got = X.hwwl_area(settings, spec, synth, aggregator=123.0)
     if (got != want) if isinstance(want, str) else (not isinstance(got, float) or abs(got - want) > 1e-9):
         failures.append(f"hwwl_area({settings}, {spec['part']}) = {got}, want {want}")
 

@@ -582,8 +582,18 @@ def table(rows_, cols):
     return "\n".join(lines)
 
 
-_SCHEMES = {"none": 0, "threshold": 1, "lsorting": 2}  # rtl/hwwl/hwwl_pkg.sv
-_MODEL_ONLY = ("gsorting", "magic", "ideal_fifo", "ideal_sorted")
+_SCHEMES = {"none": 0, "threshold": 1, "lsorting": 2, "gsorting": 3}  # rtl/hwwl/hwwl_pkg.sv
+_MODEL_ONLY = ("magic", "ideal_fifo", "ideal_sorted")
+
+
+def aggregator_area(root):
+    """The estimated area in mm^2 of the channel paper's aggregator at the synthesis node
+    (synth/estimates.json: a published figure for a core of its class, scaled by the ideal
+    (node ratio)^2 rule)."""
+    with open(os.path.join(root, "synth", "estimates.json")) as f:
+        e = json.load(f)["aggregator"]
+    c = e["class_figure"]
+    return c["area_mm2"] * (e["target_node_nm"] / c["node_nm"]) ** 2
 
 
 def _synth_block(synth, block, params):
@@ -593,11 +603,14 @@ def _synth_block(synth, block, params):
     return None
 
 
-def hwwl_area(settings, spec, synth):
+def hwwl_area(settings, spec, synth, aggregator=None):
     """The synthesized area in mm^2 of the hardware worklist a run configures
-    (settings: its --set values), or a word saying why there is none."""
+    (settings: its --set values), or a word saying why there is none; for a
+    channels run the aggregator's estimated area (`aggregator`)."""
     # <w>.mechanism, or its old name <w>.variant
     variant = next((v for k, v in settings.items() if k.endswith((".mechanism", ".variant"))), None)
+    if variant == "channels" and aggregator is not None:
+        return aggregator
     if variant != "hwwl":
         return 0.0  # a software worklist or topology-driven kernel: no worklist hardware
     s = {**(spec.get("defaults") or {}), **settings}
@@ -610,10 +623,13 @@ def hwwl_area(settings, spec, synth):
     wru = _synth_block(synth, "wru", {"Lanes": lanes, "Scheme": _SCHEMES[scheme], "Threshold": thr,
                                       "Interval": interval})
     icrn = _synth_block(synth, "icrn", {"NumCores": cores})
+    # gsorting's monolithic ranking of every bank (hwwl_grank), outside the cores.
+    grank = _synth_block(synth, "grank", {"NumBanks": cores * lanes}) if scheme == "gsorting" else 0.0
     if spec.get("part", "unit") == "redistribution":
         if scheme == "none":
             return 0.0  # no WRU decisions and no network traffic
-        return "not synthesized" if wru is None or icrn is None else (cores * wru + icrn) / 1e6
+        return "not synthesized" if wru is None or icrn is None or grank is None else \
+            (cores * wru + icrn + grank) / 1e6
     # The whole unit: the synthesized system at 32 entries, with its banks
     # replaced by the synthesized banks of this depth (the rest is unchanged).
     params = {"Lanes": lanes, "Depth": 32, "Scheme": _SCHEMES[scheme], "Threshold": thr, "Interval": interval}
@@ -623,8 +639,8 @@ def hwwl_area(settings, spec, synth):
         # hours): its cores and its network, each synthesized, summed. At 4 cores the
         # sum is 0.4% above the synthesized system (docs/synthesis.md).
         core = _synth_block(synth, "core", params)
-        if core is not None and icrn is not None:
-            system = cores * core + icrn
+        if core is not None and icrn is not None and grank is not None:
+            system = cores * core + icrn + grank
     b32, bd = _synth_block(synth, "bank", {"Depth": 32}), _synth_block(synth, "bank", {"Depth": depth})
     if system is None or b32 is None or bd is None:
         return "not synthesized"
@@ -641,7 +657,7 @@ def _area_column(study, rs, root):
     for r in rs:
         values = {k: r[k] if isinstance(grid[k], dict) else number(r[k]) for k in grid}
         _, _, sets = settings(study, (study.get("cases") or {}).get(r.get("case")), values)
-        r["area_mm2"] = hwwl_area(sets, spec, synth)
+        r["area_mm2"] = hwwl_area(sets, spec, synth, aggregator_area(root))
 
 
 _STAT_WORDS = {"mean": "mean", "geomean": "geometric mean", "median": "median", "min": "minimum",
@@ -730,7 +746,10 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
                      "replaced by the synthesized banks of the case's depth" if part == "unit" else
                      "the redistribution hardware this case configures: a WRU per core and the inter-core network "
                      "(infinite banks have no area)") +
-                    "; 0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
+                    "; for channels, the aggregator, estimated from a published area of a core of its class "
+                    "(a 2-wide out-of-order low-power core: AMD Jaguar, 3.1 mm^2 at 28 nm, scaled by (180/28)^2; "
+                    "synth/estimates.json): an estimate, not a synthesis; "
+                    "0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
                     "sweep has no such block.", ""]
         if s.get("table", True):
             out += [table(rs, cols), ""]
