@@ -37,6 +37,8 @@ struct Row {
   std::string mechanism, status = "ok", message;
   int code = 0;
   std::optional<double> kernel_ns, instructions, sched_instructions, tasks_run, state_bytes, cu_idle_cycles, dram_bytes;
+  std::optional<double> area_mm2;
+  std::string area_note;  // why there is no area number
 };
 
 std::optional<double> number(const nlohmann::json& j, const std::string& key) {
@@ -112,6 +114,96 @@ int spawn(const std::vector<std::string>& args, const std::string& err_path) {
   return 255;
 }
 
+// ---- the hardware a mechanism adds (the mechanisms page's area_mm2 column) ----
+//
+// As tools/experiments/experiment.py computes it (hwwl_area, aggregator_area),
+// from the repository's synth/results.json and synth/estimates.json, found
+// beside the build directory of this executable (build/fgsim -> synth/):
+// the hardware worklist's synthesized unit (the system at 32 entries per
+// bank, or its cores and network summed where no system was synthesized, with
+// its banks replaced by the synthesized banks of the run's depth; gsorting
+// adds its ranking block), the aggregator's estimate for channels, 0 for a
+// mechanism that is software.
+struct Synth {
+  nlohmann::json results, estimates;
+  bool found = false;
+};
+
+Synth load_synth(const std::string& self) {
+  Synth s;
+  const auto root = std::filesystem::path(self).parent_path().parent_path() / "synth";
+  std::ifstream r(root / "results.json"), e(root / "estimates.json");
+  if (!r || !e) return s;
+  try {
+    r >> s.results;
+    e >> s.estimates;
+    s.found = s.results.contains("results") && s.estimates.contains("aggregator");
+  } catch (const std::exception&) {
+    s.found = false;
+  }
+  return s;
+}
+
+std::optional<double> synth_block(const Synth& s, const std::string& block, const nlohmann::json& params) {
+  for (const auto& r : s.results["results"]) {
+    if (r.value("block", "") != block) continue;
+    bool all = true;
+    for (auto it = params.begin(); it != params.end() && all; ++it)
+      all = r["params"].contains(it.key()) && r["params"][it.key()] == *it;
+    if (all) return r["area_um2"].get<double>();
+  }
+  return std::nullopt;
+}
+
+void set_area(Row& row, const Synth& s, const std::string& mechanism, const nlohmann::json& config) {
+  if (mechanism != "hwwl" && mechanism != "channels") {
+    row.area_mm2 = 0;
+    return;
+  }
+  if (!s.found) {
+    row.area_note = "synth/ not found";
+    return;
+  }
+  if (mechanism == "channels") {
+    const auto& a = s.estimates["aggregator"];
+    const double node = a["class_figure"]["node_nm"].get<double>(), target = a["target_node_nm"].get<double>();
+    row.area_mm2 = a["class_figure"]["area_mm2"].get<double>() * (target / node) * (target / node);
+    return;
+  }
+  const std::string scheme = config.value("worklist.scheme", "lsorting");
+  const std::vector<std::string> schemes = {"none", "threshold", "lsorting", "gsorting"};
+  const auto it = std::find(schemes.begin(), schemes.end(), scheme);
+  if (it == schemes.end()) {
+    row.area_note = "model only";
+    return;
+  }
+  const int sch = static_cast<int>(it - schemes.begin());
+  const auto cores = config.value("gpu.cus", std::uint64_t{4});
+  auto lanes = config.value("worklist.lanes", std::uint64_t{0});
+  if (lanes == 0) lanes = config.value("gpu.cu.simd_width", std::uint64_t{16});
+  const auto depth = config.value("worklist.depth", std::uint64_t{32});
+  const nlohmann::json params = {{"Lanes", lanes},
+                                 {"Depth", 32},
+                                 {"Scheme", sch},
+                                 {"Threshold", config.value("worklist.threshold", std::uint64_t{5})},
+                                 {"Interval", config.value("worklist.interval", std::uint64_t{10})}};
+  const std::optional<double> grank =
+      scheme == "gsorting" ? synth_block(s, "grank", {{"NumBanks", cores * lanes}}) : std::optional<double>(0.0);
+  nlohmann::json sys = params;
+  sys["NumCores"] = cores;
+  std::optional<double> system = synth_block(s, "system", sys);
+  if (!system) {
+    const auto core = synth_block(s, "core", params), icrn = synth_block(s, "icrn", {{"NumCores", cores}});
+    if (core && icrn && grank) system = static_cast<double>(cores) * *core + *icrn + *grank;
+  }
+  const auto b32 = synth_block(s, "bank", {{"Depth", 32}}), bd = synth_block(s, "bank", {{"Depth", depth}});
+  if (!system || !b32 || !bd) {
+    row.area_note = "not synthesized";
+    return;
+  }
+  row.area_mm2 = (*system - static_cast<double>(cores * lanes) * (*b32 - *bd)) / 1e6;
+}
+
 std::string cell(const std::optional<double>& v, const char* f = "{:.0f}") {
   return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
 }
@@ -169,6 +261,7 @@ int compare(const CompareSpec& spec) {
     throw std::runtime_error(fmt::format("compare: mkdtemp {}: {}", dir_template, std::strerror(errno)));
   const std::string dir = dir_template;
   const std::string self = self_path();
+  const Synth synth = load_synth(self);
   const bool tty = isatty(2);
   std::vector<Row> rows;
   g_signal = 0;
@@ -218,6 +311,7 @@ int compare(const CompareSpec& spec) {
       r.sched_instructions = task_metric(st, "sched_instructions");
       r.tasks_run = task_metric(st, "run");
       r.state_bytes = task_metric(st, "state_bytes");
+      set_area(r, synth, m, j.contains("config") ? j["config"] : nlohmann::json::object());
     }
     std::error_code ec;
     std::filesystem::remove(stats, ec);
@@ -242,20 +336,21 @@ int compare(const CompareSpec& spec) {
                      run.preset.empty() ? "the default machine" : run.preset,
                      format_value(*ParamRegistry::global().find("sim.seed"), cfg.value("sim.seed")), rows.size(),
                      baseline);
-  out << fmt::format("{:<12} {:>12} {:>8} {:>14} {:>12} {:>10} {:>12} {:>14} {:>12}  {}\n", "mechanism", "kernel_us",
-                     "speedup", "instructions", "sched_insts", "tasks_run", "state_bytes", "cu_idle_cycles",
-                     "dram_bytes", "status");
+  out << fmt::format("{:<12} {:>12} {:>8} {:>14} {:>12} {:>10} {:>12} {:>14} {:>12} {:>9}  {}\n", "mechanism",
+                     "kernel_us", "speedup", "instructions", "sched_insts", "tasks_run", "state_bytes",
+                     "cu_idle_cycles", "dram_bytes", "area_mm2", "status");
   nlohmann::ordered_json json_rows = nlohmann::ordered_json::array();
   for (const auto& r : rows) {
     const bool ok = r.code == 0;
     std::optional<double> us, speedup;
     if (ok && r.kernel_ns) us = *r.kernel_ns / 1000;
     if (ok && base && r.kernel_ns && *r.kernel_ns > 0) speedup = *base / *r.kernel_ns;
-    out << fmt::format("{:<12} {:>12} {:>8} {:>14} {:>12} {:>10} {:>12} {:>14} {:>12}  {}\n", r.mechanism,
+    const std::string area = !ok ? "-" : r.area_mm2 ? cell(r.area_mm2, "{:.2f}") : r.area_note;
+    out << fmt::format("{:<12} {:>12} {:>8} {:>14} {:>12} {:>10} {:>12} {:>14} {:>12} {:>9}  {}\n", r.mechanism,
                        cell(us, "{:.1f}"), cell(speedup, "{:.3f}"), cell(ok ? r.instructions : std::nullopt),
                        cell(ok ? r.sched_instructions : std::nullopt), cell(ok ? r.tasks_run : std::nullopt),
                        cell(ok ? r.state_bytes : std::nullopt), cell(ok ? r.cu_idle_cycles : std::nullopt),
-                       cell(ok ? r.dram_bytes : std::nullopt),
+                       cell(ok ? r.dram_bytes : std::nullopt), area,
                        r.message.empty() ? r.status : r.status + ": " + shown(r.message, 300));
     nlohmann::ordered_json o = {{"mechanism", r.mechanism}, {"status", r.status}, {"exit_code", r.code}};
     if (!r.message.empty()) o["message"] = r.message;
@@ -270,8 +365,13 @@ int compare(const CompareSpec& spec) {
     put("state_bytes", r.state_bytes);
     put("cu_idle_cycles", r.cu_idle_cycles);
     put("dram_bytes", r.dram_bytes);
+    put("area_mm2", r.area_mm2);
+    if (ok && !r.area_mm2 && !r.area_note.empty()) o["area_note"] = r.area_note;
     json_rows.push_back(std::move(o));
   }
+  out << "area_mm2: the hardware the mechanism adds at OSU 0.18 um: the hardware worklist's synthesized unit "
+         "(synth/results.json), the aggregator's estimate from a core of its class (channels; "
+         "synth/estimates.json), 0 for software\n";
   if (spec.json_file == "-") {
     std::cout << json_rows.dump(2) << "\n";
   } else {
