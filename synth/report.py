@@ -49,7 +49,8 @@ def write(data, path):
     w("Sweeps: bank Depth 8/16/32/64 (IdWidth 24); sorting network N 4/8/16/32 (6-bit keys) and N=16 with")
     w("two pipeline stages; core (lsorting WRU, 32 x 24-bit banks) with 8/16/32 lanes; the 16-lane WRU with")
     w("each scheme (Scheme 2 lsorting, 1 threshold, 0 none), the ICRN at 4, 8 and 16 cores and the 4-core x 16-lane system at the")
-    w("paper's configuration. The none WRU still holds the ejection search (the least-loaded free bank for an")
+    w("paper's configuration, also under gsorting (Scheme 3, with the WRU alone and `grank`, its global ranking")
+    w("of the 64 banks). The none WRU still holds the ejection search (the least-loaded free bank for an")
     w("ID from the ICRN) and the core's flags; a system without redistribution never feeds the ICRN, so the")
     w("experiments price its redistribution hardware at 0 (tools/experiments/experiment.py, `hwwl_area`).")
     w("")
@@ -84,6 +85,38 @@ def write(data, path):
           f" {sys4['seconds'] / 60:.0f} minutes); the experiments price it as its")
         w(f"synthesized cores and network summed, which at 4 cores is {100 * err:+.1f}% off the synthesized system.")
     w("")
+    grank = next((r for r in by("grank")), None)
+    wru3 = next((r for r in by("wru") if r["params"]["Scheme"] == 3), None)
+    sys3 = next((r for r in by("system") if r["params"]["Scheme"] == 3), None)
+    sys2 = next((r for r in by("system") if r["params"]["Scheme"] == 2), None)
+    if grank:
+        nbanks, cw = grank["params"]["NumBanks"], grank["params"]["CntWidth"]
+        w("## Global sorting (gsorting): one ranking against per-core sorting")
+        w("")
+        w("gsorting (Sec. III-C, Fig. 6) adds to lsorting a monolithic unit, `hwwl_grank`, that ranks every")
+        w(f"bank of every core in one cycle; the paper calls it unrealistic. At {nbanks} banks ({cw}-bit counts,")
+        w(f"the 4 x 16 system) it compares every pair of counts ({nbanks * (nbanks - 1):,} comparators) and counts the")
+        w(f"smaller ones per bank: {grank['area_um2']:,.0f} um^2, {grank['cells']:,} cells, "
+          f"{grank['critical_path_ns']:.2f} ns input to output")
+        w(f"({grank['fmax_mhz']:.1f} MHz as a stage of its own). The four per-core 16-input sorting networks of")
+        w(f"lsorting come to {4 * sort16['area_um2']:,.0f} um^2 ({sort16['area_um2']:,.0f} each), so the one ranking is "
+          f"{grank['area_um2'] / (4 * sort16['area_um2']):.1f}x")
+        w("their sum; gsorting keeps those networks too (each core still pairs its own banks), so the ranking")
+        w("comes on top of them. Its comparators grow with the square of the banks of the whole GPU, the")
+        w("networks with the cores.")
+        if wru3:
+            w(f"The gsorting WRU (16 lanes): {wru3['area_um2']:,.0f} um^2 at {wru3['fmax_mhz']:.1f} MHz, against "
+              f"lsorting's {wru['area_um2']:,.0f} um^2 at {wru['fmax_mhz']:.1f} MHz.")
+        if sys3 and sys2:
+            w(f"The 4 x 16 system under gsorting: {sys3['area_um2']:,.0f} um^2 at {sys3['fmax_mhz']:.1f} MHz against "
+              f"{sys2['area_um2']:,.0f} um^2 at {sys2['fmax_mhz']:.1f} MHz")
+            w(f"under lsorting ({100 * (sys3['area_um2'] / sys2['area_um2'] - 1):+.1f}%; Yosys took "
+              f"{sys3['seconds'] / 60:.0f} minutes), critical path {sys3['critical_path_ns']:.2f} ns against "
+              f"{sys2['critical_path_ns']:.2f} ns: the ranking starts")
+            w(f"from the banks' registered counts, as each core's sorting network does, and its "
+              f"{grank['critical_path_ns']:.2f} ns are shorter than")
+            w(f"the network's {sort16['critical_path_ns']:.2f} ns, so it does not set the clock.")
+        w("")
     w("## The virtualization ports")
     w("")
     w("The refill port, the entry reservations and the occupancy counter behind them (docs/worklist-rtl.md,")

@@ -37,7 +37,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RTL = os.path.join(ROOT, "rtl", "hwwl")
-FILES = ["hwwl_pkg.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_icrn.sv",
+FILES = ["hwwl_pkg.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_icrn.sv", "hwwl_grank.sv",
          "hwwl_core.sv", "hwwl_system.sv"]
 LIB_REL = "usr/share/qflow/tech/osu018/osu018_stdcells.lib"
 PERIOD_NS = 10.0        # STA clock; Fmax = 1 / (period - worst slack)
@@ -52,6 +52,8 @@ BLOCKS = {
     "wru": ("hwwl_wru", {"Lanes": 16, "CntWidth": 6, "Threshold": 5, "Interval": 10, "Scheme": 2,
                          "SortStages": 0}),
     "icrn": ("hwwl_icrn", {"NumCores": 4, "IdWidth": 24}),
+    # gsorting's global ranking of all 4 x 16 banks (combinational: no clock port).
+    "grank": ("hwwl_grank", {"NumBanks": 64, "CntWidth": 6}),
     "core": ("hwwl_core", {"Lanes": 16, "IdWidth": 24, "Depth": 32, "Threshold": 5, "Interval": 10, "Scheme": 2,
                            "SortStages": 0}),
     "system": ("hwwl_system", {"NumCores": 4, "Lanes": 16, "IdWidth": 24, "Depth": 32, "Threshold": 5,
@@ -64,7 +66,10 @@ SWEEP = ([("bank", {"Depth": d}) for d in (8, 16, 32, 64)] +
          [("wru", {})] + [("wru", {"Scheme": 1}), ("wru", {"Scheme": 0})] + [("icrn", {})] +
          [("icrn", {"NumCores": n}) for n in (8, 16)] +
          [("core", {"Lanes": l, "SortStages": 0}) for l in (8, 16, 32)] +
-         [("system", {})])
+         [("system", {})] +
+         # gsorting: the monolithic ranking alone, its WRU, and the system at the paper's configuration.
+         [("grank", {}), ("wru", {"Scheme": 3}), ("system", {"Scheme": 3})])
+COMBINATIONAL = {"hwwl_grank"}  # tops without clk_i / rst_ni
 SMOKE = [("sort_net", {"N": 4}), ("bank", {"Depth": 8})]
 
 
@@ -232,14 +237,18 @@ def run(block, overrides, buffer=True, workdir=None):
     cells = int(re.findall(r"Number of cells:\s+(\d+)", stat)[-1])
     flops = sum(int(n) for c, n in re.findall(r"^\s+(DFF\w+)\s+(\d+)", stat, re.M))
     tcl = os.path.join(work, "sta.tcl")
+    # A block without a clock port (hwwl_grank) is timed input to output
+    # against a virtual clock of the same period.
+    clocked = top not in COMBINATIONAL
     with open(tcl, "w") as f:
         f.write("\n".join([
-            f"read_liberty {lib}", f"read_verilog {net}", f"link_design {top}",
-            f"create_clock -name clk -period {PERIOD_NS} [get_ports clk_i]",
-            "set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk_i]]",
+            f"read_liberty {lib}", f"read_verilog {net}", f"link_design {top}"] + ([
+                f"create_clock -name clk -period {PERIOD_NS} [get_ports clk_i]",
+                "set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk_i]]"] if clocked else [
+                f"create_clock -name clk -period {PERIOD_NS}",
+                "set_input_delay 0 -clock clk [all_inputs]"]) + [
             "set_output_delay 0 -clock clk [all_outputs]",
-            f"set_load {OUT_LOAD_PF} [all_outputs]",
-            "set_false_path -from [get_ports rst_ni]",
+            f"set_load {OUT_LOAD_PF} [all_outputs]"] + (["set_false_path -from [get_ports rst_ni]"] if clocked else []) + [
             "report_checks -path_delay max -digits 3",
             "exit"]) + "\n")
     s = subprocess.run(["sta", "-no_splash", "-exit", tcl], capture_output=True, text=True)

@@ -42,7 +42,7 @@ for d in (4, 8, 32):
 for n in (2, 3, 4):
     PROOFS[f"icrn_c{n}"] = ("hwwl_icrn", ["hwwl_pkg.sv", "hwwl_icrn.sv"], {"NumCores": n, "IdWidth": 4}, [])
 CORE_FILES = ["hwwl_pkg.sv", "hwwl_sort_net.sv", "hwwl_bank.sv", "hwwl_wru.sv", "hwwl_core.sv"]
-for name, scheme in (("threshold", 1), ("lsorting", 2)):
+for name, scheme in (("threshold", 1), ("lsorting", 2), ("gsorting", 3)):
     PROOFS[f"core_{name}"] = ("hwwl_core", CORE_FILES,
                               {"Lanes": 4, "Depth": 4, "IdWidth": 3, "Threshold": 1, "Interval": 3,
                                "Scheme": scheme}, [])

@@ -12,6 +12,16 @@ unsigned clog2(unsigned x) {
   return r;
 }
 
+void global_greedy(const std::vector<unsigned>& counts, std::vector<unsigned>& sorted, Bits& out) {
+  sorted = counts;
+  out.assign(counts.size(), 0);
+  if (sorted.empty()) return;
+  const std::size_t lo = sorted.size() / 2 - (sorted.size() >= 2 ? 1 : 0);
+  std::nth_element(sorted.begin(), sorted.begin() + lo, sorted.end());
+  const unsigned m = sorted[lo];
+  for (std::size_t b = 0; b < counts.size(); ++b) out[b] = counts[b] > m;
+}
+
 // ---------------------------------------------------------------- Bank
 
 Bank::Bank(unsigned depth, unsigned threshold) : depth_(depth), threshold_(threshold), mem_(depth, 0) {
@@ -254,11 +264,12 @@ void Wru::plan(const std::vector<unsigned>& counts, const Bits& rd_ok, const Bit
     cand_ = s.perm[L - 1 - m];
     cand_v_ = tick && greedy_ && m < half && s.keys[L - 1 - m] > T;
   } else if (gsort && tick) {
-    // gsorting (model only; Sec. III-C): the local ranking pairs the core's
+    // gsorting (Sec. III-C; hwwl_wru gen_gsorting): the local ranking pairs the core's
     // emptiest banks with its fullest, as in lsorting, but a donor must be in
     // the global upper half and a receiver in the global lower half, or below
     // the threshold ("still prioritized even if globally greedy"). A donor
-    // keeps at least one more ID than its receiver. The excess donors of a
+    // holds at least two more IDs than its receiver (after the move it holds
+    // at least as many). The excess donors of a
     // globally greedy core send work to another core; any globally greedy
     // bank with more than one ID may (not only those above the threshold, as
     // in lsorting: the global ranking, not the threshold, says who has too
@@ -651,16 +662,10 @@ void System::step(const LaneIn& in, SysOut& o) {
     all_counts_.resize(std::size_t{C} * L);
     for (unsigned c = 0; c < C; ++c)
       for (unsigned l = 0; l < L; ++l) all_counts_[c * L + l] = cores_[c].bank(l).count(in.double_buf);
-    std::vector<unsigned>& sorted = sorted_;
-    sorted = all_counts_;
-    const std::size_t lo = sorted.size() / 2 - (sorted.size() >= 2 ? 1 : 0);
-    std::nth_element(sorted.begin(), sorted.begin() + lo, sorted.end());
-    const unsigned m = sorted[lo];
+    global_greedy(all_counts_, sorted_, all_greedy_);
     global_greedy_.resize(C);
-    for (unsigned c = 0; c < C; ++c) {
-      global_greedy_[c].resize(L);
-      for (unsigned l = 0; l < L; ++l) global_greedy_[c][l] = all_counts_[c * L + l] > m;
-    }
+    for (unsigned c = 0; c < C; ++c)
+      global_greedy_[c].assign(all_greedy_.begin() + c * L, all_greedy_.begin() + (c + 1) * L);
   }
   for (unsigned c = 0; c < C; ++c) {
     // Inputs that may change a bank: a pull of an empty bank does not (a

@@ -22,14 +22,20 @@ namespace fg::hwwl {
 // copies a tenth of a 16-core BFS run's host time.
 using Bits = std::vector<std::uint8_t>;
 
-// Gsorting is the golden model's alone (the RTL has none, threshold and
-// lsorting): the paper's global sorting-based scheme (Sec. III-C), a
+// Gsorting: the paper's global sorting-based scheme (Sec. III-C), a
 // monolithic WRU ranking every bank of every core, which it calls unrealistic
-// and uses as a limit study (Fig. 6).
+// and uses as a limit study (Fig. 6); the ranking is hwwl_grank in the RTL's
+// hwwl_system (global_greedy below).
 enum class Scheme : unsigned { None = 0, Threshold = 1, Lsorting = 2, Gsorting = 3 };
 enum PullStatus : std::uint8_t { kPullNone = 0, kPullId = 1, kPullWait = 2, kPullDone = 3 };
 
 unsigned clog2(unsigned x);  // ceil(log2(x)), as SystemVerilog $clog2
+
+// gsorting's global ranking (hwwl_grank): out[b] is set when counts[b] (every
+// bank of every core, core-major) is above m, the largest count of the lower
+// half of all N banks (the max(N/2, 1)-th smallest); ties at m go to the
+// lower half, so equally full banks are never greedy. `sorted` is scratch.
+void global_greedy(const std::vector<unsigned>& counts, std::vector<unsigned>& sorted, Bits& out);
 
 struct Params {
   unsigned cores = 4;
@@ -352,6 +358,7 @@ class System {
   Bits greedy_, eject_ready_, inject_valid_;
   std::vector<std::uint32_t> inject_id_;
   std::vector<CoreOut> core_out_;
+  Bits all_greedy_;                  // gsorting: every bank's global greedy bit
   std::vector<Bits> global_greedy_;  // gsorting: per core, per bank
 };
 

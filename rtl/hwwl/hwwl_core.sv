@@ -45,6 +45,7 @@ module hwwl_core #(
   input  logic                     rsv_i,          // HVU: reserve an entry in every bank
   output logic                     rsv_gnt_o,      // reservation made (every bank had room)
   input  logic                     sys_empty_i,    // no work in any core, nothing in flight
+  input  logic [Lanes-1:0]         global_greedy_i,  // gsorting: bank in the global upper half (hwwl_grank); else unused
   output logic                     core_empty_o,   // every pull partition of this core empty
   output logic                     greedy_o,       // global greedy bit
   output logic                     inject_valid_o, // to the ICRN
@@ -143,7 +144,7 @@ module hwwl_core #(
     .SortStages(SortStages)
   ) u_wru (
     .clk_i, .rst_ni,
-    .counts_i(counts), .greedy_i(greedy), .needy_i(needy), .empty_i(empty), .rd_ok_i(rd_ok), .ri_ok_i(ri_ok), .rd_take_o(rd_take), .ri_put_o(ri_put),
+    .counts_i(counts), .greedy_i(greedy), .needy_i(needy), .empty_i(empty), .global_greedy_i, .rd_ok_i(rd_ok), .ri_ok_i(ri_ok), .rd_take_o(rd_take), .ri_put_o(ri_put),
     .ri_src_o(ri_src), .ri_net_o(ri_net),
     .inject_valid_o, .inject_sel_o(inject_sel), .inject_ready_i,
     .eject_valid_i, .eject_ready_o,

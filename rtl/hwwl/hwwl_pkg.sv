@@ -12,4 +12,7 @@ package hwwl_pkg;
   localparam int unsigned SchemeNone      = 0;
   localparam int unsigned SchemeThreshold = 1;
   localparam int unsigned SchemeLsorting  = 2;
+  // Global sorting (Sec. III-C, Fig. 6): one ranking of every bank of every
+  // core (hwwl_grank in hwwl_system) feeds each core's WRU.
+  localparam int unsigned SchemeGsorting  = 3;
 endpackage

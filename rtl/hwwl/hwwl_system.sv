@@ -41,6 +41,17 @@ module hwwl_system #(
   logic [NumCores-1:0]         core_empty, inj_v, inj_r, ej_v, ej_r;
   logic [NumCores*IdWidth-1:0] inj_id, ej_id;
   logic                        icrn_busy;
+  logic [NL-1:0]               global_greedy;
+
+  // gsorting: one ranking of every bank of every core (hwwl_grank), from the
+  // banks' registered pull-side counts, as each core's WRU sees them.
+  if (Scheme == hwwl_pkg::SchemeGsorting) begin : gen_grank
+    hwwl_grank #(.NumBanks(NL), .CntWidth(CntWidth)) u_grank (
+      .counts_i(count_o), .greedy_o(global_greedy)
+    );
+  end else begin : gen_no_grank
+    assign global_greedy = '0;
+  end
 
   assign sys_empty_o = &core_empty && !icrn_busy && !hvu_busy_i;
   assign net_busy_o  = icrn_busy;
@@ -64,6 +75,7 @@ module hwwl_system #(
       .rsv_i         (rsv_i[c]),
       .rsv_gnt_o     (rsv_gnt_o[c]),
       .sys_empty_i   (sys_empty_o),
+      .global_greedy_i(global_greedy[c*Lanes +: Lanes]),
       .core_empty_o  (core_empty[c]),
       .greedy_o      (greedy_o[c]),
       .inject_valid_o(inj_v[c]),

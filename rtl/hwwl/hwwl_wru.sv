@@ -15,9 +15,17 @@
 //                     the receiver is needy and the donor has at least 2 more;
 //                     so when every bank is needy the fuller half still feeds
 //                     the emptier half.
+//   Scheme gsorting:  the local ranking as in lsorting, but a donor must be
+//                     globally greedy (global_greedy_i: in the upper half of
+//                     one ranking of every bank of every core, hwwl_grank) and
+//                     a receiver below the threshold or not globally greedy;
+//                     pair k is used while that holds and the donor has at
+//                     least 2 more (the golden model's hwwl::Wru::plan).
 // Inter-core: the core's global greedy bit is set when it has more greedy than
-// needy banks; then, on a tick, the first greedy bank left without a partner
-// injects one work ID into the ICRN (taken only when the ICRN is ready). An ID
+// needy banks (gsorting: more globally greedy banks than others); then, on a
+// tick, the first greedy bank left without a partner injects one work ID into
+// the ICRN (taken only when the ICRN is ready; gsorting: the fullest bank not
+// paired, when it is globally greedy and holds more than one ID). An ID
 // arriving from the ICRN is accepted on any cycle into the bank with the least
 // work among those free that cycle (lowest index on ties); eject_ready_o is
 // raised only while eject_valid_i is high.
@@ -43,6 +51,7 @@ module hwwl_wru #(
   input  logic [Lanes-1:0]          greedy_i,      // bank count > Threshold (hwwl_bank greedy_o)
   input  logic [Lanes-1:0]          needy_i,       // bank count < Threshold (hwwl_bank needy_o)
   input  logic [Lanes-1:0]          empty_i,       // bank count == 0 (hwwl_bank empty_o)
+  input  logic [Lanes-1:0]          global_greedy_i,  // gsorting: bank in the global upper half (hwwl_grank)
   input  logic [Lanes-1:0]          rd_ok_i,       // bank can donate this cycle
   input  logic [Lanes-1:0]          ri_ok_i,       // bank can receive this cycle
   output logic [Lanes-1:0]          rd_take_o,     // bank donates its head
@@ -74,11 +83,24 @@ module hwwl_wru #(
   always_comb begin
     n_greedy     = (IdxWidth+1)'($countones(greedy));
     n_needy      = (IdxWidth+1)'($countones(needy));
-    greedy_o     = n_greedy > n_needy;
     core_empty_o = &empty_i;
     tick     = (tick_q == TickWidth'(Interval - 1));
     tick_d   = tick ? '0 : tick_q + 1'b1;
     rr_d     = tick ? rr_q + 1'b1 : rr_q;
+  end
+
+  // The core's global greedy bit: from the core's own banks, or (gsorting)
+  // from the global ranking.
+  if (Scheme == hwwl_pkg::SchemeGsorting) begin : gen_greedy_global
+    logic [IdxWidth:0] n_global;
+    logic              unused_local;
+    assign n_global     = (IdxWidth+1)'($countones(global_greedy_i));
+    assign greedy_o     = n_global > (IdxWidth+1)'(Lanes) - n_global;
+    assign unused_local = ^{n_greedy, n_needy};
+  end else begin : gen_greedy_local
+    logic unused_global_greedy;
+    assign greedy_o             = n_greedy > n_needy;
+    assign unused_global_greedy = ^global_greedy_i;
   end
 
   // Pairing (on a tick): pair_d[r] = donor of receiver r, pair_v[r] = r
@@ -138,6 +160,66 @@ module hwwl_wru #(
         cand   = sperm[(Lanes-1-32'(m))*IdxWidth +: IdxWidth];
         cand_v = greedy_o && (m < (IdxWidth+1)'(Half)) &&
                  (skeys[(Lanes-1-32'(m))*CntWidth +: CntWidth] > CntWidth'(Threshold));
+      end
+    end
+  end else if (Scheme == hwwl_pkg::SchemeGsorting) begin : gen_gsorting
+    // The local ranking as in lsorting (the same network and timing); the
+    // global greedy bits are this cycle's (counts before this cycle's
+    // accesses, as the banks' counts_i).
+    logic                      sort_en;
+    logic [Lanes*CntWidth-1:0] skeys;
+    logic [Lanes*IdxWidth-1:0] sperm;
+    if (SortStages == 0) begin : gen_en_now
+      assign sort_en = tick;
+    end else if (SortStages < Interval) begin : gen_en_ahead
+      assign sort_en = (tick_q == TickWidth'(Interval - 1 - SortStages));
+    end else begin : gen_en_always
+      assign sort_en = 1'b1;
+    end
+    logic unused_sort_valid;
+    hwwl_sort_net #(.N(Lanes), .KeyWidth(CntWidth), .Stages(SortStages)) u_sort (
+      .clk_i, .rst_ni, .en_i(sort_en), .keys_i(counts_i), .valid_o(unused_sort_valid), .keys_o(skeys),
+      .perm_o(sperm)
+    );
+    always_comb begin
+      logic still;
+      logic [IdxWidth:0] m;
+      logic [CntWidth-1:0] kr, kd;
+      logic [IdxWidth-1:0] ir, id;
+      pair_v = '0;
+      for (int unsigned r = 0; r < Lanes; r++) pair_d[r] = '0;
+      cand   = '0;
+      cand_v = 1'b0;
+      still  = 1'b1;
+      m      = '0;
+      kr     = '0;
+      kd     = '0;
+      ir     = '0;
+      id     = '0;
+      if (tick) begin
+        for (int unsigned k = 0; k < Half; k++) begin
+          kr = skeys[k*CntWidth +: CntWidth];
+          kd = skeys[(Lanes-1-k)*CntWidth +: CntWidth];
+          ir = sperm[k*IdxWidth +: IdxWidth];
+          id = sperm[(Lanes-1-k)*IdxWidth +: IdxWidth];
+          // The receiver: below the threshold (prioritized even if globally
+          // greedy) or in the global lower half; the donor: in the global
+          // upper half.
+          if (still && ((kr < CntWidth'(Threshold)) || !global_greedy_i[ir]) && global_greedy_i[id] &&
+              ({1'b0, kd} > {1'b0, kr} + (CntWidth+1)'(1))) begin
+            pair_v[ir] = 1'b1;
+            pair_d[ir] = id;
+            m = m + 1'b1;
+          end else begin
+            still = 1'b0;
+          end
+        end
+        // The excess donor: the fullest bank left, if globally greedy and
+        // holding more than one ID (the global ranking, not the threshold,
+        // says who has too much).
+        cand   = sperm[(Lanes-1-32'(m))*IdxWidth +: IdxWidth];
+        cand_v = greedy_o && (m < (IdxWidth+1)'(Half)) && global_greedy_i[cand] &&
+                 (skeys[(Lanes-1-32'(m))*CntWidth +: CntWidth] > CntWidth'(1));
       end
     end
   end else if (Scheme == hwwl_pkg::SchemeThreshold) begin : gen_threshold
@@ -256,7 +338,8 @@ module hwwl_wru #(
 `ifndef SYNTHESIS
   initial begin
     assert (Scheme == hwwl_pkg::SchemeNone || Scheme == hwwl_pkg::SchemeThreshold ||
-            Scheme == hwwl_pkg::SchemeLsorting) else $fatal(1, "hwwl_wru: unknown Scheme");
+            Scheme == hwwl_pkg::SchemeLsorting || Scheme == hwwl_pkg::SchemeGsorting)
+      else $fatal(1, "hwwl_wru: unknown Scheme");
     assert (Interval >= 1) else $fatal(1, "hwwl_wru: Interval must be >= 1");
   end
 `endif

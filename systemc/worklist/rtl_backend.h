@@ -71,6 +71,9 @@ struct RtlCoreRegs {
   RtlReg tick, rr;
 };
 
+// The global ranking of a configuration without gsorting: none.
+struct NoGrank {};
+
 // hwwl_system as its Verilated blocks: one hwwl_core model per core and the
 // hwwl_icrn, joined here as hwwl_system joins them (its three assigns:
 // sys_empty_o, net_busy_o and the network's ports). Joined in C++ so that a
@@ -86,8 +89,19 @@ struct RtlCoreRegs {
 // is set. Everything is evaluated inside a --vcd window, in a cycle that
 // swaps partitions or changes the mode, and with a pipelined sorting network.
 // The tests RtlBackendSkip.* compare it with the golden model every cycle.
-template <class VC, class VI>
+//
+// gsorting: VG is the Verilated hwwl_grank of all the system's banks, which
+// hwwl_system places between the cores' count_o and their global_greedy_i.
+// It is evaluated in every cycle that follows an edge of some core (only
+// then can a count have changed), and a core whose global greedy bits differ
+// from those it last saw is evaluated even if idle: its greedy bit, which
+// the network reads, follows them (the golden model's Wru::regreedy on its
+// idle-core path). Off its tick nothing else in the core depends on them.
+template <class VC, class VI, class VG = NoGrank>
 class RtlBackend final : public Backend {
+  static constexpr bool kGrank = !std::is_same_v<VG, NoGrank>;
+
+ public:
  public:
   using CoreRegsOf = RtlCoreRegs (*)(VC&);
   using IcrnRegOf = RtlReg (*)(VI&);
@@ -103,9 +117,17 @@ class RtlBackend final : public Backend {
     }
     icrn_ = std::make_unique<VI>(ctx_.get(), "icrn");
     icrn_rr_ = icrn_reg(*icrn_);
+    if constexpr (kGrank) {
+      if (p_.scheme != hwwl::Scheme::Gsorting) throw std::logic_error("rtl backend: a global ranking without gsorting");
+      grank_ = std::make_unique<VG>(ctx_.get(), "grank");
+      gg_.assign(n_, 0);
+    } else if (p_.scheme == hwwl::Scheme::Gsorting) {
+      throw std::logic_error("rtl backend: gsorting without its global ranking (hwwl_grank)");
+    }
     wave_.open(*ctx_, vl::WaveOpts{wave.path, wave.from, wave.to, wave.cycle_ps}, [&](vl::WaveFile* f) {
       for (auto& m : cores_) m->trace(f, 99);
       icrn_->trace(f, 99);
+      if constexpr (kGrank) grank_->trace(f, 99);
     });
     each([](auto& m) { vl::reset(m); });
     active_.assign(p_.cores, 1);
@@ -118,8 +140,10 @@ class RtlBackend final : public Backend {
     // thread's current context (Verilator 5.006): make it theirs.
     Verilated::threadContextp(ctx_.get());
     each([](auto& m) { m.final(); });
+    if constexpr (kGrank) grank_->final();
     cores_.clear();
     icrn_.reset();
+    if constexpr (kGrank) grank_.reset();
   }
 
   void step(const In& in, Out& o) override {
@@ -134,11 +158,16 @@ class RtlBackend final : public Backend {
     const bool net_idle = net.busy_o == 0;
     bool sys_empty = !in.hvu_busy && net_idle;
     for (unsigned c = 0; c < p_.cores && sys_empty; ++c) sys_empty = cores_[c]->core_empty_o != 0;
+    if constexpr (kGrank) rank(all);
     // Which cores to evaluate, and their inputs.
     for (unsigned c = 0; c < p_.cores; ++c) {
       bool act =
           all || vl::get(net.eject_valid_o, c, 1) != 0 || regs_[c].tick.get() == p_.interval - 1 || (hvu && in.rsv[c]);
       const unsigned b0 = c * p_.lanes;
+      if constexpr (kGrank) {
+        // New global greedy bits: evaluated (its greedy bit follows them).
+        for (unsigned l = 0; l < p_.lanes && !act; ++l) act = vl::get(cores_[c]->global_greedy_i, l, 1) != gg_[b0 + l];
+      }
       // A pull of a bank whose pull partition is empty (count_o, from
       // registers) is no access: hwwl_bank grants and pops only a non-empty
       // partition, and leaves the port to the WRU; it is answered WAIT or
@@ -163,6 +192,8 @@ class RtlBackend final : public Backend {
       }
       m.rsv_i = hvu && in.rsv[c];
       m.sys_empty_i = sys_empty;
+      if constexpr (kGrank)
+        for (unsigned l = 0; l < p_.lanes; ++l) vl::put(m.global_greedy_i, l, 1, gg_[b0 + l]);
       m.eject_valid_i = static_cast<std::uint8_t>(vl::get(net.eject_valid_o, c, 1));
       vl::put(m.eject_id_i, 0, p_.id_width, vl::get(net.eject_id_o, c * p_.id_width, p_.id_width));
       // The network's inject_ready depends on this cycle's eject_ready
@@ -229,6 +260,7 @@ class RtlBackend final : public Backend {
       if (active_[c]) {
         edge(*cores_[c]);
         read_heads(c);
+        counts_moved_ = true;
       } else {
         regs_[c].tick.set(regs_[c].tick.get() + 1);  // off its tick: counts, rr_q holds
       }
@@ -325,6 +357,21 @@ class RtlBackend final : public Backend {
     m.eval();
     m.clk_i = 0;
   }
+  // gsorting: the global ranking of the counts after the last edge (count_o,
+  // registered), as hwwl_system's hwwl_grank sees them, into gg_; evaluated
+  // only when some core had an edge since (or `all`).
+  void rank(bool all) {
+    if constexpr (kGrank) {
+      if (!counts_moved_ && !all) return;
+      counts_moved_ = false;
+      VG& g = *grank_;
+      for (unsigned c = 0; c < p_.cores; ++c)
+        for (unsigned l = 0; l < p_.lanes; ++l)
+          vl::put(g.counts_i, (c * p_.lanes + l) * cw_, cw_, vl::get(cores_[c]->count_o, l * cw_, cw_));
+      g.eval();
+      for (unsigned b = 0; b < n_; ++b) gg_[b] = static_cast<std::uint8_t>(vl::get(g.greedy_o, b, 1));
+    }
+  }
   // Core c's banks' heads (pull_id_o, from its registers).
   void read_heads(unsigned c) {
     for (unsigned l = 0; l < p_.lanes; ++l)
@@ -337,6 +384,10 @@ class RtlBackend final : public Backend {
   std::unique_ptr<VerilatedContext> ctx_;
   std::vector<std::unique_ptr<VC>> cores_;
   std::unique_ptr<VI> icrn_;
+  // gsorting's global ranking (VG = hwwl_grank) and its last output, per bank.
+  std::conditional_t<kGrank, std::unique_ptr<VG>, std::nullptr_t> grank_{};
+  std::vector<std::uint8_t> gg_;
+  bool counts_moved_ = true;
   std::vector<RtlCoreRegs> regs_;
   RtlReg icrn_rr_;
   vl::Wave wave_;

@@ -45,8 +45,8 @@ const Param<std::uint64_t> kDepth{
 const Param<std::string> kScheme{
     "worklist.scheme", "lsorting",
     std::vector<std::string>{"none", "threshold", "lsorting", "gsorting", "magic", "ideal_fifo", "ideal_sorted"},
-    "work redistribution (Sec. III-C; paper's choice: lsorting); model only: gsorting (one ranking of every bank of "
-    "every core, a monolithic WRU), magic (Fig. 6: banks levelled every "
+    "work redistribution (Sec. III-C; paper's choice: lsorting); gsorting: one ranking of every bank of every core "
+    "(a monolithic WRU, Fig. 6); model only: magic (Fig. 6: banks levelled every "
     "cycle across cores, no bandwidth limit), ideal_fifo / ideal_sorted (Fig. 5: one infinite worklist with unlimited "
     "bandwidth, FIFO or smallest work ID first)"};
 const Param<std::uint64_t> kThreshold{
@@ -338,10 +338,10 @@ Worklist::Worklist(sc_core::sc_module_name name, const Config& cfg, unsigned cor
                                 vcd_from != 0 ? "vcd_from" : "vcd_to"));
   if (vcd_to != 0 && vcd_to < vcd_from)
     throw UserError(fmt::format("worklist.vcd_to: cycle {} is before worklist.vcd_from ({})", vcd_to, vcd_from));
-  if (kBackend.get(cfg) == "rtl" && (ideal || magic || s == "gsorting"))
+  if (kBackend.get(cfg) == "rtl" && (ideal || magic))
     throw UserError(
         fmt::format("worklist.backend: rtl: worklist.scheme {} is a limit study of the model only (the "
-                    "RTL has none, threshold and lsorting)",
+                    "RTL has none, threshold, lsorting and gsorting)",
                     s));
   if (kBackend.get(cfg) == "rtl") {
     const auto& builds = rtl_builds();

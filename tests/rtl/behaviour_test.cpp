@@ -30,6 +30,7 @@
 
 #include <gtest/gtest.h>
 
+#include "Vbeh_gsort.h"
 #include "Vbeh_lsort.h"
 #include "Vbeh_none.h"
 #include "Vbeh_thr.h"
@@ -135,7 +136,7 @@ std::unique_ptr<Worklist> make(Backend be, Scheme s) {
     case Scheme::None:
       return std::make_unique<RtlWorklist<Vbeh_none>>(p);
     case Scheme::Gsorting:
-      break;  // the model's alone
+      return std::make_unique<RtlWorklist<Vbeh_gsort>>(p);
   }
   return nullptr;
 }
@@ -354,7 +355,7 @@ std::string scenario_tree(Worklist& w) {
 
 // Random pushes and pulls, then every lane polls: DONE (on every lane) only
 // after the last ID is pulled, within the drain bound.
-// Global ranking (gsorting, model only): core 0 holds 12, 12, 12 and 3 IDs,
+// Global ranking (gsorting): core 0 holds 12, 12, 12 and 3 IDs,
 // every bank of the other cores 6. Every core has more banks above the
 // threshold than below it, so every core's local greedy bit is set and the
 // tree, which feeds only cores that are not greedy, moves nothing under the
@@ -570,16 +571,22 @@ INSTANTIATE_TEST_SUITE_P(Schemes, HwwlBehaviour,
                          ::testing::Values(Case{Backend::Model, Scheme::Threshold},
                                            Case{Backend::Rtl, Scheme::Threshold},
                                            Case{Backend::Model, Scheme::Lsorting}, Case{Backend::Rtl, Scheme::Lsorting},
-                                           Case{Backend::Model, Scheme::Gsorting}),
+                                           Case{Backend::Model, Scheme::Gsorting},
+                                           Case{Backend::Rtl, Scheme::Gsorting}),
                          case_name);
 
-// gsorting (the golden model only): the global ranking moves work the local
+// gsorting (golden model and RTL): the global ranking moves work the local
 // schemes cannot see; the same scenario under lsorting and threshold (both
 // backends) is the control and must fail.
-TEST(HwwlGsorting, GlobalRankingFeedsCoresThatLocalRankingCallsGreedy) {
-  ModelWorklist w(suite_params(Scheme::Gsorting));
-  EXPECT_EQ(scenario_global(w), "");
-}
+class HwwlGsorting : public ::testing::TestWithParam<Case> {
+ protected:
+  std::unique_ptr<Worklist> w = make(GetParam().backend, GetParam().scheme);
+};
+TEST_P(HwwlGsorting, GlobalRankingFeedsCoresThatLocalRankingCallsGreedy) { EXPECT_EQ(scenario_global(*w), ""); }
+INSTANTIATE_TEST_SUITE_P(Backends, HwwlGsorting,
+                         ::testing::Values(Case{Backend::Model, Scheme::Gsorting},
+                                           Case{Backend::Rtl, Scheme::Gsorting}),
+                         case_name);
 class HwwlGlobalControl : public ::testing::TestWithParam<Case> {
  protected:
   std::unique_ptr<Worklist> w = make(GetParam().backend, GetParam().scheme);

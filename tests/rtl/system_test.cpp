@@ -19,9 +19,11 @@
 #include "Vicrn_c1.h"
 #include "Vicrn_c4.h"
 #include "Vsys_c2_l8_thr.h"
+#include "Vsys_c3_l4_gsort.h"
 #include "Vsys_c3_l4_lsort.h"
 #include "Vsys_c3_l4_none.h"
 #include "Vsys_c4_l16_lsort.h"
+#include "Vsys_c4_l8_gsort0.h"
 #include "Vsys_c4_l8_lsort0.h"
 #include "Vsys_c8_l2_thr.h"
 #include "hwwl/hwwl_model.h"
@@ -490,6 +492,23 @@ TEST(HwwlSystem, ThreeCoresFourLanesLsortingTwoSortStagesMatchModel) {
   hwwl::Params p;  // a core count that is not a power of two; a ranking two cycles old
   p.cores = 3, p.lanes = 4, p.depth = 16, p.id_width = 16, p.threshold = 3, p.interval = 7, p.sort_stages = 2;
   run_system<Vsys_c3_l4_lsort>(p, tb::cycles(100000), 9);
+}
+
+// gsorting: one ranking of every bank of every core (hwwl_grank) feeds every
+// WRU; 3 cores (12 banks) with a ranking two cycles old in the cores' sorting
+// networks, and 4 cores of 8 lanes unpipelined (the model's idle-core path,
+// Core::try_idle and Wru::regreedy, on every cycle a core is left idle).
+TEST(HwwlSystem, ThreeCoresFourLanesGsortingTwoSortStagesMatchModel) {
+  hwwl::Params p;
+  p.cores = 3, p.lanes = 4, p.depth = 16, p.id_width = 16, p.threshold = 3, p.interval = 7, p.sort_stages = 2,
+  p.scheme = hwwl::Scheme::Gsorting;
+  run_system<Vsys_c3_l4_gsort>(p, tb::cycles(100000), 13);
+}
+
+TEST(HwwlSystem, FourCoresEightLanesUnpipelinedGsortingMatchModel) {
+  hwwl::Params p;
+  p.cores = 4, p.lanes = 8, p.depth = 16, p.threshold = 3, p.interval = 6, p.scheme = hwwl::Scheme::Gsorting;
+  run_system<Vsys_c4_l8_gsort0>(p, tb::cycles(150000), 14);
 }
 
 TEST(HwwlSystem, EightCoresTwoLanesTinyBanksThresholdMatchModel) {

@@ -28,10 +28,11 @@ struct Case {
 };
 
 // gpu.cus 2 and worklist.depth 64 with graphs small enough not to overflow;
-// the three schemes of the RTL, bank sharing (8 banks for 16 lanes), both
+// three schemes of the RTL, bank sharing (8 banks for 16 lanes), both
 // presets' timing; and the paper's 32-entry banks on 4 cores, where the
 // virtualization unit spills and refills through the RTL's refill port (both
-// refill schemes; "Spill" in the name: spills are required).
+// refill schemes; "Spill" in the name: spills are required), also under
+// gsorting.
 const Case kCases[] = {
     {"BfsGridLsorting", "bfs",
      "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "
@@ -55,6 +56,13 @@ const Case kCases[] = {
     {"SsspRmatSpillOnDemand", "sssp",
      "--preset kim2014 --set gpu.cus=4 --set worklist.refill=on_demand "
      "--set sssp.scale=9"},
+    // gsorting on the paper's machine: the global ranking (hwwl_grank) of all
+    // 64 banks feeding every core's WRU, spilling and refilling.
+    {"SsspRmatGsortingSpillOnDemand", "sssp",
+     "--preset kim2014 --set gpu.cus=4 --set worklist.scheme=gsorting --set worklist.refill=on_demand "
+     "--set sssp.scale=9"},
+    {"BfsRmatGsortingSpillInterval", "bfs",
+     "--preset kim2014 --set gpu.cus=4 --set worklist.scheme=gsorting --set bfs.scale=9"},
     // Single-buffer mode (one persistent kernel; the unit's DONE rule).
     {"BfsGridSingleBuffer", "bfs",
      "--preset kim2014 --set gpu.cus=2 --set worklist.depth=64 "

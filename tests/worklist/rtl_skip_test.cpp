@@ -247,7 +247,11 @@ TEST(RtlBackendSkip, EvaluatingOnlyTheBusyCoresEqualsTheModel) {
     }
     const std::uint64_t evals = h.skipping->core_evals() - evals0;
     EXPECT_LT(evals * 4, core_cycles * 3) << "evaluated " << evals << " of " << core_cycles << " core cycles";
-    EXPECT_GE(max_rsv, 8u) << "reservations did not stack up in a bank";
+    // gsorting feeds the idle cores from the busy one through the network, and
+    // a reception in a bank holds off a reservation of its core: fewer stack
+    // up (6 at most with this traffic, 8 to 13 under the other schemes).
+    const unsigned want_rsv = h.p.scheme == hwwl::Scheme::Gsorting ? 6u : 8u;
+    EXPECT_GE(max_rsv, want_rsv) << "reservations did not stack up in a bank";
     std::cout << b.name << ": evaluated " << evals << " of " << core_cycles << " core cycles, up to " << max_rsv
               << " reserved entries in a bank\n";
   }
