@@ -740,16 +740,20 @@ def page(exp, name, csv_path, page_path, plot_dir, root):
                     f"the samples against `{sp['x']}`.", ""]
         if s.get("area"):
             part = s["area"].get("part", "unit")
+            sets = [c or {} for c in (s.get("cases") or {}).values()] + [s.get("fixed") or {}] + \
+                [{k: x} for k, vs in (s.get("grid") or {}).items() for x in (vs if isinstance(vs, list) else [])]
+            channels = any(str(v) == "channels" for c in sets for k, v in c.items() if k.endswith(".mechanism"))
             out += ["`area_mm2` = the synthesized area (synth/results.json, OSU 0.18 um; docs/synthesis.md) of " +
                     ("the worklist unit this case configures: the system at 32 entries per bank (at core counts "
-                     "without a synthesized system, its synthesized cores and network summed), its banks "
-                     "replaced by the synthesized banks of the case's depth" if part == "unit" else
-                     "the redistribution hardware this case configures: a WRU per core and the inter-core network "
-                     "(infinite banks have no area)") +
-                    "; for channels, the aggregator, estimated from a published area of a core of its class "
-                    "(a 2-wide out-of-order low-power core: AMD Jaguar, 3.1 mm^2 at 28 nm, scaled by (180/28)^2; "
-                    "synth/estimates.json): an estimate, not a synthesis; "
-                    "0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
+                     "without a synthesized system, its synthesized cores and network summed, and for gsorting its "
+                     "global ranking), its banks replaced by the synthesized banks of the case's depth"
+                     if part == "unit" else
+                     "the redistribution hardware this case configures: a WRU per core and the inter-core network, "
+                     "and for gsorting its global ranking of every bank (infinite banks have no area)") +
+                    ("; for channels, the aggregator, estimated from a published area of a core of its class "
+                     "(a 2-wide out-of-order low-power core: AMD Jaguar, 3.1 mm^2 at 28 nm, scaled by (180/28)^2; "
+                     "synth/estimates.json): an estimate, not a synthesis" if channels else "") +
+                    "; 0 for software; `model only` for schemes with no RTL; `not synthesized` where the synthesis "
                     "sweep has no such block.", ""]
         if s.get("table", True):
             out += [table(rs, cols), ""]
