@@ -114,7 +114,7 @@ int spawn(const std::vector<std::string>& args, const std::string& err_path) {
   return 255;
 }
 
-// ---- the hardware a mechanism adds (the mechanisms page's area_mm2 column) ----
+// ---- the hardware a mechanism needs (the mechanisms page's area_mm2 column) ----
 //
 // As tools/experiments/experiment.py computes it (hwwl_area, aggregator_area),
 // from the repository's synth/results.json and synth/estimates.json, found
@@ -369,9 +369,9 @@ int compare(const CompareSpec& spec) {
     if (ok && !r.area_mm2 && !r.area_note.empty()) o["area_note"] = r.area_note;
     json_rows.push_back(std::move(o));
   }
-  out << "area_mm2: the hardware the mechanism adds at OSU 0.18 um: the hardware worklist's synthesized unit "
-         "(synth/results.json), the aggregator's estimate from a core of its class (channels; "
-         "synth/estimates.json), 0 for software\n";
+  out << "area_mm2: the hardware the mechanism needs at OSU 0.18 um: the hardware worklist's synthesized unit "
+         "(synth/results.json); for channels the aggregator's core, an upper estimate from a core of its class "
+         "(synth/estimates.json; the GPU's existing control processor accounts for part of it); 0 for software\n";
   if (spec.json_file == "-") {
     std::cout << json_rows.dump(2) << "\n";
   } else {

@@ -488,6 +488,25 @@ TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
   EXPECT_NE(t.out.find("speed-up over topo"), std::string::npos) << t.out;
   EXPECT_EQ(std::count(t.out.begin(), t.out.end(), '\n'), 5) << t.out;  // and the area's footnote
   EXPECT_LT(t.out.find("\nhwwl "), t.out.find("\ntopo ")) << "rows in the order asked";
+  // The area where the synthesis has no 8-core system: eight synthesized
+  // cores and the 8-core network summed (as experiment.py's hwwl_area); a
+  // scheme without RTL is a word.
+  {
+    std::ifstream f(std::filesystem::path(FGSIM_EXE).parent_path().parent_path() / "synth" / "results.json");
+    const auto synth = nlohmann::json::parse(f);
+    double core = 0, icrn = 0;
+    for (const auto& b : synth["results"]) {
+      if (b["block"] == "core" && b["params"]["Lanes"] == 16 && b["params"]["Scheme"] == 2) core = b["area_um2"];
+      if (b["block"] == "icrn" && b["params"]["NumCores"] == 8) icrn = b["area_um2"];
+    }
+    ASSERT_GT(core * icrn, 0);
+    auto e = run_fgsim("compare " + common + " --set gpu.cus=8 --mechanisms hwwl --json -");
+    ASSERT_EQ(e.code, 0) << e.err;
+    EXPECT_NEAR(nlohmann::json::parse(e.out)[0]["area_mm2"].get<double>(), (8 * core + icrn) / 1e6, 1e-9);
+    auto m = run_fgsim("compare " + common + " --set worklist.scheme=magic --mechanisms hwwl,topo --json -");
+    ASSERT_EQ(m.code, 0) << m.err;
+    EXPECT_EQ(nlohmann::json::parse(m.out)[0]["area_note"], "model only") << m.out;
+  }
   // Without the default mechanism, the first one listed is the baseline.
   auto f = run_fgsim("compare " + common + " --mechanisms hwwl,swwl --json -");
   ASSERT_EQ(f.code, 0) << f.err;

@@ -94,7 +94,7 @@ TEST(QueensScheduled, OutputsOptionsAndFaults) {
       "run queens --quiet --set queens.mechanism=persistent --set queens.n=8 --set queens.base_rows=4 "
       "--set queens.pool_size=4 --set queens.groups=2");
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_NE(r.err.find("queens.pool_size"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("larger than a board pool (4 IDs): raise queens.pool_size"), std::string::npos) << r.err;
 }
 
 // Keys of one version given to another: exit 2, one line, naming the key.
@@ -114,8 +114,9 @@ TEST(QueensScheduled, KeysOfOtherVersionsAreRefused) {
 using FlowCase = std::tuple<const char*, const char*, const char*>;  // workload, generator, preset
 class ChannelsGraph : public ::testing::TestWithParam<FlowCase> {};
 
-// The distances equal the host's (the run's own check); every CE the
-// channel took was consumed by one lane of a dispatched wavefront.
+// The distances equal the host's (the run's own check); every CE put in
+// the frontier channel (the source's and every improving lane's) was
+// consumed by a dispatched wavefront.
 TEST_P(ChannelsGraph, DistancesEqualTheHostReference) {
   const auto [w, g, p] = GetParam();
   const std::string W = w;
@@ -128,6 +129,10 @@ TEST_P(ChannelsGraph, DistancesEqualTheHostReference) {
   EXPECT_GT(r["reached"].get<int>(), 100) << r.dump();
   EXPECT_GT(r["wavefronts"].get<int>(), 0);
   EXPECT_EQ(r["steps"], 1);
+  const auto& st = j["stats"];
+  const std::string ch = "channels." + W + "_frontier.";
+  EXPECT_GE(st[ch + "produced"].get<double>(), r["reached"].get<double>() - 1) << "a CE per node reached, at least";
+  EXPECT_EQ(st[ch + "consumed"], st[ch + "produced"]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Generated, ChannelsGraph,

@@ -279,6 +279,7 @@ Task<> pool_kernel(Lane& l, Dev d, Pools q, Sync) {
   const std::uint32_t id = co_await l.get_group_id();
   const std::uint32_t own = id % q.count;
   const Vars vars;
+  if (lid == 0) co_await l.lds_store<std::uint32_t>(kLdsChildren, 0u);  // LDS starts undefined
   for (;;) {
     co_await l.barrier();  // the previous round's LDS is read
     if constexpr (cooperative) {
@@ -414,10 +415,10 @@ void run_scheduled(Host& h, const std::string& mechanism, std::uint32_t n, std::
   const Config& cfg = h.config();
   refuse_scheduled_keys(cfg, mechanism);
   const std::uint64_t total = boards(n, base);
-  if (total > (1u << 24))
+  if (mechanism == "hwwl" && total > (1u << 24))
     throw UserError(
-        fmt::format("queens.n={} with queens.base_rows={}: {} boards, more than the {} that 24-bit work IDs "
-                    "name (raise queens.base_rows)",
+        fmt::format("queens.n={} with queens.base_rows={}: {} boards, more than the {} that the hardware "
+                    "worklist's 24-bit work IDs name (raise queens.base_rows)",
                     n, base, total, 1u << 24));
   const std::uint32_t line = h.memory().line_size();
   Dev d;
@@ -501,9 +502,14 @@ void run_scheduled(Host& h, const std::string& mechanism, std::uint32_t n, std::
       const auto hd = h.download<std::uint32_t>(q.headers, std::uint64_t{groups} * line / 4);
       std::uint32_t high = 0;
       for (std::uint32_t p = 0; p < groups; ++p) high = std::max(high, hd[std::uint64_t{p} * line / 4 + 2]);
+      if (fault[1] > q.size)
+        throw SimFault(
+            fmt::format("queens: a workgroup's batch of {} children is larger than a board pool ({} IDs): "
+                        "raise queens.pool_size (now {})",
+                        fault[1], q.size, kPoolSize.get(cfg)));
       throw SimFault(
           fmt::format("queens: every one of the {} board pools is too full for a workgroup's {} children "
-                      "(the fullest held {} of {} IDs): raise queens.pool_size (now {})",
+                      "(the pools' high-water mark: {} of {} IDs): raise queens.pool_size (now {})",
                       groups, fault[1], high, q.size, kPoolSize.get(cfg)));
     }
     const auto hd = h.download<std::uint32_t>(q.headers, std::uint64_t{groups} * line / 4);

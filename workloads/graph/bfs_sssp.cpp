@@ -172,9 +172,9 @@ Workload make(const char* name, bool weighted) {
       Param<std::uint64_t>{n + ".capacity",
                            0,
                            "CEs",
-                           "channels: CEs of the frontier channel (0: twice the graph's nodes plus arcs, rounded up to "
-                           "whole channel.done_count groups; a full channel makes the producing "
-                           "wavefront yield, Orr et al. Sec. 6)",
+                           "channels: CEs of the frontier channel (0: 2 x (nodes + arcs), rounded up to whole "
+                           "channel.done_count groups, ours); the kernel node feeds its own channel, so a channel "
+                           "that fills with every consumer waiting in a talloc into it is a deadlock (exit 3)",
                            {{0}, {1u << 30}}}};
 }
 
