@@ -208,6 +208,10 @@ for spec, want in ((unit, 4 * 9.5 + 0.05 + 2.0), ({**unit, "part": "redistributi
     got = X.hwwl_area({"bfs.mechanism": "hwwl", "worklist.scheme": "gsorting"}, spec, gsynth)
     if not isinstance(got, float) or abs(got - want) > 1e-9:
         failures.append(f"gsorting hwwl_area({spec['part']}) = {got}, want {want}")
+# The Pareto front of (area, speed-up): no point beats a front point on both.
+front = X.pareto_front([(0.0, 1.0), (0.0, 1.75), (17.5, 0.56), (17.5, 2.0), (128.1, 1.23), (0.0, 0.95), (5.0, 1.75)])
+if front != [(0.0, 1.75), (17.5, 2.0)]:
+    failures.append(f"pareto_front = {front}")
 if abs(X.aggregator_area(root) - 3.1 * (180 / 28) ** 2) > 1e-9:
     failures.append(f"aggregator_area = {X.aggregator_area(root)}")
 redist = {**unit, "part": "redistribution"}

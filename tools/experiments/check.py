@@ -39,7 +39,7 @@ import experiment as X  # noqa: E402  (experiment.load imports this module only 
 TOP_KEYS = ("title", "page", "intro", "studies")
 STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
               "paper", "relative", "area", "samples", "summary", "table", "text")
-PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from", "mark_x")
+PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from", "mark_x", "pareto")
 PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
 RELATIVE_KEYS = ("of", "to", "name", "invert", "by")
@@ -866,6 +866,7 @@ class _Checker:
         if "area" in at:
             am = at["area"][1]
             self.keys(am, AREA_KEYS, "area")
+            columns.append("area_mm2")  # the page's column, which a plot may draw
             aa = {k: (line, v) for k, line, v in am.pairs()}
             if "of" not in aa or aa["of"][1].value != "hwwl":
                 self.fail(aa["of"][0] if "of" in aa else am.line, "of", f"area: only 'of: hwwl' is known{where}")
@@ -907,7 +908,7 @@ class _Checker:
                                   f"{_close(col, cols)} (columns: {', '.join(map(shown, cols))}){where}")
             if "from" in pa and isinstance(pa["y"][1].value, str) and pa["y"][1].value.endswith("_argmax"):
                 self.fail(pa["y"][0], "y", f"'{shown(pa['y'][1].value)}' names rows, it is not a value{where}")
-            for k in ("logx", "logy"):
+            for k in ("logx", "logy", "pareto"):
                 if k in pa and not isinstance(pa[k][1].value, bool):
                     self.fail(pa[k][0], k, f"expected true or false{where}")
             for k in ("marker", "xlabel", "ylabel"):

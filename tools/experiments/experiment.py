@@ -22,6 +22,7 @@ An experiment file:
           dram_gbps: stats.gpu.dram.bandwidth
         plot: {x: gpu.cus, y: time_us, series: null, logx: false, logy: false}
                                        # mark_x: {at: 32768, label: "..."}: a vertical line
+                                       # pareto: true (x area_mm2): labelled points, the front
         paper: {source: "...", values: [{gpu.cus: 1, time_us: 12.0}]}   # optional
         text: |
           What the study shows (free text under its table).
@@ -489,6 +490,14 @@ def draw(study, rows_, ax):
         rows_ = [r for r in rows_ if str(r.get("summary", "")) == ""]
         if study.get("samples"):
             rows_ = [r for r in rows_ if str(r.get("sample", "")) != ""]
+    if "area_mm2" in (x, y) and study.get("area"):
+        # The area is the page's column (synth/results.json at render time), not a CSV one.
+        rows_ = [dict(r) for r in rows_]
+        _area_column(study, rows_, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        rows_ = [r for r in rows_ if isinstance(r["area_mm2"], float)]  # not "model only" or "not synthesized"
+    if spec.get("pareto"):
+        _pareto(study, rows_, ax, spec, x, y, series)
+        return
     groups = {}
     for r in rows_:
         groups.setdefault(r.get(series) if series else None, []).append(r)
@@ -556,6 +565,40 @@ def draw(study, rows_, ax):
     ax.set_title(study.get("title", study["name"]), fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
+
+
+def pareto_front(points):
+    """The points (x, y) that no other point beats on both less-or-equal x and more y, by x."""
+    front, best = [], None
+    for px, py in sorted(points, key=lambda p: (p[0], -p[1])):
+        if best is None or py > best:
+            front.append((px, py))
+            best = py
+    return front
+
+
+def _pareto(study, rows_, ax, spec, x, y, series):
+    """Each case as a labelled point of (x, y), per series one colour, and per series its Pareto
+    front: the points no other point beats on both axes (less x, more y), joined as a step line."""
+    groups = {}
+    for r in rows_:
+        groups.setdefault(r.get(series) if series else None, []).append(r)
+    for key, rs in groups.items():
+        pts = [(number(r[x]), number(r[y]), r.get("case", "")) for r in rs]
+        dots = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle="none",
+                       label=f"{series}={key}" if series else "FineGrain")[0]
+        for px, py, name in pts:
+            ax.annotate(name, (px, py), textcoords="offset points", xytext=(4, 3), fontsize=7)
+        front = pareto_front([(p[0], p[1]) for p in pts])
+        ax.plot([p[0] for p in front], [p[1] for p in front], drawstyle="steps-post", linestyle="--",
+                color=dots.get_color(), alpha=0.6, label=f"Pareto front ({key})" if series else "Pareto front")
+    if spec.get("logx"):
+        ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlabel(spec.get("xlabel", x))
+    ax.set_ylabel(spec.get("ylabel", y))
+    ax.set_title(study.get("title", study["name"]), fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 def same_value(a, b):
