@@ -13,6 +13,16 @@ WorkloadRegistry& WorkloadRegistry::global() {
   return r;
 }
 
+namespace {
+std::vector<CoRunnerInfo>& co_runner_list() {
+  static std::vector<CoRunnerInfo> v;
+  return v;
+}
+}  // namespace
+
+const std::vector<CoRunnerInfo>& co_runners() { return co_runner_list(); }
+RegisterCoRunner::RegisterCoRunner(CoRunnerInfo c) { co_runner_list().push_back(std::move(c)); }
+
 void WorkloadRegistry::add(WorkloadInfo w) {
   if (workloads_.count(w.name)) {
     std::fprintf(stderr, "fgsim: internal error: workload '%s' registered twice\n", w.name.c_str());

@@ -45,6 +45,25 @@ struct RegisterWorkload {
   explicit RegisterWorkload(WorkloadInfo w) { WorkloadRegistry::global().add(std::move(w)); }
 };
 
+// Co-runners: host-side agents that share the GPU with any workload (the
+// plain graphics-like kernel of runtime/graphics.cpp). Before the workload's
+// host function starts, in its thread, fgsim calls each registered `start`;
+// one that the configuration enables does its set-up (in simulated time) and
+// returns the body of its own process, which runs beside the workload until
+// the workload's host function returns, and what to do then (`finish`, in
+// the host's thread, at the workload's end); a disabled one returns no body.
+struct CoRunner {
+  std::function<void()> body, finish;
+};
+struct CoRunnerInfo {
+  std::string name;
+  std::function<CoRunner(Host&)> start;
+};
+const std::vector<CoRunnerInfo>& co_runners();
+struct RegisterCoRunner {
+  explicit RegisterCoRunner(CoRunnerInfo c);
+};
+
 // Presets: YAML machine descriptions from models/presets/, embedded at build time.
 struct PresetInfo {
   std::string name;

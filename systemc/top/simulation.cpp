@@ -66,7 +66,17 @@ class HostAgent : public sc_core::sc_module {
  private:
   void main() {
     run_guarded([&] {
+      // The co-runners the configuration enables (sim/workload.h), each in its
+      // own process beside the workload.
+      std::vector<std::function<void()>> finish;
+      for (const CoRunnerInfo& c : co_runners()) {
+        CoRunner r = c.start(host_);
+        if (!r.body) continue;
+        sc_core::sc_spawn([body = r.body] { run_guarded(body); }, sc_core::sc_gen_unique_name(c.name.c_str()));
+        if (r.finish) finish.push_back(r.finish);
+      }
       w_.run(host_);
+      for (auto& f : finish) f();
       done = true;
     });
     stop_simulation();

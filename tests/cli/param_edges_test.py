@@ -97,6 +97,8 @@ CONTEXTS = [
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=persistent"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=coop"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=channels"],
+    # The plain graphics co-runner (runtime/graphics.cpp) beside a level-per-launch kernel.
+    ["bfs", *G2, "--set", "bfs.scale=6", "--set", "graphics.load=light"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=hwwl", "--set", "worklist.lanes=16",
      "--set", "worklist.depth=64", "--set", "worklist.backend=rtl", "--vcd", "{tmp}/w.vcd"],
     ["sssp", *G2, "--set", "sssp.scale=6"],

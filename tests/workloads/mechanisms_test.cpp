@@ -166,3 +166,44 @@ TEST(ChannelsGraph, CusKeysAndAFullChannel) {
 
 }  // namespace
 }  // namespace fg::test
+
+namespace fg::test {
+namespace {
+
+// The plain graphics co-runner (runtime/graphics.cpp): beside a workload
+// that launches a kernel per level, the graphics kernel gets slots between
+// and beside them and keeps near its period; beside a persistent kernel that
+// holds every slot to its end, its launch waits the whole run; its product is
+// checked; its keys are refused where they do not apply.
+TEST(GraphicsCoRunner, PeriodsBesideEachMechanism) {
+  const std::string common = "bfs --preset kim2014 --set gpu.cus=4 --set bfs.scale=12 --set graphics.load=heavy ";
+  auto topo = run_stats(common + "--set bfs.mechanism=topo");
+  const auto& t = topo["workload"]["results"];
+  EXPECT_EQ(topo["workload"]["checks"].size(), 2u) << "the distances and the graphics product";
+  EXPECT_GE(t["graphics_launches"].get<int>(), 2) << t.dump();
+  EXPECT_GE(t["period_median_ns"].get<double>(), t["graphics_period_ns"].get<double>());
+  EXPECT_LT(t["period_median_ns"].get<double>(), 2 * t["graphics_period_ns"].get<double>()) << t.dump();
+  auto pers = run_stats(common + "--set bfs.mechanism=persistent");
+  const auto& p = pers["workload"]["results"];
+  EXPECT_EQ(p["graphics_launches"], 0) << p.dump();
+  EXPECT_DOUBLE_EQ(p["graphics_pending_ns"].get<double>(), p["kernel_ns"].get<double>()) << p.dump();
+  // Nothing changes without the co-runner.
+  auto alone = run_stats("bfs --preset kim2014 --set gpu.cus=4 --set bfs.scale=12 --set bfs.mechanism=topo");
+  EXPECT_FALSE(alone["workload"]["results"].contains("graphics_launches"));
+  EXPECT_LT(alone["workload"]["results"]["kernel_ns"].get<double>(), t["kernel_ns"].get<double>())
+      << "sharing the GPU costs the workload time";
+}
+
+TEST(GraphicsCoRunner, KeysThatDoNotApplyAreRefused) {
+  for (const char* args : {"bfs --set bfs.scale=6 --set graphics.share=half",
+                           "bfs --set bfs.scale=6 --set bfs.mechanism=coop --set graphics.load=light",
+                           "bfs --set bfs.scale=6 --set graphics.load=light --set graphics.exec=80"}) {
+    const auto r = run_fgsim(std::string("run ") + args);
+    EXPECT_EQ(r.code, 2) << args << r.err;
+    EXPECT_EQ(error_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("graphics."), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace fg::test

@@ -10,15 +10,15 @@
 #include "gpu/gpu.h"
 #include "gpu/host.h"
 #include "gpu/kernel.h"
+#include "runtime/graphics.h"
 #include "sim/error.h"
 
 namespace fg::coop {
 
 namespace {
 
-// Sec. 5.2: the graphics workloads measured on the authors' desktop: period P
-// and GPU time E per period (ms): light (icons highlighted) 70 / 3, medium (a
-// window dragged) 40 / 3, heavy (a WebGL animation) 40 / 10.
+// Sec. 5.2: the graphics workloads measured on the authors' desktop
+// (graphics::load_of: period and GPU time per load).
 const Param<std::string> kLoad{"coop.graphics.load", "none",
                                std::vector<std::string>{"none", "light", "medium", "heavy"},
                                "a periodic graphics-like kernel sharing the GPU with the cooperative kernel "
@@ -72,10 +72,8 @@ Graphics graphics_of(const Config& cfg) {
         throw UserError(
             fmt::format("{} (set by {}) does not apply: there is no graphics co-runner (coop.graphics.load=none)", key,
                         cfg.origin(key)));
-  Graphics g;
-  if (load == "light") g = {70, 3};
-  if (load == "medium") g = {40, 3};
-  if (load == "heavy") g = {40, 10};
+  const graphics::Load l = graphics::load_of(load);  // Sec. 5.2's loads (runtime/graphics.h)
+  Graphics g{l.period_ms, l.exec_ms};
   if (kPeriod.get(cfg) > 0) g.period_ms = kPeriod.get(cfg);
   if (kExec.get(cfg) > 0) g.exec_ms = kExec.get(cfg);
   if (load != "none" && g.exec_ms >= g.period_ms)
@@ -86,73 +84,9 @@ Graphics graphics_of(const Config& cfg) {
   return g;
 }
 
-// The graphics-like kernel: C = A x B on d x d 32-bit integers, output
-// elements strided over the task's work-items; the host checks C's diagonal.
-Task<> matmul(Lane& l, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint32_t d, std::uint64_t items) {
-  const std::uint64_t n = std::uint64_t{d} * d;
-  for (std::uint64_t e = l.global_id(); e < n; e += items) {
-    const std::uint64_t i = e / d, j = e % d;
-    std::uint32_t sum = 0;
-    for (std::uint32_t k = 0; k < d; ++k) {
-      const std::uint32_t x = co_await l.load<std::uint32_t>(a + 4 * (i * d + k));
-      const std::uint32_t y = co_await l.load<std::uint32_t>(b + 4 * (std::uint64_t{k} * d + j));
-      co_await l.alu(2);
-      sum += x * y;
-    }
-    co_await l.store<std::uint32_t>(c + 4 * e, sum);
-  }
-}
-
-class GraphicsKernel {
- public:
-  GraphicsKernel(Host& h, const KernelLaunch& shape) : h_(h), shape_(shape) {}
-  void size(std::uint32_t d) {
-    d_ = d;
-    a_.assign(std::size_t{d} * d, 0);
-    b_.assign(a_.size(), 0);
-    std::uint32_t x = 1234;
-    for (auto& v : a_) v = (x = x * 1103515245u + 12345u) % 10;
-    for (auto& v : b_) v = (x = x * 1103515245u + 12345u) % 10;
-    da_ = h_.upload(a_);
-    db_ = h_.upload(b_);
-    dc_ = h_.upload(std::vector<std::uint32_t>(a_.size(), 0));
-  }
-  KernelLaunch launch(std::uint32_t workgroups) const {
-    KernelLaunch k = shape_;
-    k.name = "graphics";
-    const std::uint64_t items = std::uint64_t{workgroups} * k.group_size;
-    k.body = [a = da_, b = db_, c = dc_, d = d_, items](Lane& l) { return matmul(l, a, b, c, d, items); };
-    return k;
-  }
-  bool check() {
-    const auto c = h_.download<std::uint32_t>(dc_, a_.size());
-    for (std::uint32_t i = 0; i < d_; ++i) {
-      std::uint32_t s = 0;
-      for (std::uint32_t k = 0; k < d_; ++k) s += a_[std::size_t{i} * d_ + k] * b_[std::size_t{k} * d_ + i];
-      if (c[std::size_t{i} * d_ + i] != s) return false;
-    }
-    return true;
-  }
-  std::uint32_t d() const { return d_; }
-
- private:
-  Host& h_;
-  KernelLaunch shape_;
-  std::uint32_t d_ = 0;
-  std::vector<std::uint32_t> a_, b_;
-  std::uint64_t da_ = 0, db_ = 0, dc_ = 0;
-};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-double mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
+using GraphicsKernel = graphics::MatMul;
+using graphics::mean;
+using graphics::median;
 
 }  // namespace
 
