@@ -12,8 +12,10 @@
 // launch to launch (`period_*_ns`, as the cooperative co-runner's), each
 // launch's time from submission to its end (`graphics_latency_mean_ns`), and
 // at the workload's end the launch still under way (`graphics_pending_ns`:
-// since its submission; `graphics_pending_placed`: its workgroups that had a
-// slot).
+// since its submission; `graphics_pending_wait_ns`: until its first workgroup
+// found a slot, or until the end). The sizing runs and the launches are GPU
+// work like any other: run-wide statistics (instructions, DRAM bytes, the
+// simulated time) include them; a workload's own kernel times do not.
 #include "runtime/graphics.h"
 
 #include <algorithm>
@@ -78,6 +80,8 @@ KernelLaunch MatMul::launch(std::uint32_t workgroups) const {
   k.body = [a = da_, b = db_, c = dc_, d = d_, items](Lane& l) { return matmul(l, a, b, c, d, items); };
   return k;
 }
+
+void MatMul::clear() { h_.copy_in(dc_, std::vector<std::uint32_t>(a_.size(), 0).data(), 4 * a_.size()); }
 
 bool MatMul::check() {
   const auto c = h_.download<std::uint32_t>(dc_, a_.size());
@@ -146,8 +150,8 @@ CoRunner start(Host& h) {
   }
   if (h.gpu().find<coop::Scheduler>())
     throw UserError(
-        fmt::format("graphics.load (set by {}): this run is a cooperative kernel, whose graphics co-runner is "
-                    "coop.graphics.load (the scheduler gathers its slots by kills)",
+        fmt::format("graphics.load (set by {}): this run builds the cooperative scheduler, whose graphics "
+                    "co-runner is coop.graphics.load (the scheduler gathers its slots by kills)",
                     cfg.origin("graphics.load")));
   Load g = load_of(load);
   if (kPeriod.get(cfg) > 0) g.period_ms = kPeriod.get(cfg);
@@ -195,6 +199,7 @@ CoRunner start(Host& h) {
   struct State {
     std::vector<double> periods, latencies;
     KernelState* inflight = nullptr;  // the launch under way
+    bool stopped = false;             // the workload ended: launch no more
   };
   auto st = std::make_shared<State>();
   CoRunner r;
@@ -204,10 +209,13 @@ CoRunner start(Host& h) {
     for (;;) {
       const Tick now = sc_core::sc_time_stamp().value();
       if (next > now) sc_core::wait(sc_core::sc_time::from_value(next - now));
+      if (st->stopped) return;
       const Tick launched = sc_core::sc_time_stamp().value();
+      mm->clear();  // so that the check sees this launch's product, not an earlier one's
       KernelState& k = h.dispatcher().submit(mm->launch(share));
       st->inflight = &k;
       while (!k.finished) sc_core::wait(k.done);
+      if (st->stopped) return;
       st->inflight = nullptr;
       if (!checked || !mm->check()) {
         h.check(mm->check(),
@@ -221,12 +229,14 @@ CoRunner start(Host& h) {
       st->periods.push_back(tick_to_ns(next - launched));
     }
   };
-  // At the workload's end: the launches done, and how long the one under way
-  // had been in the GPU's queue or running (a kernel that never gives slots
-  // back keeps it waiting for them to its end) and how many of its
-  // workgroups had found a slot.
-  r.finish = [&h, st, share] {
+  // At the workload's end: no more launches; the launches done, and for the
+  // one under way how long it had been in the GPU since its submission and
+  // how long it waited for its first workgroup slot (a kernel that never
+  // gives slots back keeps it waiting to its end).
+  r.finish = [&h, st] {
     const Tick now = sc_core::sc_time_stamp().value();
+    st->stopped = true;
+    const KernelState* k = st->inflight && !st->inflight->finished ? st->inflight : nullptr;
     h.result("graphics_launches", st->periods.size());
     if (!st->periods.empty()) {
       h.result("period_median_ns", median(st->periods));
@@ -234,9 +244,9 @@ CoRunner start(Host& h) {
       h.result("period_max_ns", *std::max_element(st->periods.begin(), st->periods.end()));
       h.result("graphics_latency_mean_ns", mean(st->latencies));
     }
-    const KernelState* k = st->inflight;
     h.result("graphics_pending_ns", k && now > k->submitted ? tick_to_ns(now - k->submitted) : 0.0);
-    h.result("graphics_pending_placed", k ? std::min<std::uint64_t>(k->dispatched, share) : 0);
+    h.result("graphics_pending_wait_ns",
+             k ? tick_to_ns((k->dispatched ? std::min(k->first_dispatch, now) : now) - k->submitted) : 0.0);
   };
   return r;
 }

@@ -34,6 +34,7 @@ class MatMul {
   MatMul(Host& h, const KernelLaunch& shape) : h_(h), shape_(shape) {}
   void size(std::uint32_t d);
   KernelLaunch launch(std::uint32_t workgroups) const;
+  void clear();  // C zeroed (a host copy, no simulated time)
   bool check();
   std::uint32_t d() const { return d_; }
 
