@@ -173,6 +173,10 @@ CASES = [
      8, "y", r"'t' is not a column of the study's summary \(columns: gpu.cus, t_max\)", True),
     ("plot from something else", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {from: rows, x: seed, y: t}\n",
      6, "from", r"expected summary", True),
+    ("a Pareto plot not over the area", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: true}\n",
+     6, "pareto", r"a Pareto plot has x: area_mm2", True),
+    ("pareto not a boolean", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: 2}\n",
+     6, "pareto", r"expected true or false", True),
     ("plot from a summary the study does not have", STUDY + "    metrics: {t: sim.time_ns}\n"
      "    plot: {from: summary, x: seed, y: t}\n", 6, "from", r"the study has no summary", True),
     ("plot of the summary's argmax", STUDY + "    grid: {gpu.cus: [1, 2]}\n    metrics: {t: sim.time_ns}\n"

@@ -911,6 +911,9 @@ class _Checker:
             for k in ("logx", "logy", "pareto"):
                 if k in pa and not isinstance(pa[k][1].value, bool):
                     self.fail(pa[k][0], k, f"expected true or false{where}")
+            if "pareto" in pa and pa["pareto"][1].value is True and (pa.get("x") or (0, None))[1] is not None \
+                    and pa["x"][1].value != "area_mm2":
+                self.fail(pa["pareto"][0], "pareto", f"a Pareto plot has x: area_mm2 (the study's area column){where}")
             for k in ("marker", "xlabel", "ylabel"):
                 if k in pa:
                     self.string(pa[k][0], k, pa[k][1].value, where, nonempty=False)

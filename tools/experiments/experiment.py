@@ -585,6 +585,7 @@ def _pareto(study, rows_, ax, spec, x, y, series):
         groups.setdefault(r.get(series) if series else None, []).append(r)
     for key, rs in groups.items():
         pts = [(number(r[x]), number(r[y]), r.get("case", "")) for r in rs]
+        pts = [p for p in pts if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p[:2])]
         dots = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle="none",
                        label=f"{series}={key}" if series else "FineGrain")[0]
         for px, py, name in pts:
