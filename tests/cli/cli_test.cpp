@@ -507,6 +507,19 @@ TEST(Compare, EveryMechanismOfBfsAsItsOwnRun) {
     ASSERT_EQ(m.code, 0) << m.err;
     EXPECT_EQ(nlohmann::json::parse(m.out)[0]["area_note"], "model only") << m.out;
   }
+  // An executable outside a build directory of the repository has no synth/
+  // to read: the area is a word, the run is still compared.
+  {
+    const auto bin = test::scratch_dir() / "elsewhere" / "bin";
+    std::filesystem::create_directories(bin);
+    std::filesystem::copy_file(FGSIM_EXE, bin / "fgsim", std::filesystem::copy_options::overwrite_existing);
+    const std::string cmd = fmt::format("{} compare {} --mechanisms hwwl,topo --json - > {} 2>&1",
+                                        (bin / "fgsim").string(), common, (bin / "out.json").string());
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp((bin / "out.json").string());
+    const auto rows = nlohmann::json::parse(test::slurp((bin / "out.json").string()));
+    EXPECT_EQ(rows[0]["area_note"], "synth/ not found") << rows.dump();
+    EXPECT_EQ(rows[1]["area_mm2"], 0) << rows.dump();
+  }
   // Without the default mechanism, the first one listed is the baseline.
   auto f = run_fgsim("compare " + common + " --mechanisms hwwl,swwl --json -");
   ASSERT_EQ(f.code, 0) << f.err;

@@ -497,21 +497,6 @@ void run_scheduled(Host& h, const std::string& mechanism, std::uint32_t n, std::
     }
     kernel_ns = r.kernel_ns;
     steps = 1;
-    const auto fault = h.download<std::uint32_t>(d.fault, 2);
-    if (fault[0] == kFaultPools) {
-      const auto hd = h.download<std::uint32_t>(q.headers, std::uint64_t{groups} * line / 4);
-      std::uint32_t high = 0;
-      for (std::uint32_t p = 0; p < groups; ++p) high = std::max(high, hd[std::uint64_t{p} * line / 4 + 2]);
-      if (fault[1] > q.size)
-        throw SimFault(
-            fmt::format("queens: a workgroup's batch of {} children is larger than a board pool ({} IDs): "
-                        "raise queens.pool_size (now {})",
-                        fault[1], q.size, kPoolSize.get(cfg)));
-      throw SimFault(
-          fmt::format("queens: every one of the {} board pools is too full for a workgroup's {} children "
-                      "(the pools' high-water mark: {} of {} IDs): raise queens.pool_size (now {})",
-                      groups, fault[1], high, q.size, kPoolSize.get(cfg)));
-    }
     const auto hd = h.download<std::uint32_t>(q.headers, std::uint64_t{groups} * line / 4);
     std::uint32_t high = 0;
     std::uint64_t steals = 0;
@@ -519,6 +504,17 @@ void run_scheduled(Host& h, const std::string& mechanism, std::uint32_t n, std::
       high = std::max(high, hd[std::uint64_t{p} * line / 4 + 2]);
       steals += hd[std::uint64_t{p} * line / 4 + 3];
     }
+    const auto fault = h.download<std::uint32_t>(d.fault, 2);
+    if (fault[0] == kFaultPools && fault[1] > q.size)
+      throw SimFault(
+          fmt::format("queens: a workgroup's batch of {} children is larger than a board pool ({} IDs): "
+                      "raise queens.pool_size (now {})",
+                      fault[1], q.size, kPoolSize.get(cfg)));
+    if (fault[0] == kFaultPools)
+      throw SimFault(
+          fmt::format("queens: every one of the {} board pools is too full for a workgroup's {} children "
+                      "(the pools' high-water mark: {} of {} IDs): raise queens.pool_size (now {})",
+                      groups, fault[1], high, q.size, kPoolSize.get(cfg)));
     h.result("pools", groups);
     h.result("pool_high_water", high);
     h.result("steals", steals);

@@ -157,23 +157,11 @@ Run run_cooperative(Host& h, KernelLaunch launch, std::uint32_t groups,
   GraphicsKernel gk(h, launch);
   if (co_runner && kMode.get(cfg) == "cooperative") {
     // Size the matrix so that it takes E on all slots but one with the GPU
-    // to itself (the paper's E is the time on the whole GPU): double, then
-    // halve the step, six calibration runs.
-    std::uint32_t d = 8;
-    double t = 0;
-    for (int i = 0; i < 12; ++i) {
+    // to itself (the paper's E is the time on the whole GPU).
+    const std::uint32_t hi = graphics::fit_size(static_cast<double>(exec), [&](std::uint32_t d) {
       gk.size(d);
-      t = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns() * 1e3;
-      if (t >= static_cast<double>(exec)) break;
-      d *= 2;
-    }
-    std::uint32_t lo = d / 2, hi = d;
-    for (int i = 0; i < 6 && hi - lo > 1; ++i) {
-      const std::uint32_t mid = (lo + hi) / 2;
-      gk.size(mid);
-      t = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns() * 1e3;
-      (t >= static_cast<double>(exec) ? hi : lo) = mid;
-    }
+      return s.run_task(gk.launch(slots - 1), slots - 1).exec_ns() * 1e3;
+    });
     gk.size(hi);
     const double full = s.run_task(gk.launch(slots - 1), slots - 1).exec_ns();
     h.result("graphics_matrix", hi);

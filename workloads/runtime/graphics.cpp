@@ -93,6 +93,17 @@ bool MatMul::check() {
   return true;
 }
 
+std::uint32_t fit_size(double exec_ps, const std::function<double(std::uint32_t)>& time_ps) {
+  std::uint32_t d = 8;
+  for (int i = 0; i < 12 && time_ps(d) < exec_ps; ++i) d *= 2;
+  std::uint32_t lo = d / 2, hi = d;
+  for (int i = 0; i < 6 && hi - lo > 1; ++i) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    (time_ps(mid) >= exec_ps ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -184,13 +195,7 @@ CoRunner start(Host& h) {
     mm->size(d);
     return h.run_kernel(mm->launch(slots - 1)).to_seconds() * 1e12;  // ps
   };
-  std::uint32_t d = 8;
-  for (int i = 0; i < 12 && time_of(d) < static_cast<double>(exec); ++i) d *= 2;
-  std::uint32_t lo = d / 2, hi = d;
-  for (int i = 0; i < 6 && hi - lo > 1; ++i) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    (time_of(mid) >= static_cast<double>(exec) ? hi : lo) = mid;
-  }
+  const std::uint32_t hi = fit_size(static_cast<double>(exec), time_of);
   const double alone = time_of(hi) / 1e3;  // ns
   h.result("graphics_matrix", hi);
   h.result("graphics_exec_alone_ns", alone);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ class MatMul {
   std::vector<std::uint32_t> a_, b_;
   std::uint64_t da_ = 0, db_ = 0, dc_ = 0;
 };
+
+// The matrix size d whose product takes at least `exec_ps` (the paper's E),
+// found as both co-runners size it: double d from 8 (at most 12 times), then
+// halve the step (at most 6 times). `time_ps(d)` sizes the product to d, runs
+// it on all slots but one with the GPU to itself and returns its time (ps).
+std::uint32_t fit_size(double exec_ps, const std::function<double(std::uint32_t)>& time_ps);
 
 double median(std::vector<double> v);
 double mean(const std::vector<double>& v);
