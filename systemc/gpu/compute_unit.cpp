@@ -37,6 +37,16 @@ const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width",
                                        "wavefront instructions issued per cycle (to different wavefronts)",
                                        {{1}, {16}}};
 const Param<std::uint64_t> kLdsLatency{"gpu.cu.lds_latency", 2, "cycles", "LDS access latency", {{0}, {1000}}};
+// A GPU-scope fence (PTX membar.gl / fence.sc.gpu) on the NVIDIA parts
+// measured costs about an L2 round trip even with no store pending, and that
+// after the wavefront's stores are acknowledged (docs/compute-unit.md,
+// "Fences"). 0 keeps GPGPU-Sim's membar: wait for the wavefront's stores only.
+const Param<std::uint64_t> kFenceLatency{"gpu.cu.fence_latency",
+                                         0,
+                                         "cycles",
+                                         "a fence's own round trip after the wavefront's stores are acknowledged "
+                                         "(0: the stores only, as GPGPU-Sim's membar)",
+                                         {{0}, {100000}}};
 // docs/memory.md, "Synchronisation order": measured host cost and accuracy.
 const Param<bool> kSyncOrder{"sim.sync_order", true, "",
                              "synchronising operations (atomics, fences, acquire/release) take effect in "
@@ -76,6 +86,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.lds_bytes = kLds.get(cfg);
   p.issue_width = static_cast<std::uint32_t>(kIssueWidth.get(cfg));
   p.lds_latency = static_cast<std::uint32_t>(kLdsLatency.get(cfg));
+  p.fence_latency = static_cast<std::uint32_t>(kFenceLatency.get(cfg));
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
@@ -148,6 +159,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.cycle = clock_.period();
   timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
   timing_.lds_cycles = p_.lds_latency;
+  timing_.fence_cycles = p_.fence_latency;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;

@@ -117,6 +117,7 @@ struct CuTiming {
   Tick cycle = 1000;               // CU clock period (ps)
   std::uint32_t issue_cycles = 4;  // cycles a wavefront instruction holds its SIMD (width / SIMD width)
   std::uint32_t lds_cycles = 2;    // LDS access latency
+  std::uint32_t fence_cycles = 0;  // a fence's round trip after the wavefront's stores (gpu.cu.fence_latency)
   unsigned line = 64;              // cache line (B)
   std::uint32_t width = 64;        // wavefront width
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)

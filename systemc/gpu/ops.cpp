@@ -341,11 +341,24 @@ class AtomicNrUnit final : public OpUnit {
 };
 const AtomicNrUnit kAtomicNr;
 
+// With gpu.cu.fence_latency set, either fence is a GPU-scope membar: it
+// waits for the wavefront's stores to be acknowledged, then for its own
+// round trip (docs/compute-unit.md, "Fences").
+void gpu_scope_fence(IssueContext& c) {
+  const Tick from = std::max(c.issue(), c.wave().writes_done);
+  c.complete = std::max(c.complete, from + Tick{c.timing().fence_cycles} * c.timing().cycle);
+  c.waits_memory = true;
+}
+
 class FenceReleaseUnit final : public OpUnit {
  public:
   FenceReleaseUnit() : OpUnit("fence_release", Order::Synchronising) {}
   void issue(IssueContext& c) const override {
     c.uses_simd = false;
+    if (c.timing().fence_cycles) {
+      gpu_scope_fence(c);
+      return;
+    }
     c.complete = std::max(c.complete, c.wave().writes_done);
   }
 };
@@ -354,7 +367,10 @@ const FenceReleaseUnit kFenceRelease;
 class FenceAcquireUnit final : public OpUnit {
  public:
   FenceAcquireUnit() : OpUnit("fence_acquire", Order::Synchronising) {}
-  void issue(IssueContext& c) const override { c.uses_simd = false; }
+  void issue(IssueContext& c) const override {
+    c.uses_simd = false;
+    if (c.timing().fence_cycles) gpu_scope_fence(c);
+  }
 };
 const FenceAcquireUnit kFenceAcquire;
 

@@ -269,6 +269,8 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
       {"sort --set sort.mechanism=forkjoin --set sort.merge_chunk=64", "sort.merge_chunk"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.groups=100000", "forkjoin.groups"},
       {"tree --set forkjoin.queue=cl --set forkjoin.workers=block", "forkjoin.queue"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.task_fence=yes", "forkjoin.task_fence"},
+      {"fib --set gpu.cu.fence_latency=-5", "gpu.cu.fence_latency"},
   };
   for (const auto& [args, key] : cases) {
     const auto r = run_fgsim("run " + args + " --quiet");
@@ -317,6 +319,63 @@ TEST(ForkJoin, TraceHasATrackPerWorker) {
   }
   EXPECT_EQ(tracks, 4);
   EXPECT_GT(runs, 4);
+}
+
+// The durations (ns) of a run's trace spans named `name` (or "run N").
+std::vector<double> spans(const std::string& args, const std::string& name) {
+  const std::string path = (scratch_dir() / "spans.json").string();
+  const auto r = run_fgsim("run " + args + " --quiet --trace " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<double> out;
+  if (r.code) return out;
+  const auto trace = nlohmann::json::parse(slurp(path));
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["name"].get<std::string>().rfind(name, 0) == 0)
+      out.push_back(e["dur"].get<double>() * 1000.0);
+  return out;
+}
+
+// A task's start is three round trips one after another (the header and the
+// function pointer; the state, in the task function; the arguments): the
+// root of fib(1), alone on one warp, takes 3 L2 hit latencies more when the
+// hit latency is raised, no more, no fewer.
+TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
+  auto run = [](int hit) {
+    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
+                                     "forkjoin.groups=1 --set gpu.l2.hit_latency={}",
+                                     hit),
+                         "run ");
+    EXPECT_EQ(s.size(), 1u);
+    return s.empty() ? 0.0 : s[0];
+  };
+  const double cycle_ns = 1000.0 / 1980, trips = (run(1240) - run(240)) / (1000 * cycle_ns);
+  EXPECT_NEAR(trips, 3.0, 0.1);
+}
+
+// forkjoin.task_fence=on (the runtime of Figs. 7-8): a fence after the task,
+// at least gh200's fence latency (280 cycles) later.
+TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {
+  auto run = [](const char* fence) {
+    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
+                                     "forkjoin.groups=1 --set forkjoin.task_fence={}",
+                                     fence),
+                         "run ");
+    return s.empty() ? 0.0 : s[0];
+  };
+  EXPECT_GE(run("on") - run("off"), 280 * 1000.0 / 1980);
+}
+
+// GTaP's block workers push after every task, also with nothing to publish:
+// bottom and top (an L2 round trip), a fence (280 cycles on gh200), a
+// barrier and the bottom's store. Every push of a block-worker run takes at
+// least the round trip and the fence.
+TEST(ForkJoin, BlockWorkersPushAfterEveryTask) {
+  const auto s = spans(
+      "tree --preset gh200 --set tree.depth=1 --set forkjoin.workers=block --set forkjoin.group_size=64 --set "
+      "forkjoin.groups=1",
+      "push");
+  ASSERT_EQ(s.size(), 4u);  // root, two leaves, the root resumed
+  for (double ns : s) EXPECT_GE(ns, (274 + 280) * 1000.0 / 1980);
 }
 
 TEST(ForkJoin, SameConfigSameStats) {

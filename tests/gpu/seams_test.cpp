@@ -419,6 +419,34 @@ TEST(Ops, AReleaseFenceWaitsForEarlierStores) {
   EXPECT_GT(t_fence, 200u);  // 64 lines to DRAM at 20 GB/s
 }
 
+// gpu.cu.fence_latency: either fence becomes a GPU-scope membar, its own
+// round trip after the wavefront's stores are acknowledged.
+TEST(Ops, AGpuScopeFenceCostsItsLatencyAfterTheStores) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.fence_latency=500"}), [&](Host& host) {
+    const std::uint64_t d = host.alloc(64 * 4096), out = host.alloc(32);
+    host.run_kernel({"release", 64, 64, 8, 0,
+                     [=](Lane& l) { return timed(l, out, [](Lane& m) -> Task<> { co_await m.fence_release(); }); }});
+    host.run_kernel({"acquire", 64, 64, 8, 0, [=](Lane& l) {
+                       return timed(l, out + 8, [](Lane& m) -> Task<> { co_await m.fence_acquire(); });
+                     }});
+    host.run_kernel({"stored", 64, 64, 8, 0, [=](Lane& l) {
+                       return timed(l, out + 16, [=](Lane& m) -> Task<> {
+                         co_await m.store<std::uint32_t>(d + 4096ull * m.lane_id(), 1u);
+                         co_await m.fence_release();
+                       });
+                     }});
+    t = host.download<std::uint64_t>(out, 3);
+  });
+  h.run();
+  EXPECT_GE(t[0], 500u);
+  EXPECT_LT(t[0], 510u);
+  EXPECT_GE(t[1], 500u);
+  EXPECT_LT(t[1], 510u);
+  EXPECT_GT(t[2], t[0] + 200);  // the stores' acknowledgement first (64 lines to DRAM)
+}
+
 Task<> lds_count(Lane& l, std::uint64_t out) {
   const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
   co_await l.barrier();

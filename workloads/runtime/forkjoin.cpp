@@ -95,6 +95,13 @@ const Param<std::string> kBackoff{"forkjoin.backoff", "none", std::vector<std::s
                                   "after a failed victim-lock CAS: none tries another random victim at once (the "
                                   "runtime of the paper's measurements); exp sleeps from backoff_min doubling to "
                                   "backoff_max first (the authors' later runtime)"};
+// The runtime of Figs. 3, 4 and 10 (yukim0359/GTaP 84591ae-263bdbc, January
+// 2026) has no fence after a task; the one of Figs. 7-8 (14669e9, the tree
+// results of 2026-02-23) fences after every task function, in both its thread
+// and its block runtime.
+const Param<std::string> kTaskFence{"forkjoin.task_fence", "off", std::vector<std::string>{"off", "on"},
+                                    "a __threadfence by every lane after each task execution: off as the runtime of "
+                                    "the paper's Figs. 3, 4 and 10, on as the one of its Figs. 7-8"};
 const Param<std::string> kNoTaskwait{
     "forkjoin.assume_no_taskwait", "auto", std::vector<std::string>{"auto", "on", "off"},
     "GTAP_ASSUME_NO_TASKWAIT for a program that never waits (queens): on keeps no join metadata (an 8-byte header, "
@@ -345,7 +352,7 @@ class Runtime {
   Host& h_;
   Stats& st_;
   Program p_;
-  bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true;
+  bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true, task_fence_ = false;
   enum class Q { Ws, Gq, Cl } q_ = Q::Ws;
   std::uint32_t groups_, group_size_, wave_, warps_per_group_, workers_;
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
@@ -431,6 +438,7 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
         fmt::format("forkjoin.queues={}: execution-path-aware queues are GTaP's per-warp deques' (thread "
                     "workers, forkjoin.queue=ws)",
                     nq_));
+  task_fence_ = kTaskFence.get(cfg) == "on";
   backoff_ = kBackoff.get(cfg) == "exp";
   if (!backoff_)
     for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
@@ -553,12 +561,9 @@ Task<void> Runtime::fault(Lane& l, std::string what) {
 // Task ids: per-worker lists (GTaP Sec. 4.1): the first pass hands out the
 // worker's own range, later passes the ids released to it.
 Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
-  std::uint32_t old = 0;
-  if (block_) {
-    old = co_await l.atomic_add<std::uint32_t>(pool(w.global) + 4, 1u);  // block: the leader's count (one lane)
-  } else {
-    old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, lds_ctx(w.local), 1u);
-  }
+  // The allocation position in the worker's LDS context (GTaP: the warp's or
+  // the block's shared TaskContext, id_list_alloc_pos).
+  const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, lds_ctx(w.local), 1u);
   if (old < per_worker_) {
     recycled = false;
     note_pool(w.global, 1);
@@ -680,28 +685,42 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   if (it == recs_.end()) co_await fault(l, fmt::format("forkjoin: task id {} has no record (runtime defect)", id));
   Record& r = *it->second;
   Ctx& c = r.ctx[block_ ? l.local_id() : 0];
+  // A task's start, as GTaP's worker loop and its compiler's task function
+  // do it (GTaP 84591ae and 14669e9, runtime/*/gtap_runtime_*.cuh and the
+  // generated state machine): the header's fields through the L2 (Sec. 4.5)
+  // and the function pointer, independent loads in flight together; the
+  // indirect call, which needs the pointer; in the task function the state
+  // (which part of it to run), then the arguments (the payload, in flight
+  // together). Three round trips, each waiting for the one before. Block
+  // workers: the leader loads the header, a workgroup barrier, then every
+  // lane loads the pointer, the state and the arguments.
+  auto later = [](Async<std::uint64_t>& last, const Async<std::uint64_t>& a) {
+    if (a.ready > last.ready) last = a;
+  };
   if (leader(l) || !block_) {
-    // The header through the L2 (GTaP Sec. 4.5) and the payload: independent
-    // loads, all in flight before the first is used (as a GPU issues them).
-    // The wavefront waits once, for the load that arrives last.
     Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
-    auto later = [&last](const Async<std::uint64_t>& a) {
-      if (a.ready > last.ready) last = a;
-    };
     if (!spawn_only_) {
       const Async<std::uint64_t> g = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);  // + state, queue
       r.gen = static_cast<std::uint16_t>(g.value);
-      later(g);
-      later(co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));  // + its generation
-      later(co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));   // + the waiting count
+      later(last, g);
+      later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));  // + its generation
+      later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));   // + the waiting count
     }
-    for (std::uint32_t b = 0; b < payload_; b += 8) later(co_await l.load_async<std::uint64_t>(pay(id) + b));
-    st_.payload_bytes += payload_;
     co_await l.wait(last);
     ++st_.started;
     if (r.state) ++st_.resumed;
+    st_.payload_bytes += payload_;
   }
-  if (block_) co_await l.barrier();
+  if (block_) {
+    co_await l.barrier();
+    co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
+  }
+  if (!spawn_only_) co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);  // __gtap_get_task_state
+  {
+    Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(pay(id));
+    for (std::uint32_t b = 8; b < payload_; b += 8) later(last, co_await l.load_async<std::uint64_t>(pay(id) + b));
+    co_await l.wait(last);
+  }
   c.lane_ = &l;
   c.waiting_ = false;
   for (;;) {
@@ -723,6 +742,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
+  if (task_fence_) co_await l.fence_release();  // forkjoin.task_fence: after the task function, every lane
   if (block_) co_await l.barrier();
 }
 
@@ -962,7 +982,10 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
   for (std::uint32_t k = 0; k < nq_; ++k) {
     const std::uint32_t first = k == kmax ? keep : 0;
     const std::uint32_t m = gen[k] - first;
-    if (m == 0) continue;
+    // GTaP's block workers push after every task, also with nothing to
+    // publish: bottom and top, a fence, a barrier, the bottom stored
+    // (runtime/block/gtap_runtime_block.cuh, push(), at every commit).
+    if (m == 0 && !(block_ && q_ == Q::Cl)) continue;
     std::uint32_t base = 0;
     if (leader(l)) {
       if (q_ == Q::Ws) {
@@ -983,9 +1006,12 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
           co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
                                         "forkjoin.max_tasks_per_warp",
                                         base - hd, per_worker_ * workers_));
-      } else {
-        base = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
-        const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+      } else {  // bottom and top: independent loads, in flight together (GTaP's push)
+        const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+        const Async<std::uint32_t> top = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0));
+        co_await l.wait(bot.ready > top.ready ? bot : top);
+        base = bot.value;
+        const std::uint32_t t = top.value;
         if (base + m - t > qs_)
           co_await fault(l, fmt::format("forkjoin: the deque of {} {} is full ({} tasks in {} slots): raise "
                                         "forkjoin.max_tasks_per_{}",
@@ -1097,8 +1123,8 @@ Task<void> Runtime::worker(Lane& l) {
     }
   }
   if (leader(l) && block_) {
+    co_await l.lds_store<std::uint32_t>(lds_ctx(0), w.global == 0 ? 1u : 0u);  // allocation position (the root's id)
     co_await l.lds_store<std::uint32_t>(lds_gen(0, 0), 0u);
-    if (w.global == 0) co_await l.store_bypass<std::uint32_t>(pool(0) + 4, 1u);  // the root's id is taken
   }
   co_await sync(l);
   const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
@@ -1106,7 +1132,8 @@ Task<void> Runtime::worker(Lane& l) {
   bool prev = w.global == 0;  // worker 0 holds the root
   // Worker activity as a Perfetto track (--trace): "find" (pop and steal),
   // "idle" (found nothing: the termination check), "run N" (a batch of N
-  // tasks and its push).
+  // tasks, from their start to the barrier after them: GTaP's profile's
+  // "working" time) and "push" (PushBatch).
   const bool tracing = leader(l) && Trace::get().on();
   const int track =
       tracing ? Trace::get().track("forkjoin", fmt::format("{} {}", block_ ? "block" : "warp", w.global)) : -1;
@@ -1193,9 +1220,11 @@ Task<void> Runtime::worker(Lane& l) {
     const std::uint32_t ran = exec;
     if ((block_ ? 0 : lane) < exec) co_await run_task(l, w, my);
     co_await sync(l);
+    const Tick t1 = l.now();
+    if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, t1 - t0);
     my = kNone;
     exec = co_await push_batch(l, w, my);
-    if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, l.now() - t0);
+    if (tracing) Trace::get().span(track, "push", t1, l.now() - t1);
   }
 }
 
