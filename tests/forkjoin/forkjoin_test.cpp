@@ -269,7 +269,7 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
       {"sort --set sort.mechanism=forkjoin --set sort.merge_chunk=64", "sort.merge_chunk"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.groups=100000", "forkjoin.groups"},
       {"tree --set forkjoin.queue=cl --set forkjoin.workers=block", "forkjoin.queue"},
-      {"fib --set fib.mechanism=forkjoin --set forkjoin.task_fence=yes", "forkjoin.task_fence"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.runtime=mar2026", "forkjoin.runtime"},
       {"fib --set gpu.cu.fence_latency=-5", "gpu.cu.fence_latency"},
   };
   for (const auto& [args, key] : cases) {
@@ -352,17 +352,39 @@ TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
   EXPECT_NEAR(trips, 3.0, 0.1);
 }
 
-// forkjoin.task_fence=on (the runtime of Figs. 7-8): a fence after the task,
-// at least gh200's fence latency (280 cycles) later.
+// forkjoin.runtime=feb2026 (the runtime of Figs. 7-8): a fence after the
+// task, at least gh200's fence latency (280 cycles) later.
 TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {
   auto run = [](const char* fence) {
     const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
-                                     "forkjoin.groups=1 --set forkjoin.task_fence={}",
+                                     "forkjoin.groups=1 --set forkjoin.runtime={}",
                                      fence),
                          "run ");
     return s.empty() ? 0.0 : s[0];
   };
-  EXPECT_GE(run("on") - run("off"), 280 * 1000.0 / 1980);
+  EXPECT_GE(run("feb2026") - run("jan2026"), 280 * 1000.0 / 1980);
+}
+
+// The feb2026 runtime's thread workers release a finishing parent's children
+// to their own pool, so each child's id load overlaps the list's atomic (one
+// round trip a child where the owner's pool, which needs the id first, takes
+// two). fib(2)'s resumption (the fourth execution of fib(3) on one warp)
+// releases two children: raising the L2 hit latency lengthens it by more than
+// one round trip less than in the jan2026 runtime, although its after-task
+// fence waits for the releases' stores (about one round trip more).
+TEST(ForkJoin, TheFebRuntimeReleasesIdsToTheReleasingWarp) {
+  auto trips = [](const char* runtime) {
+    auto resume = [&](int hit) {
+      const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=3 --set "
+                                       "forkjoin.groups=1 --set gpu.l2.hit_latency={} --set forkjoin.runtime={}",
+                                       hit, runtime),
+                           "run ");
+      EXPECT_EQ(s.size(), 5u);
+      return s.size() == 5 ? s[3] : 0.0;
+    };
+    return (resume(1240) - resume(240)) / (1000 * 1000.0 / 1980);
+  };
+  EXPECT_LT(trips("feb2026"), trips("jan2026") - 0.5);
 }
 
 // GTaP's block workers push after every task, also with nothing to publish:

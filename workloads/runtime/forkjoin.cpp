@@ -95,13 +95,15 @@ const Param<std::string> kBackoff{"forkjoin.backoff", "none", std::vector<std::s
                                   "after a failed victim-lock CAS: none tries another random victim at once (the "
                                   "runtime of the paper's measurements); exp sleeps from backoff_min doubling to "
                                   "backoff_max first (the authors' later runtime)"};
-// The runtime of Figs. 3, 4 and 10 (yukim0359/GTaP 84591ae-263bdbc, January
-// 2026) has no fence after a task; the one of Figs. 7-8 (14669e9, the tree
-// results of 2026-02-23) fences after every task function, in both its thread
-// and its block runtime.
-const Param<std::string> kTaskFence{"forkjoin.task_fence", "off", std::vector<std::string>{"off", "on"},
-                                    "a __threadfence by every lane after each task execution: off as the runtime of "
-                                    "the paper's Figs. 3, 4 and 10, on as the one of its Figs. 7-8"};
+// Two versions of GTaP's runtime produced the paper's numbers: the one of
+// Figs. 3, 4 and 10 (yukim0359/GTaP 84591ae-263bdbc, January 2026) and the
+// one of Figs. 7-8 (14669e9, the tree results of 2026-02-23), which fences
+// after every task function (thread and block runtimes) and whose thread
+// workers release a finished task's children's ids to their own pool.
+const Param<std::string> kRuntime{"forkjoin.runtime", "jan2026", std::vector<std::string>{"jan2026", "feb2026"},
+                                  "which GTaP runtime: jan2026 as the paper's Figs. 3, 4 and 10 (84591ae), feb2026 as "
+                                  "its Figs. 7-8 (14669e9: a __threadfence after every task; thread workers release "
+                                  "ids to their own pool)"};
 const Param<std::string> kNoTaskwait{
     "forkjoin.assume_no_taskwait", "auto", std::vector<std::string>{"auto", "on", "off"},
     "GTAP_ASSUME_NO_TASKWAIT for a program that never waits (queens): on keeps no join metadata (an 8-byte header, "
@@ -332,7 +334,7 @@ class Runtime {
 
   // pieces of the worker loop
   Task<std::uint32_t> alloc_id(Lane& l, W w, bool& recycled);
-  Task<void> release(Lane& l, std::uint32_t id);
+  Task<void> release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending = nullptr);
   Task<void> push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t id);
   Task<void> run_task(Lane& l, W w, std::uint32_t id);
   Task<void> finish(Lane& l, W w, Record& r);
@@ -352,7 +354,7 @@ class Runtime {
   Host& h_;
   Stats& st_;
   Program p_;
-  bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true, task_fence_ = false;
+  bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true, feb_ = false;
   enum class Q { Ws, Gq, Cl } q_ = Q::Ws;
   std::uint32_t groups_, group_size_, wave_, warps_per_group_, workers_;
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
@@ -362,7 +364,7 @@ class Runtime {
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
   double cycle_ns_ = 1;
   std::unordered_map<std::uint32_t, std::unique_ptr<Record>> recs_;
-  std::vector<std::uint32_t> in_use_;  // records in use per pool (host bookkeeping for the peak stat)
+  std::vector<std::int64_t> in_use_;  // records taken from each pool less those returned to it (the peak stat)
   std::uint64_t in_use_all_ = 0;
   std::vector<std::uint32_t> rng_;               // victim selection state per worker
   std::vector<std::vector<std::uint32_t>> got_;  // the ids a single-pop queue's leader claimed, per worker
@@ -438,7 +440,7 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
         fmt::format("forkjoin.queues={}: execution-path-aware queues are GTaP's per-warp deques' (thread "
                     "workers, forkjoin.queue=ws)",
                     nq_));
-  task_fence_ = kTaskFence.get(cfg) == "on";
+  feb_ = kRuntime.get(cfg) == "feb2026";
   backoff_ = kBackoff.get(cfg) == "exp";
   if (!backoff_)
     for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
@@ -546,9 +548,10 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
 }
 
 void Runtime::note_pool(std::uint32_t w, int delta) {
-  in_use_[w] = static_cast<std::uint32_t>(static_cast<int>(in_use_[w]) + delta);
+  in_use_[w] += delta;  // negative when ids released to another pool come back through this one
   in_use_all_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_use_all_) + delta);
-  if (in_use_[w] > st_.pool_peak.value()) st_.pool_peak += in_use_[w] - st_.pool_peak.value();
+  if (in_use_[w] > static_cast<std::int64_t>(st_.pool_peak.value()))
+    st_.pool_peak += static_cast<std::uint64_t>(in_use_[w]) - st_.pool_peak.value();
   if (in_use_all_ > st_.records_peak.value()) st_.records_peak += in_use_all_ - st_.records_peak.value();
 }
 
@@ -584,14 +587,20 @@ Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
   co_return id;
 }
 
-// Back to its owner's list (the baselines' and block mode's rule; GTaP's
-// warp workers give it to the releasing warp, docs/forkjoin.md).
-Task<void> Runtime::release(Lane& l, std::uint32_t id) {
-  const std::uint32_t owner = id / per_worker_;
-  const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(owner), 1u);
-  co_await l.store_bypass<std::uint32_t>(idlist(owner, pos % per_worker_), id);
-  co_await l.store_release<std::uint32_t>(valid(owner, pos % per_worker_), 1u);
-  note_pool(owner, -1);
+// Back to its owner's list (the jan2026 runtime; block workers always), or
+// to the releasing warp's own (the feb2026 runtime's thread workers). An id
+// still being loaded (`pending`: a finishing parent's child) is waited for
+// where it is first needed: before the list's atomic when that depends on it
+// (its owner), after it when not (the releasing warp's own list).
+Task<void> Runtime::release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending) {
+  const bool own = feb_ && !block_;
+  if (pending && !own) co_await l.wait(*pending);
+  const std::uint32_t to = own ? w.global : id / per_worker_;
+  const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(to), 1u);
+  if (pending && own) co_await l.wait(*pending);
+  co_await l.store_bypass<std::uint32_t>(idlist(to, pos % per_worker_), id);
+  co_await l.store_release<std::uint32_t>(valid(to, pos % per_worker_), 1u);
+  note_pool(to, -1);
 }
 
 // A new or resumed task joins this worker's batch in queue k.
@@ -742,7 +751,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
-  if (task_fence_) co_await l.fence_release();  // forkjoin.task_fence: after the task function, every lane
+  if (feb_) co_await l.fence_release();  // the feb2026 runtime: after the task function, every lane
   if (block_) co_await l.barrier();
 }
 
@@ -774,7 +783,7 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   recs_.erase(id);  // the frames end here; the result lives in the payload
   if (id == 0) root_result_ = res;
   if (spawn_only_) {
-    if (id != 0) co_await release(l, id);
+    if (id != 0) co_await release(l, w, id);
   } else {
     co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
     if (id != 0) {
@@ -787,11 +796,12 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
           co_await push_generated(l, w, q, parent);
         }
         for (std::uint32_t i = 0; i < total; ++i) {
-          const std::uint32_t cid = co_await l.load_bypass<std::uint32_t>(hdr(id) + kHdrChildren + 4ull * i);
-          co_await release(l, cid);
+          const Async<std::uint32_t> cid =
+              co_await l.load_async_bypass<std::uint32_t>(hdr(id) + kHdrChildren + 4ull * i);
+          co_await release(l, w, cid.value, &cid);
         }
       } else {
-        co_await release(l, id);
+        co_await release(l, w, id);
       }
     }
   }
@@ -859,14 +869,15 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           const std::uint32_t kk = std::min(max - n_pop, c);
           const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k), c, c - kk);
           if (old == c) {
-            if (!first_ && !prev && n_pop == 0) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+            if (!first_ && !prev && n_pop == 0)
+              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
             vh = co_await l.load_bypass<std::uint32_t>(dq(vic, k) + 4);
             n_steal = kk;
             break;
           }
           ++st_.cas_retries;
         }
-        if (n_steal == 0) co_await l.atomic_exch<std::uint32_t>(dq(vic, k) + 8, 0u);
+        if (n_steal == 0) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
       }
       if (n_pop + n_steal) {
         q = k;
@@ -882,7 +893,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       if (n == 0) break;
       const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(gq_, hd, hd + n);
       if (old == hd) {
-        if (!first_ && !prev) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+        if (!first_ && !prev) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
         n_pop = n;
         tail = hd;
         if (block_)  // the leader takes the block's one task
@@ -933,7 +944,8 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           ++st_.cas_retries;
           break;
         }
-        if (!first_ && !prev && got.empty()) co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, 1u);
+        if (!first_ && !prev && got.empty())
+          co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
         got.push_back(id);
         ++n_steal;
       }
@@ -1038,12 +1050,12 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
     if (leader(l)) {
       if (q_ == Q::Ws) {
         co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), base + m);
-        co_await l.atomic_add<std::uint32_t>(dq(w.global, k), m);
+        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, dq(w.global, k), m);
       } else if (q_ == Q::Gq) {
         // In-order commit: wait until the pushes before this one are visible.
         const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
         if (tl != base) co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
-        co_await l.atomic_add<std::uint32_t>(gq_ + line_, m);
+        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, m);
       } else {
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + m);
       }
@@ -1077,7 +1089,7 @@ Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
           empty = empty && static_cast<std::int32_t>(b - t) <= 0;
         }
       }
-      co_await l.atomic_exch<std::uint32_t>(flags_ + line_, empty ? 1u : 0u);
+      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, flags_ + line_, empty ? 1u : 0u);
     }
   }
   const std::uint32_t flag = co_await l.load_bypass<std::uint32_t>(first_ ? flags_ : flags_ + line_);
@@ -1197,7 +1209,7 @@ Task<void> Runtime::worker(Lane& l) {
             if (leader(l)) {
               co_await l.store_bypass<std::uint32_t>(dq(c.vic, c.q) + 4, c.vh + c.n_steal);
               co_await l.fence_release();
-              co_await l.atomic_exch<std::uint32_t>(dq(c.vic, c.q) + 8, 0u);
+              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(c.vic, c.q) + 8, 0u);
             }
             co_await l.sync_wave();
           }
