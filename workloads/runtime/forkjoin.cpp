@@ -411,6 +411,7 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
     : h_(h), st_(h.gpu().get<Stats>("forkjoin")), p_(p), groups_(groups), group_size_(group_size), wave_(wave) {
   const Config& cfg = h.config();
   block_ = block_workers(cfg, p.block);
+  feb_ = kRuntime.get(cfg) == "feb2026";
   const std::string nowait = kNoTaskwait.get(cfg);
   if (nowait == "on" && !p.spawn_only)
     throw UserError(fmt::format("forkjoin.assume_no_taskwait=on: {} waits for its children", p.name));
@@ -429,7 +430,10 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
     throw UserError(
         "forkjoin.queue=cl: block workers steal from per-block Chase-Lev deques already (Sec. 4.3.1: "
         "forkjoin.queue=ws); their baseline is the global queue (gq)");
-  if (block_ && q_ == Q::Ws) q_ = Q::Cl;  // one task per pop or steal, by the leader
+  // Block workers' deques (one task per pop or steal, by the leader): in the
+  // feb2026 runtime per-block Chase-Lev deques (GTaP 0f89507 on); in the
+  // jan2026 one the thread workers' locked count deques (84591ae).
+  if (block_ && q_ == Q::Ws && feb_) q_ = Q::Cl;
   if (block_ && !p.block_ok)
     throw UserError(
         fmt::format("forkjoin.workers=block: {}'s tasks are thread-level (GTaP's block-level programs are "
@@ -440,7 +444,6 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
         fmt::format("forkjoin.queues={}: execution-path-aware queues are GTaP's per-warp deques' (thread "
                     "workers, forkjoin.queue=ws)",
                     nq_));
-  feb_ = kRuntime.get(cfg) == "feb2026";
   backoff_ = kBackoff.get(cfg) == "exp";
   if (!backoff_)
     for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
@@ -469,7 +472,10 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
   buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
-  buf_in_lds_ = max_children_ <= 10;  // GTAP_MAX_CHILD_TASKS_FOR_SHARED
+  // A worker's generated ids: in shared memory up to 10 children per task
+  // (GTAP_MAX_CHILD_TASKS_FOR_SHARED, GTaP 0f89507 on: feb2026), always in
+  // global memory before (84591ae: jan2026).
+  buf_in_lds_ = feb_ && max_children_ <= 10;
   lds_ctx_bytes_ = static_cast<std::uint32_t>(round_up(16 + 12 * nq_ + (buf_in_lds_ ? 4ull * nq_ * buf_cap_ : 0), 16));
   pool_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 8ull * per_worker_, line_));
   dq_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 4ull * qs_, line_));
@@ -879,6 +885,14 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         }
         if (n_steal == 0) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
       }
+      if (block_ && n_pop) {  // the jan2026 block runtime: the leader takes the one task
+        got.push_back(co_await l.load_bypass<std::uint32_t>(ring(w.global, k, tail)));
+      } else if (block_ && n_steal) {  // and releases the victim
+        got.push_back(co_await l.load_bypass<std::uint32_t>(ring(vic, k, vh)));
+        co_await l.store_bypass<std::uint32_t>(dq(vic, k) + 4, vh + 1);
+        co_await l.fence_release();
+        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
+      }
       if (n_pop + n_steal) {
         q = k;
         if (nq_ > 1) co_await l.lds_store<std::uint32_t>(lds_ctx(w.local) + 8, k);
@@ -995,14 +1009,19 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
     const std::uint32_t first = k == kmax ? keep : 0;
     const std::uint32_t m = gen[k] - first;
     // GTaP's block workers push after every task, also with nothing to
-    // publish: bottom and top, a fence, a barrier, the bottom stored
-    // (runtime/block/gtap_runtime_block.cuh, push(), at every commit).
-    if (m == 0 && !(block_ && q_ == Q::Cl)) continue;
+    // publish (runtime/block/gtap_runtime_block.cuh, push(), at every
+    // commit): Chase-Lev (feb2026) bottom and top, a fence, a barrier, the
+    // bottom stored; the locked deque (jan2026) the head, a fence, a
+    // barrier, the count's add.
+    if (m == 0 && !(block_ && q_ != Q::Gq)) continue;
     std::uint32_t base = 0;
     if (leader(l)) {
       if (q_ == Q::Ws) {
         base = co_await l.lds_load<std::uint32_t>(lds_tail(w.local, k));
-        std::uint32_t hs = co_await l.lds_load<std::uint32_t>(lds_hstale(w.local, k));
+        // The head: the jan2026 block runtime loads it at every push, the
+        // warp runtimes when a stale copy says the deque may be full.
+        std::uint32_t hs = block_ ? co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4)
+                                  : co_await l.lds_load<std::uint32_t>(lds_hstale(w.local, k));
         if (base + m - hs > qs_) {
           hs = co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4);
           co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), hs);
@@ -1126,17 +1145,13 @@ Task<void> Runtime::find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop
 Task<void> Runtime::worker(Lane& l) {
   const MechanismScope scope(l, tag());
   const W w = worker_of(l);
-  if (leader(l) && !block_) {
-    co_await l.lds_store<std::uint32_t>(lds_ctx(w.local), w.global == 0 ? 1u : 0u);  // allocation position
+  if (leader(l)) {  // the allocation position (worker 0's root has id 0), the batch counts, the tails
+    co_await l.lds_store<std::uint32_t>(lds_ctx(w.local), w.global == 0 ? 1u : 0u);
     for (std::uint32_t k = 0; k < nq_; ++k) {
       co_await l.lds_store<std::uint32_t>(lds_gen(w.local, k), 0u);
       co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), w.global == 0 && k == 0 ? 1u : 0u);
       co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), 0u);
     }
-  }
-  if (leader(l) && block_) {
-    co_await l.lds_store<std::uint32_t>(lds_ctx(0), w.global == 0 ? 1u : 0u);  // allocation position (the root's id)
-    co_await l.lds_store<std::uint32_t>(lds_gen(0, 0), 0u);
   }
   co_await sync(l);
   const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
