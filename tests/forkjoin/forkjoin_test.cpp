@@ -361,6 +361,27 @@ TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
   EXPECT_NEAR(trips, 3.0, 0.1);
 }
 
+// A spawn-only program (queens: no taskwait). The jan2026 runtime still loads
+// the state at the start and bumps and checks generations at the finish: the
+// child of queens(1) takes 4 round trips (pointer, state, arguments; its
+// parent's generation). The feb2026 runtime skips both but fences after the
+// task, which waits for the finish's stores: 3.
+TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
+  auto trips = [](const char* runtime) {
+    auto child = [&](int hit) {
+      const auto s = spans(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=1 --set "
+                                       "forkjoin.groups=1 --set gpu.l2.hit_latency={} --set forkjoin.runtime={}",
+                                       hit, runtime),
+                           "run ");
+      EXPECT_EQ(s.size(), 2u);
+      return s.size() == 2 ? s[1] : 0.0;
+    };
+    return (child(1240) - child(240)) / (1000 * 1000.0 / 1980);
+  };
+  EXPECT_NEAR(trips("jan2026"), 4.0, 0.1);
+  EXPECT_NEAR(trips("feb2026"), 3.0, 0.1);
+}
+
 // forkjoin.runtime=feb2026 (the runtime of Figs. 7-8): a fence after the
 // task, at least gh200's fence latency (280 cycles) later.
 TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {

@@ -468,7 +468,9 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   qs_ = per_worker_ / nq_;
   line_ = h.memory().line_size();
   hdr_bytes_ = static_cast<std::uint32_t>(round_up(kHdrChildren + 4ull * (spawn_only_ ? 0 : max_children_), 8));
-  if (spawn_only_) hdr_bytes_ = nq_ > 1 ? 16 : 8;
+  // Spawn-only headers: the function (and the queue); the jan2026 runtime
+  // keeps the generation word too (its finish bumps it, 84591ae).
+  if (spawn_only_) hdr_bytes_ = nq_ > 1 || !feb_ ? 16 : 8;
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
   buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
@@ -730,7 +732,9 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     co_await l.barrier();
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
   }
-  if (!spawn_only_) co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);  // __gtap_get_task_state
+  // __gtap_get_task_state: the jan2026 runtime loads the state even for a
+  // spawn-only program (84591ae), the feb2026 one returns 0 there.
+  if (!spawn_only_ || !feb_) co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);
   {
     Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(pay(id));
     for (std::uint32_t b = 8; b < payload_; b += 8) later(last, co_await l.load_async<std::uint64_t>(pay(id) + b));
@@ -789,6 +793,10 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   recs_.erase(id);  // the frames end here; the result lives in the payload
   if (id == 0) root_result_ = res;
   if (spawn_only_) {
+    if (id != 0 && !feb_) {  // the jan2026 runtime's spawn-only finish still bumps and checks generations
+      co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
+      co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrGen);
+    }
     if (id != 0) co_await release(l, w, id);
   } else {
     co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
@@ -798,7 +806,8 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
         const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + kHdrWaiting, ~0u);
         if (before == 1) {
           std::uint32_t q = 0;
-          if (nq_ > 1) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
+          // The parent's queue: the jan2026 runtime loads it even with one queue.
+          if (nq_ > 1 || !feb_) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
           co_await push_generated(l, w, q, parent);
         }
         for (std::uint32_t i = 0; i < total; ++i) {
