@@ -19,7 +19,7 @@ one_cycle = "0.505"
 # (name, workload, settings): small versions of the experiment's runs (experiments/forkjoin.yaml).
 fib = ["fib.mechanism=forkjoin", "fib.n=20"]
 tree = ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "tree.mem_ops=64",
-        "tree.compute_iters=64"]
+        "tree.compute_iters=64", "forkjoin.runtime=feb2026"]  # the runtime of Figs. 7-9
 configs = [
     ("fib 20, ws, 512 warps", "fib", fib),
     ("fib 20, ws, 16 warps", "fib", [*fib, "forkjoin.groups=16"]),
@@ -38,6 +38,8 @@ configs = [
     ("full tree D 10, block workers", "tree", [*tree, "tree.depth=10", "forkjoin.workers=block"]),
     ("pruned tree D 14, thread workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14"]),
     ("pruned tree D 14, block workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14", "forkjoin.workers=block"]),
+    ("full tree D 10, block workers, jan2026 (Fig. 3's locked deques)", "tree",
+     [*tree[:-1], "tree.depth=10", "forkjoin.workers=block", "forkjoin.runtime=jan2026"]),
 ]
 
 
