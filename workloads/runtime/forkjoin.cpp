@@ -428,8 +428,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   nq_ = static_cast<std::uint32_t>(kQueues.get(cfg));
   if (block_ && q_ == Q::Cl)
     throw UserError(
-        "forkjoin.queue=cl: block workers steal from per-block Chase-Lev deques already (Sec. 4.3.1: "
-        "forkjoin.queue=ws); their baseline is the global queue (gq)");
+        "forkjoin.queue=cl: block workers' deques are their runtime's (forkjoin.queue=ws: GTaP's locked deques "
+        "in jan2026, Chase-Lev in feb2026); their baseline is the global queue (gq)");
   // Block workers' deques (one task per pop or steal, by the leader): in the
   // feb2026 runtime per-block Chase-Lev deques (GTaP 0f89507 on); in the
   // jan2026 one the thread workers' locked count deques (84591ae).
