@@ -363,9 +363,11 @@ TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
 
 // A spawn-only program (queens: no taskwait). The jan2026 runtime still loads
 // the state at the start and bumps and checks generations at the finish: the
-// child of queens(1) takes 4 round trips (pointer, state, arguments; its
-// parent's generation). The feb2026 runtime skips both but fences after the
-// task, which waits for the finish's stores: 3.
+// child of queens(1) takes 4 round trips (pointer, state; its parent's
+// generation; the release's atomic on the id list; its arguments share a line
+// with the root's and hit the L1). The feb2026 runtime skips the state and
+// the generations but fences after the task, which waits for the finish's
+// stores: 3 (pointer, release, fence).
 TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
   auto trips = [](const char* runtime) {
     auto child = [&](int hit) {

@@ -15,10 +15,12 @@
 //   deques    per worker and queue: count/top @0, head/bottom @4, lock @8, ring @64
 //   global    the global queue (queue=gq): head, tail, alloc, ring
 //   flags     first task finished, all tasks finished, active workers
-// LDS per warp (thread workers): id allocation position, the EPAQ cursor,
-// per queue the ids generated in this batch, the deque's tail and the stale
-// head; the child-id batch buffer (in global memory when max_children > 10,
-// as GTaP's GTAP_MAX_CHILD_TASKS_FOR_SHARED).
+// LDS per worker (a warp, or a workgroup for block workers): id allocation
+// position, the EPAQ cursor, per queue the ids generated in this batch, the
+// deque's tail and the stale head; the child-id batch buffer (in shared
+// memory up to 10 children per task in the feb2026 runtime, as GTaP's
+// GTAP_MAX_CHILD_TASKS_FOR_SHARED; in global memory otherwise and always in
+// the jan2026 runtime).
 #include "runtime/forkjoin.h"
 
 #include <fmt/format.h>
@@ -48,14 +50,17 @@ std::size_t detail::FnPromiseBase::last_frame_bytes = 0;
 namespace {
 
 // ---- parameters (GTaP's Table 1 and the runtime's defaults) ----
-const Param<std::string> kWorkers{"forkjoin.workers", "auto", std::vector<std::string>{"auto", "thread", "block"},
-                                  "thread: one task per lane (warp workers); block: one task per workgroup "
-                                  "(block workers, a Chase-Lev deque per block); auto: the workload's choice"};
-const Param<std::string> kQueue{"forkjoin.queue", "ws", std::vector<std::string>{"ws", "gq", "cl"},
-                                "ws: work stealing, GTaP's per-warp deques with batched pop and steal (Sec. 4.3.2; "
-                                "block workers: per-block Chase-Lev deques, Sec. 4.3.1); gq: one global queue; cl: "
-                                "per-warp Chase-Lev deques, single pops and steals (thread workers; the baselines "
-                                "of Sec. 6.1)"};
+const Param<std::string> kWorkers{
+    "forkjoin.workers", "auto", std::vector<std::string>{"auto", "thread", "block"},
+    "thread: one task per lane (warp workers); block: one task per workgroup "
+    "(block workers, a deque per block: GTaP's locked one in jan2026, Chase-Lev in feb2026); auto: the "
+    "workload's choice"};
+const Param<std::string> kQueue{
+    "forkjoin.queue", "ws", std::vector<std::string>{"ws", "gq", "cl"},
+    "ws: work stealing, GTaP's per-warp deques with batched pop and steal (Sec. 4.3.2; "
+    "block workers: a deque per block, one task a time, Sec. 4.3.1); gq: one global queue; cl: "
+    "per-warp Chase-Lev deques, single pops and steals (thread workers; the baselines "
+    "of Sec. 6.1)"};
 const Param<std::uint64_t> kQueues{"forkjoin.queues",
                                    1,
                                    "",
@@ -556,7 +561,7 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
 }
 
 void Runtime::note_pool(std::uint32_t w, int delta) {
-  in_use_[w] += delta;  // negative when ids released to another pool come back through this one
+  in_use_[w] += delta;  // taken from this pool less returned to it (feb2026 thread workers return ids to their own)
   in_use_all_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_use_all_) + delta);
   if (in_use_[w] > static_cast<std::int64_t>(st_.pool_peak.value()))
     st_.pool_peak += static_cast<std::uint64_t>(in_use_[w]) - st_.pool_peak.value();
@@ -1035,9 +1040,10 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
           hs = co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4);
           co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), hs);
           if (base + m - hs > qs_)
-            co_await fault(l, fmt::format("forkjoin: the deque of warp {} (queue {}) is full ({} tasks in {} "
-                                          "slots): raise forkjoin.max_tasks_per_warp",
-                                          w.global, k, base - hs, qs_));
+            co_await fault(
+                l, fmt::format("forkjoin: the deque of {} {} (queue {}) is full ({} tasks in {} "
+                               "slots): raise forkjoin.max_tasks_per_{}",
+                               block_ ? "block" : "warp", w.global, k, base - hs, qs_, block_ ? "block" : "warp"));
         }
       } else if (q_ == Q::Gq) {
         base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, m);
