@@ -344,21 +344,25 @@ std::vector<double> spans(const std::string& args, const std::string& name) {
   return out;
 }
 
+// L2 round trips on the path of a run's execution `index` (of `count`
+// "run 1" spans, one worker on gh200): how much longer it takes when the L2
+// hit latency is raised by 1,000 cycles, in units of 1,000 cycles.
+double round_trips(const std::string& args, std::size_t index, std::size_t count) {
+  auto span = [&](int hit) {
+    const auto s =
+        spans(fmt::format("{} --preset gh200 --set forkjoin.groups=1 --set gpu.l2.hit_latency={}", args, hit), "run ");
+    EXPECT_EQ(s.size(), count) << args;
+    return s.size() == count ? s[index] : 0.0;
+  };
+  return (span(1240) - span(240)) / (1000 * 1000.0 / 1980);
+}
+
 // A task's start is three round trips one after another (the header and the
 // function pointer; the state, in the task function; the arguments): the
 // root of fib(1), alone on one warp, takes 3 L2 hit latencies more when the
 // hit latency is raised, no more, no fewer.
 TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
-  auto run = [](int hit) {
-    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
-                                     "forkjoin.groups=1 --set gpu.l2.hit_latency={}",
-                                     hit),
-                         "run ");
-    EXPECT_EQ(s.size(), 1u);
-    return s.empty() ? 0.0 : s[0];
-  };
-  const double cycle_ns = 1000.0 / 1980, trips = (run(1240) - run(240)) / (1000 * cycle_ns);
-  EXPECT_NEAR(trips, 3.0, 0.1);
+  EXPECT_NEAR(round_trips("fib --set fib.mechanism=forkjoin --set fib.n=1", 0, 1), 3.0, 0.1);
 }
 
 // A spawn-only program (queens: no taskwait). The jan2026 runtime still loads
@@ -370,15 +374,9 @@ TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
 // stores: 3 (pointer, release, fence).
 TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
   auto trips = [](const char* runtime) {
-    auto child = [&](int hit) {
-      const auto s = spans(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=1 --set "
-                                       "forkjoin.groups=1 --set gpu.l2.hit_latency={} --set forkjoin.runtime={}",
-                                       hit, runtime),
-                           "run ");
-      EXPECT_EQ(s.size(), 2u);
-      return s.size() == 2 ? s[1] : 0.0;
-    };
-    return (child(1240) - child(240)) / (1000 * 1000.0 / 1980);
+    return round_trips(
+        fmt::format("queens --set queens.mechanism=forkjoin --set queens.n=1 --set forkjoin.runtime={}", runtime), 1,
+        2);
   };
   EXPECT_NEAR(trips("jan2026"), 4.0, 0.1);
   EXPECT_NEAR(trips("feb2026"), 3.0, 0.1);
@@ -406,15 +404,8 @@ TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {
 // fence waits for the releases' stores (about one round trip more).
 TEST(ForkJoin, TheFebRuntimeReleasesIdsToTheReleasingWarp) {
   auto trips = [](const char* runtime) {
-    auto resume = [&](int hit) {
-      const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=3 --set "
-                                       "forkjoin.groups=1 --set gpu.l2.hit_latency={} --set forkjoin.runtime={}",
-                                       hit, runtime),
-                           "run ");
-      EXPECT_EQ(s.size(), 5u);
-      return s.size() == 5 ? s[3] : 0.0;
-    };
-    return (resume(1240) - resume(240)) / (1000 * 1000.0 / 1980);
+    return round_trips(fmt::format("fib --set fib.mechanism=forkjoin --set fib.n=3 --set forkjoin.runtime={}", runtime),
+                       3, 5);
   };
   EXPECT_LT(trips("feb2026"), trips("jan2026") - 0.5);
 }

@@ -349,6 +349,7 @@ class Runtime {
     std::uint32_t n_pop = 0, n_steal = 0, q = 0, tail = 0, vic = 0, vh = 0;
   };
   Task<void> claim(Lane& l, W w, bool prev, Claim& out);
+  Task<void> end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::uint32_t head);
   Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
   Task<std::uint32_t> idle_check(Lane& l, W w, bool prev);
   Task<void> find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track);
@@ -903,9 +904,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         got.push_back(co_await l.load_bypass<std::uint32_t>(ring(w.global, k, tail)));
       } else if (block_ && n_steal) {  // and releases the victim
         got.push_back(co_await l.load_bypass<std::uint32_t>(ring(vic, k, vh)));
-        co_await l.store_bypass<std::uint32_t>(dq(vic, k) + 4, vh + 1);
-        co_await l.fence_release();
-        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
+        co_await end_steal(l, vic, k, vh + 1);
       }
       if (n_pop + n_steal) {
         q = k;
@@ -981,6 +980,14 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
   }
 
   out = Claim{n_pop, n_steal, q, tail, vic, vh};
+}
+
+// A steal's end (the leader): the victim's head moves past the stolen tasks,
+// a fence, then its lock is released (GTaP's unlock, whose result is unused).
+Task<void> Runtime::end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::uint32_t head) {
+  co_await l.store_bypass<std::uint32_t>(dq(vic, k) + 4, head);
+  co_await l.fence_release();
+  co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
 }
 
 // The end of an iteration (PushBatch): keep up to a warp of the largest
@@ -1236,11 +1243,7 @@ Task<void> Runtime::worker(Lane& l) {
           }
           if (c.n_steal) {  // the head moves after the loads, then the lock is released
             co_await l.sync_wave();
-            if (leader(l)) {
-              co_await l.store_bypass<std::uint32_t>(dq(c.vic, c.q) + 4, c.vh + c.n_steal);
-              co_await l.fence_release();
-              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(c.vic, c.q) + 8, 0u);
-            }
+            if (leader(l)) co_await end_steal(l, c.vic, c.q, c.vh + c.n_steal);
             co_await l.sync_wave();
           }
         }
