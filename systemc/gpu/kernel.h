@@ -502,6 +502,11 @@ class Lane {
   bool at_barrier = false;
   bool at_sync = false;    // waits at sync_wave for the rest of its wavefront
   std::uint8_t scope = 0;  // the mechanism whose runtime the lane runs (MechanismScope; 0: the work)
+  // Where the lane is in control flow the operation site cannot show (0:
+  // nowhere the site does not say): lanes at one site issue together only
+  // with the same path (Wavefront::select), e.g. the call frame of a
+  // recursion (workloads/forkjoin/serial.h).
+  std::uint32_t path = 0;
   PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine
   // Where the kernel called the mechanism runtime it is in (MechanismScope

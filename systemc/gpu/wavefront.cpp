@@ -146,13 +146,13 @@ std::uint64_t Wavefront::select(bool& divergent) const {
     if (!best) {
       best = &l;
       mask = 1ull << l.lane_id_;
-    } else if (same_site(l.pending.loc, best->pending.loc)) {
+    } else if (l.path == best->path && same_site(l.pending.loc, best->pending.loc)) {
       mask |= 1ull << l.lane_id_;
     } else {
       divergent = true;
       if (!have_site) best_site = best->pending.site(), have_site = true;
       const Site s = l.pending.site();
-      if (s < best_site) {
+      if (s < best_site || (s == best_site && l.path < best->path)) {
         best = &l;
         best_site = s;
         mask = 1ull << l.lane_id_;

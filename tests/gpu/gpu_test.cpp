@@ -59,6 +59,28 @@ TEST(Divergence, HalfTheLanesOnALongBranchGiveHalfUtilization) {
   EXPECT_EQ(util.buckets()[9], 40u);
 }
 
+// Lanes at one site in different frames (Lane::path; workloads/forkjoin/
+// serial.h) issue apart; with no path they meet again.
+Task<> two_frames(Lane& l, std::uint32_t work) {
+  l.path = 1 + l.lane_id() % 2;
+  for (std::uint32_t k = 0; k < work; ++k) co_await l.alu(1);
+  l.path = 0;
+  co_await l.alu(1);
+}
+
+TEST(Divergence, LanesInDifferentFramesIssueApart) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    host.run_kernel({"frames", 64 * 40, 64, 8, 0, [](Lane& l) { return two_frames(l, 100); }});
+  });
+  h.run();
+  const auto& util = h.top().cu(0).simd_utilization;
+  // Per wavefront: 100 instructions twice at 32/64 lanes, then the join at 64/64.
+  EXPECT_EQ(util.count(), 40u * 201);
+  EXPECT_EQ(util.buckets()[5], 40u * 200);
+  EXPECT_EQ(util.buckets()[9], 40u);
+}
+
 Task<> lds_exchange(Lane& l, std::uint64_t out, bool with_barrier) {
   const std::uint32_t n = l.group_size();
   co_await l.alu(1 + 20 * (l.local_id() / 64));  // later wavefronts write later

@@ -11,8 +11,8 @@
 // call (returning before any frame is saved) only its instructions. The
 // lanes of a warp replay their own calls, so lanes whose recursions differ
 // diverge at every call and return, as they do on the GPU (SIMT: lanes at the
-// same operation issue together; the stack slots of lanes at one depth are
-// adjacent, CUDA's local-memory layout, so they coalesce).
+// same operation in the same frame issue together; the stack slots of lanes
+// at one depth are adjacent, CUDA's local-memory layout, so they coalesce).
 #pragma once
 
 #include <cstdint>
@@ -45,22 +45,40 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
 }
 
 // Replay `ev` on lane l of task t; `per_call` more instructions at every
-// call (the function's own work per invocation).
+// call (the function's own work per invocation). Each call runs in its own
+// frame (Lane::path: the path of calls from the lane's first): lanes at the
+// same operation issue together only in the same frame of the same path, as a
+// warp's lanes reconverge at the end of a branch within a frame, not across
+// call depths or sibling calls.
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::uint64_t per_call) {
   std::uint32_t depth = 0;
+  struct Frame {
+    std::uint32_t path, calls;
+  };
+  std::vector<Frame> frames{{1, 0}};  // the caller's frame, and the calls it has made
+  const auto callee = [&frames] {
+    Frame& f = frames.back();
+    return (f.path * 0x9E3779B1u + ++f.calls) | 1u;  // nonzero: 0 is "no path"
+  };
   for (const Ev e : ev) {
     if (e == Ev::Leaf) {
+      l.path = callee();
       co_await l.alu(kLeafInstr + per_call);
     } else if (e == Ev::Call) {
+      l.path = callee();
+      frames.push_back({l.path, 0});
       co_await l.alu(kCallInstr + per_call);
       co_await l.store<std::uint64_t>(t.local(depth), depth);
       ++depth;
     } else {
       --depth;
+      l.path = frames.back().path;
+      frames.pop_back();
       co_await l.load<std::uint64_t>(t.local(depth));
       co_await l.alu(kReturnInstr);
     }
   }
+  l.path = 0;
 }
 
 }  // namespace fg::fj
