@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -355,6 +356,62 @@ double round_trips(const std::string& args, std::size_t index, std::size_t count
     return s.size() == count ? s[index] : 0.0;
   };
   return (span(1240) - span(240)) / (1000 * 1000.0 / 1980);
+}
+
+// One worker's trace spans (name, start and duration in ns), in order.
+struct Span {
+  std::string name;
+  double ts = 0, dur = 0;
+};
+std::vector<Span> track_spans(const std::string& args, const std::string& worker) {
+  const std::string path = (scratch_dir() / "track.json").string();
+  const auto r = run_fgsim("run " + args + " --quiet --trace " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<Span> out;
+  if (r.code) return out;
+  const auto trace = nlohmann::json::parse(slurp(path));
+  std::set<std::pair<int, int>> mine;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == worker)
+      mine.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && mine.count({e["pid"].get<int>(), e["tid"].get<int>()}))
+      out.push_back({e["name"].get<std::string>(), e["ts"].get<double>() * 1000.0, e["dur"].get<double>() * 1000.0});
+  std::stable_sort(out.begin(), out.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
+  return out;
+}
+
+// L2 round trips of a thief's first steal (gh200, the hit latency raised by
+// 1,000 cycles): its `find` span before its first task run or, with `after`,
+// from that span's end to the run (the stolen ids' loads and the steal's end).
+double steal_round_trips(const std::string& args, const std::string& worker, bool after) {
+  auto time = [&](int hit) {
+    const auto s = track_spans(fmt::format("{} --preset gh200 --set gpu.l2.hit_latency={}", args, hit), worker);
+    for (std::size_t i = 1; i < s.size(); ++i)
+      if (s[i].name.rfind("run ", 0) == 0 && s[i - 1].name == "find")
+        return after ? s[i].ts - (s[i - 1].ts + s[i - 1].dur) : s[i - 1].dur;
+    ADD_FAILURE() << worker << " stole nothing: " << args;
+    return 0.0;
+  };
+  return (time(1240) - time(240)) / (1000 * 1000.0 / 1980);
+}
+
+// A steal does not wait for the stolen task's id where GTaP's does not: a
+// Chase-Lev steal (feb2026 block workers) has the id's load and the CAS on
+// top in flight together (top, bottom, then both: 3 round trips); a locked
+// deque's steal (jan2026) stores the victim's new head while the ids load
+// (block: lock, count, CAS, head, then the id with the head's store: 5; a
+// warp's, whose lanes load the ids after the leader's claim: the head's store
+// alone, about one round trip, where waiting for the ids made it two).
+TEST(ForkJoin, AStealDoesNotWaitForTheStolenIds) {
+  const std::string block =
+      "tree --set tree.depth=1 --set forkjoin.workers=block --set forkjoin.group_size=64 "
+      "--set forkjoin.groups=2 --set forkjoin.runtime=";
+  EXPECT_NEAR(steal_round_trips(block + "feb2026", "block 1", false), 3.0, 0.1);
+  EXPECT_NEAR(steal_round_trips(block + "jan2026", "block 1", false), 5.0, 0.1);
+  EXPECT_LT(
+      steal_round_trips("fib --set fib.mechanism=forkjoin --set fib.n=12 --set forkjoin.groups=2", "warp 1", true),
+      1.2);
 }
 
 // A task's start is three round trips one after another (the header and the

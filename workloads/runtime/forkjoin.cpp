@@ -902,9 +902,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       }
       if (block_ && n_pop) {  // the jan2026 block runtime: the leader takes the one task
         got.push_back(co_await l.load_bypass<std::uint32_t>(ring(w.global, k, tail)));
-      } else if (block_ && n_steal) {  // and releases the victim
-        got.push_back(co_await l.load_bypass<std::uint32_t>(ring(vic, k, vh)));
+      } else if (block_ && n_steal) {  // and releases the victim, the id's load in flight
+        const Async<std::uint32_t> ida = co_await l.load_async_bypass<std::uint32_t>(ring(vic, k, vh));
         co_await end_steal(l, vic, k, vh + 1);
+        got.push_back(co_await l.wait(ida));
       }
       if (n_pop + n_steal) {
         q = k;
@@ -965,8 +966,11 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         co_await l.fence_acquire();
         const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(vic, 0) + 4);
         if (static_cast<std::int32_t>(b - t) <= 0) break;
-        const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(ring(vic, 0, t));
+        // The task's id and the CAS on top in flight together (the CAS does
+        // not wait for the id: GTaP's steal, one round trip).
+        const Async<std::uint32_t> ida = co_await l.load_async_bypass<std::uint32_t>(ring(vic, 0, t));
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, 0), t, t + 1);
+        const std::uint32_t id = co_await l.wait(ida);
         if (old != t) {
           ++st_.cas_retries;
           break;
@@ -1234,17 +1238,21 @@ Task<void> Runtime::worker(Lane& l) {
           c.tail = static_cast<std::uint32_t>(b);
           c.vic = static_cast<std::uint32_t>(v >> 32);
           c.vh = static_cast<std::uint32_t>(v);
-          if (lane < c.n_pop) {
-            my = co_await l.load_bypass<std::uint32_t>(
-                q_ == Q::Gq ? gq_ + 3ull * line_ + 4ull * ((c.tail + lane) % (per_worker_ * workers_))
-                            : ring(w.global, c.q, c.tail + lane));
-          } else if (lane < n) {
-            my = co_await l.load_bypass<std::uint32_t>(ring(c.vic, c.q, c.vh + lane - c.n_pop));
-          }
-          if (c.n_steal) {  // the head moves after the loads, then the lock is released
+          const std::uint64_t at =
+              lane < c.n_pop ? (q_ == Q::Gq ? gq_ + 3ull * line_ + 4ull * ((c.tail + lane) % (per_worker_ * workers_))
+                                            : ring(w.global, c.q, c.tail + lane))
+                             : ring(c.vic, c.q, c.vh + lane - c.n_pop);
+          if (!c.n_steal) {
+            if (lane < n) my = co_await l.load_bypass<std::uint32_t>(at);
+          } else {
+            // A steal: the head moves, then the lock is released, while the
+            // lanes' id loads are in flight (nothing there waits for them).
+            Async<std::uint32_t> a;
+            if (lane < n) a = co_await l.load_async_bypass<std::uint32_t>(at);
             co_await l.sync_wave();
             if (leader(l)) co_await end_steal(l, c.vic, c.q, c.vh + c.n_steal);
             co_await l.sync_wave();
+            if (lane < n) my = co_await l.wait(a);
           }
         }
         if (n && leader(l)) {
