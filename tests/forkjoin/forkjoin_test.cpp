@@ -439,6 +439,29 @@ TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
   EXPECT_NEAR(trips("feb2026"), 3.0, 0.1);
 }
 
+// A recycled id (a worker's own range used up: queens 7 on one warp with 256
+// records, 296 of its allocations) is read from the list alone, except by the
+// feb2026 runtime's thread workers, which first load (acquire) its valid flag:
+// raising the L2 hit latency, recycling adds more round trips to the feb2026
+// run (24) than to the jan2026 one (16).
+TEST(ForkJoin, OnlyTheFebThreadWorkersLoadAValidFlagPerRecycledId) {
+  auto trips = [](const char* runtime, int pool) {
+    auto end = [&](int hit) {
+      const auto s = run_stats(
+          fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=7 --set forkjoin.groups=1 "
+                      "--set forkjoin.runtime={} --set forkjoin.max_tasks_per_warp={} --set gpu.l2.hit_latency={}",
+                      runtime, pool, hit));
+      EXPECT_EQ(s["stats"]["forkjoin.recycled"].get<double>() > 0, pool < 1000);
+      return s["kernels"][0]["end_ns"].get<double>();
+    };
+    return (end(1240) - end(240)) / (1000 * 1000.0 / 1980);
+  };
+  const double jan = trips("jan2026", 256) - trips("jan2026", 20000);
+  const double feb = trips("feb2026", 256) - trips("feb2026", 20000);
+  EXPECT_GT(jan, 0.5);
+  EXPECT_GT(feb, jan + 4);
+}
+
 // forkjoin.runtime=feb2026 (the runtime of Figs. 7-8): a fence after the
 // task, at least gh200's fence latency (280 cycles) later.
 TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {

@@ -12,6 +12,7 @@
 //             @32.. (max_children of them); GTaP's layout (40 B for 2 children)
 //   payloads  per task id: `payload` bytes; a result in its last 8
 //   pools     per worker (warp or block): free position, id list, valid flags
+//             (feb2026 thread workers)
 //   deques    per worker and queue: count/top @0, head/bottom @4, lock @8, ring @64
 //   global    the global queue (queue=gq): head, tail, alloc, ring
 //   flags     first task finished, all tasks finished, active workers
@@ -174,6 +175,8 @@ class Stats final : public Mechanism {
         idle_iterations(StatGroup("forkjoin"), "idle_iterations", "worker iterations that found no task", ""),
         pool_peak(StatGroup("forkjoin"), "pool_peak", "most task records in use at once in one worker's pool", ""),
         records_peak(StatGroup("forkjoin"), "records_peak", "most task records in use at once (all pools)", ""),
+        recycled(StatGroup("forkjoin"), "recycled",
+                 "task ids taken from a worker's list of released ids (its own range used up)", ""),
         payload_bytes(StatGroup("forkjoin"), "payload_bytes",
                       "payload bytes stored and loaded (spawn, taskwait spill, start and resume reload, results)", "B"),
         frame_bytes(StatGroup("forkjoin"), "frame_bytes",
@@ -214,7 +217,7 @@ class Stats final : public Mechanism {
   Counter spawned, started, finished, resumed, batches;
   Distribution batch_lanes;
   Counter kept, published, popped, steal_tries, steals, stolen, lock_fails, cas_retries, backoff_ns, idle_iterations;
-  Counter pool_peak, records_peak, payload_bytes, frame_bytes;
+  Counter pool_peak, records_peak, recycled, payload_bytes, frame_bytes;
   Formula wait_ns;
   std::vector<std::unique_ptr<Counter>> per_queue;
   std::uint64_t roots = 0, record_bytes = 0;
@@ -361,6 +364,7 @@ class Runtime {
   Stats& st_;
   Program p_;
   bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true, feb_ = false;
+  bool valid_flags_ = false;  // a valid flag per released id (feb2026's thread workers)
   enum class Q { Ws, Gq, Cl } q_ = Q::Ws;
   std::uint32_t groups_, group_size_, wave_, warps_per_group_, workers_;
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
@@ -370,6 +374,9 @@ class Runtime {
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
   double cycle_ns_ = 1;
   std::unordered_map<std::uint32_t, std::unique_ptr<Record>> recs_;
+  // Which released ids a worker's list holds, for the runtimes without valid
+  // flags (host-side: the pool-full check costs those nothing).
+  std::vector<std::vector<bool>> released_;
   std::vector<std::int64_t> in_use_;  // records taken from each pool less those returned to it (the peak stat)
   std::uint64_t in_use_all_ = 0;
   std::vector<std::uint32_t> rng_;               // victim selection state per worker
@@ -474,9 +481,11 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   qs_ = per_worker_ / nq_;
   line_ = h.memory().line_size();
   hdr_bytes_ = static_cast<std::uint32_t>(round_up(kHdrChildren + 4ull * (spawn_only_ ? 0 : max_children_), 8));
-  // Spawn-only headers: the function (and the queue); the jan2026 runtime
-  // keeps the generation word too (its finish bumps it, 84591ae).
-  if (spawn_only_) hdr_bytes_ = nq_ > 1 || !feb_ ? 16 : 8;
+  // Spawn-only headers: the function (and the queue) in the feb2026 runtime;
+  // the jan2026 one keeps its full header up to the parent's generation (the
+  // generation word, which its finish bumps, the parent and its generation:
+  // 24 B, 84591ae).
+  if (spawn_only_) hdr_bytes_ = !feb_ ? 24 : nq_ > 1 ? 16 : 8;
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
   buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
@@ -484,8 +493,12 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   // (GTAP_MAX_CHILD_TASKS_FOR_SHARED, GTaP 0f89507 on: feb2026), always in
   // global memory before (84591ae: jan2026).
   buf_in_lds_ = feb_ && max_children_ <= 10;
+  // A released id's list slot has a valid flag, set after the id's store and
+  // read (acquire) before it, only in the feb2026 runtime's thread workers
+  // (GTaP 14669e9); the others read the id alone.
+  valid_flags_ = feb_ && !block_;
   lds_ctx_bytes_ = static_cast<std::uint32_t>(round_up(16 + 12 * nq_ + (buf_in_lds_ ? 4ull * nq_ * buf_cap_ : 0), 16));
-  pool_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 8ull * per_worker_, line_));
+  pool_bytes_ = static_cast<std::uint32_t>(round_up(line_ + (valid_flags_ ? 8ull : 4ull) * per_worker_, line_));
   dq_bytes_ = static_cast<std::uint32_t>(round_up(line_ + 4ull * qs_, line_));
   const std::uint64_t ids = std::uint64_t{per_worker_} * workers_;
   if (ids >= kNone)
@@ -518,6 +531,7 @@ void Runtime::allocate() {
   const std::uint32_t one = 1;
   mem.copy_in(flags_ + 2ull * line_, &one, 4);  // active workers: the root's
   in_use_.assign(workers_, 0);
+  released_.assign(valid_flags_ ? 0 : workers_, {});
   rng_.resize(workers_);
   got_.resize(workers_);
   for (std::uint32_t w = 0; w < workers_; ++w)
@@ -587,16 +601,24 @@ Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
     co_return w.global* per_worker_ + old;
   }
   const std::uint32_t slot = old % per_worker_;
-  const std::uint32_t ok = co_await l.load_acquire<std::uint32_t>(valid(w.global, slot));
-  if (ok != 1) {
+  bool ok = false;
+  if (valid_flags_) {
+    ok = co_await l.load_acquire<std::uint32_t>(valid(w.global, slot)) == 1;
+  } else {
+    std::vector<bool>& r = released_[w.global];
+    ok = slot < r.size() && r[slot];
+    if (ok) r[slot] = false;
+  }
+  if (!ok) {
     co_await fault(
         l, fmt::format("forkjoin: the task pool of {} {} is full ({} records in use of {}): raise "
                        "forkjoin.max_tasks_per_{}",
                        block_ ? "block" : "warp", w.global, in_use_[w.global], per_worker_, block_ ? "block" : "warp"));
   }
   const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(idlist(w.global, slot));
-  co_await l.store_bypass<std::uint32_t>(valid(w.global, slot), 0u);
+  if (valid_flags_) co_await l.store_bypass<std::uint32_t>(valid(w.global, slot), 0u);
   recycled = true;
+  ++st_.recycled;
   note_pool(w.global, 1);
   co_return id;
 }
@@ -613,7 +635,13 @@ Task<void> Runtime::release(Lane& l, W w, std::uint32_t id, const Async<std::uin
   const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(to), 1u);
   if (pending && own) co_await l.wait(*pending);
   co_await l.store_bypass<std::uint32_t>(idlist(to, pos % per_worker_), id);
-  co_await l.store_release<std::uint32_t>(valid(to, pos % per_worker_), 1u);
+  if (valid_flags_) {
+    co_await l.store_release<std::uint32_t>(valid(to, pos % per_worker_), 1u);
+  } else {
+    std::vector<bool>& r = released_[to];
+    if (r.empty()) r.resize(per_worker_);
+    r[pos % per_worker_] = true;
+  }
   note_pool(to, -1);
 }
 
