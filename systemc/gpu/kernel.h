@@ -505,8 +505,11 @@ class Lane {
   // Where the lane is in control flow the operation site cannot show (0:
   // nowhere the site does not say): lanes at one site issue together only
   // with the same path (Wavefront::select), e.g. the call frame of a
-  // recursion (workloads/forkjoin/serial.h).
+  // recursion (workloads/forkjoin/serial.h). The top byte is the frame's
+  // call depth: lanes in deeper frames issue first, as a reconvergence stack
+  // runs its innermost entry while the lanes that left a call wait.
   std::uint32_t path = 0;
+  static constexpr unsigned kDepthShift = 24;
   PendingOp pending;
   std::coroutine_handle<> current;  // innermost suspended device coroutine
   // Where the kernel called the mechanism runtime it is in (MechanismScope

@@ -130,8 +130,10 @@ void Wavefront::start() {
 }
 
 std::uint64_t Wavefront::select(bool& divergent) const {
-  // One pass. The best site only moves to earlier sites, so a lane at the
-  // final best site is never seen before the lane that made it the best.
+  // One pass. The order is the deeper call frame first (Lane::path's top
+  // byte; 0 outside any), then the earlier site, then the smaller path; the
+  // best only moves earlier, so a lane equal to the final best is never seen
+  // before the lane that made it the best.
   if (one_site_ != 0 && one_site_ == avail_) {
     divergent = false;
     return avail_;
@@ -152,7 +154,8 @@ std::uint64_t Wavefront::select(bool& divergent) const {
       divergent = true;
       if (!have_site) best_site = best->pending.site(), have_site = true;
       const Site s = l.pending.site();
-      if (s < best_site || (s == best_site && l.path < best->path)) {
+      const std::uint32_t d = l.path >> Lane::kDepthShift, bd = best->path >> Lane::kDepthShift;
+      if (d > bd || (d == bd && (s < best_site || (s == best_site && l.path < best->path)))) {
         best = &l;
         best_site = s;
         mask = 1ull << l.lane_id_;

@@ -81,6 +81,38 @@ TEST(Divergence, LanesInDifferentFramesIssueApart) {
   EXPECT_EQ(util.buckets()[9], 40u);
 }
 
+// Lanes in a deeper frame issue first (Lane::path's top byte), as a
+// reconvergence stack runs its innermost entry: the odd lanes, back in the
+// outer frame at an earlier site, wait there for the even ones, and the two
+// halves issue that site together.
+Task<> deeper_first(Lane& l, std::uint32_t work) {
+  for (std::uint32_t k = 0;; ++k) {
+    if (k == work || l.lane_id() % 2) {
+      l.path = (1u << Lane::kDepthShift) | 7;
+      co_await l.alu(1);
+      break;
+    }
+    l.path = (2u << Lane::kDepthShift) | 5;
+    co_await l.alu(1);
+  }
+  l.path = 0;
+  co_await l.alu(1);
+}
+
+TEST(Divergence, LanesInDeeperFramesIssueFirst) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    host.run_kernel({"deeper", 64 * 40, 64, 8, 0, [](Lane& l) { return deeper_first(l, 100); }});
+  });
+  h.run();
+  const auto& util = h.top().cu(0).simd_utilization;
+  // Per wavefront: the inner loop at 32/64 lanes, then the outer frame's
+  // operation and the join at 64/64 (the earlier site first: 3 at 32/64).
+  EXPECT_EQ(util.count(), 40u * 102);
+  EXPECT_EQ(util.buckets()[5], 40u * 100);
+  EXPECT_EQ(util.buckets()[9], 40u * 2);
+}
+
 Task<> lds_exchange(Lane& l, std::uint64_t out, bool with_barrier) {
   const std::uint32_t n = l.group_size();
   co_await l.alu(1 + 20 * (l.local_id() / 64));  // later wavefronts write later

@@ -15,6 +15,7 @@
 // at one depth are adjacent, CUDA's local-memory layout, so they coalesce).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -46,19 +47,23 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
 
 // Replay `ev` on lane l of task t; `per_call` more instructions at every
 // call (the function's own work per invocation). Each call runs in its own
-// frame (Lane::path: the path of calls from the lane's first): lanes at the
-// same operation issue together only in the same frame of the same path, as a
-// warp's lanes reconverge at the end of a branch within a frame, not across
-// call depths or sibling calls.
+// frame (Lane::path: its depth and the path of calls from the lane's first,
+// the k-th call of a frame being its k-th child): lanes at the same operation
+// issue together only in the same frame of the same path, and the deepest
+// frames go first, so lanes that leave a call early wait in their frame for
+// the others and make their next call with them, as a warp's lanes reconverge
+// at the end of a branch or a loop iteration within a frame (a reconvergence
+// stack), never across call depths or sibling calls.
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::uint64_t per_call) {
   std::uint32_t depth = 0;
   struct Frame {
     std::uint32_t path, calls;
   };
   std::vector<Frame> frames{{1, 0}};  // the caller's frame, and the calls it has made
-  const auto callee = [&frames] {
+  const auto callee = [&frames] {     // the frame of the caller's next call: its depth, a hash of its path
     Frame& f = frames.back();
-    return (f.path * 0x9E3779B1u + ++f.calls) | 1u;  // nonzero: 0 is "no path"
+    const std::uint32_t d = std::min<std::uint32_t>(static_cast<std::uint32_t>(frames.size()), 255);
+    return (d << Lane::kDepthShift) | ((f.path * 0x9E3779B1u + ++f.calls) & ((1u << Lane::kDepthShift) - 1));
   };
   for (const Ev e : ev) {
     if (e == Ev::Leaf) {
