@@ -4,8 +4,9 @@
 // A wavefront holds one coroutine per lane. select() finds the next wavefront
 // instruction: among the lanes suspended at an operation it takes those at the
 // first operation site in program order (file, line, column: the "min-PC"
-// rule), and of those the ones with the smallest Lane::path (lanes at one
-// site in different call frames do not merge); the CU issues that operation for them together through its unit
+// rule) with the same Lane::path, lanes in a deeper call frame (the path's top
+// byte) before all others, so lanes at one site in different frames do not
+// merge; the CU issues that operation for them together through its unit
 // (gpu/op.h) and resumes exactly those lanes to their next operation. Lanes at
 // other sites are divergent groups and issue later; lanes meet again
 // (reconverge) when they suspend at the same site. Loop bodies and branch

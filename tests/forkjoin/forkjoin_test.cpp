@@ -331,31 +331,42 @@ TEST(ForkJoin, TraceHasATrackPerWorker) {
   EXPECT_GT(runs, 4);
 }
 
-// The durations (ns) of a run's trace spans named `name` (or "run N").
-std::vector<double> spans(const std::string& args, const std::string& name) {
+// A run's trace events (empty when the run fails).
+nlohmann::json trace_of(const std::string& args) {
   const std::string path = (scratch_dir() / "spans.json").string();
   const auto r = run_fgsim("run " + args + " --quiet --trace " + path);
   EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code) return nlohmann::json::array();
+  return nlohmann::json::parse(slurp(path))["traceEvents"];
+}
+
+// The durations (ns) of a run's trace spans named `name` (or "run N").
+std::vector<double> spans(const std::string& args, const std::string& name) {
   std::vector<double> out;
-  if (r.code) return out;
-  const auto trace = nlohmann::json::parse(slurp(path));
-  for (const auto& e : trace["traceEvents"])
+  for (const auto& e : trace_of(args))
     if (e["ph"] == "X" && e["name"].get<std::string>().rfind(name, 0) == 0)
       out.push_back(e["dur"].get<double>() * 1000.0);
   return out;
+}
+
+// L2 round trips in a time `at(hit)` (ns) measured at an L2 hit latency: how
+// much longer it is when gh200's hit latency (240 cycles) is raised by 1,000,
+// in units of 1,000 cycles.
+template <class F>
+double raised_latency_trips(F&& at) {
+  return (at(1240) - at(240)) / (1000 * 1000.0 / 1980);
 }
 
 // L2 round trips on the path of a run's execution `index` (of `count`
 // "run 1" spans, one worker on gh200): how much longer it takes when the L2
 // hit latency is raised by 1,000 cycles, in units of 1,000 cycles.
 double round_trips(const std::string& args, std::size_t index, std::size_t count) {
-  auto span = [&](int hit) {
+  return raised_latency_trips([&](int hit) {
     const auto s =
         spans(fmt::format("{} --preset gh200 --set forkjoin.groups=1 --set gpu.l2.hit_latency={}", args, hit), "run ");
     EXPECT_EQ(s.size(), count) << args;
     return s.size() == count ? s[index] : 0.0;
-  };
-  return (span(1240) - span(240)) / (1000 * 1000.0 / 1980);
+  });
 }
 
 // One worker's trace spans (name, start and duration in ns), in order.
@@ -364,17 +375,13 @@ struct Span {
   double ts = 0, dur = 0;
 };
 std::vector<Span> track_spans(const std::string& args, const std::string& worker) {
-  const std::string path = (scratch_dir() / "track.json").string();
-  const auto r = run_fgsim("run " + args + " --quiet --trace " + path);
-  EXPECT_EQ(r.code, 0) << r.err;
+  const auto trace = trace_of(args);
   std::vector<Span> out;
-  if (r.code) return out;
-  const auto trace = nlohmann::json::parse(slurp(path));
   std::set<std::pair<int, int>> mine;
-  for (const auto& e : trace["traceEvents"])
+  for (const auto& e : trace)
     if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == worker)
       mine.insert({e["pid"].get<int>(), e["tid"].get<int>()});
-  for (const auto& e : trace["traceEvents"])
+  for (const auto& e : trace)
     if (e["ph"] == "X" && mine.count({e["pid"].get<int>(), e["tid"].get<int>()}))
       out.push_back({e["name"].get<std::string>(), e["ts"].get<double>() * 1000.0, e["dur"].get<double>() * 1000.0});
   std::stable_sort(out.begin(), out.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
@@ -385,15 +392,14 @@ std::vector<Span> track_spans(const std::string& args, const std::string& worker
 // 1,000 cycles): its `find` span before its first task run or, with `after`,
 // from that span's end to the run (the stolen ids' loads and the steal's end).
 double steal_round_trips(const std::string& args, const std::string& worker, bool after) {
-  auto time = [&](int hit) {
+  return raised_latency_trips([&](int hit) {
     const auto s = track_spans(fmt::format("{} --preset gh200 --set gpu.l2.hit_latency={}", args, hit), worker);
     for (std::size_t i = 1; i < s.size(); ++i)
       if (s[i].name.rfind("run ", 0) == 0 && s[i - 1].name == "find")
         return after ? s[i].ts - (s[i - 1].ts + s[i - 1].dur) : s[i - 1].dur;
     ADD_FAILURE() << worker << " stole nothing: " << args;
     return 0.0;
-  };
-  return (time(1240) - time(240)) / (1000 * 1000.0 / 1980);
+  });
 }
 
 // A steal does not wait for the stolen task's id where GTaP's does not: a
@@ -446,15 +452,14 @@ TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
 // run (24) than to the jan2026 one (16).
 TEST(ForkJoin, OnlyTheFebThreadWorkersLoadAValidFlagPerRecycledId) {
   auto trips = [](const char* runtime, int pool) {
-    auto end = [&](int hit) {
+    return raised_latency_trips([&](int hit) {
       const auto s = run_stats(
           fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=7 --set forkjoin.groups=1 "
                       "--set forkjoin.runtime={} --set forkjoin.max_tasks_per_warp={} --set gpu.l2.hit_latency={}",
                       runtime, pool, hit));
       EXPECT_EQ(s["stats"]["forkjoin.recycled"].get<double>() > 0, pool < 1000);
       return s["kernels"][0]["end_ns"].get<double>();
-    };
-    return (end(1240) - end(240)) / (1000 * 1000.0 / 1980);
+    });
   };
   const double jan = trips("jan2026", 256) - trips("jan2026", 20000);
   const double feb = trips("feb2026", 256) - trips("feb2026", 20000);

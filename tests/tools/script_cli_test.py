@@ -18,7 +18,8 @@ import tempfile
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "forkjoin_bench", "forkjoin_quantum", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+           "cu_quantum", "forkjoin_bench", "forkjoin_loop_profile", "forkjoin_quantum", "mem_limits", "sync_quantum",
+           "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -33,6 +34,7 @@ BAD_VALUES = [
     ("wl_quantum", "--reference=-1", "--reference"),
     ("wl_quantum", "--check-first=yes", "--check-first"),
     ("forkjoin_bench", "--presets=orr2014,gh100", "gh100"),
+    ("forkjoin_loop_profile", "--cutoff=0", "--cutoff"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
@@ -78,7 +80,7 @@ for s, arg, names in BAD_VALUES:
 
 # Scripts that stop on a failing run (the others report it in their table).
 STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
-            "mem_limits", "sync_quantum", "wl_quantum"]
+            "forkjoin_loop_profile", "mem_limits", "sync_quantum", "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:
