@@ -156,6 +156,9 @@ CASES = [
     # summary, and plots of it.
     ("summary of a column that is not a metric", STUDY + "    metrics: {t: sim.time_ns}\n    summary:\n"
      "      of: [t, u]\n      stats: [mean]\n", 7, "of", r"'u' is not a metric or relative column", True),
+    ("a suggestion from the file is shown escaped (a metric named with U+202E)", STUDY +
+     "    metrics: {\"kernel_us\u202e\": sim.time_ns}\n    summary:\n      of: [kernel_us]\n      stats: [mean]\n",
+     7, "of", r"'kernel_us' is not a metric or relative column; did you mean 'kernel_us\\u202e'\?", True),
     ("summary's unknown statistic", STUDY + "    metrics: {t: sim.time_ns}\n    summary:\n      of: [t]\n"
      "      stats: [mean, average]\n", 8, "stats", r"'average' is not a statistic \(known: mean, geomean", True),
     ("summary by a column that is not a parameter", STUDY + "    grid: {gpu.cus: [1, 2]}\n"

@@ -108,7 +108,7 @@ def _close(word, known):
     if not isinstance(word, str):
         return ""
     m = difflib.get_close_matches(word, [k for k in known if isinstance(k, str)], n=1, cutoff=0.75)
-    return f"; did you mean '{m[0]}'?" if m else ""
+    return f"; did you mean '{shown(m[0])}'?" if m else ""
 
 
 # ---------------------------------------------------------------- fgsim's parameters, workloads, presets
