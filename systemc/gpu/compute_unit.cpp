@@ -37,6 +37,17 @@ const Param<std::uint64_t> kIssueWidth{"gpu.cu.issue_width",
                                        "wavefront instructions issued per cycle (to different wavefronts)",
                                        {{1}, {16}}};
 const Param<std::uint64_t> kLdsLatency{"gpu.cu.lds_latency", 2, "cycles", "LDS access latency", {{0}, {1000}}};
+// A dependent ALU instruction waits for its predecessor's result: on the
+// NVIDIA parts a fixed-latency ALU result is ready some cycles after issue
+// (Accel-Sim's SM90_H100 config: -ptx_opcode_latency_int 4,4,4,4,21). 0 keeps
+// the earlier model (the next instruction issues once the SIMD is free), which
+// an AMD GCN CU's 4-cycle cadence makes exact (docs/compute-unit.md).
+const Param<std::uint64_t> kAluLatency{"gpu.cu.alu_latency",
+                                       0,
+                                       "cycles",
+                                       "cycles from an alu instruction's issue until the wavefront's next "
+                                       "instruction may issue, a dependent chain (0: its SIMD time alone)",
+                                       {{0}, {1000}}};
 // A GPU-scope fence (PTX membar.gl / fence.sc.gpu) on the NVIDIA parts
 // measured costs about an L2 round trip even with no store pending, and that
 // after the wavefront's stores are acknowledged (docs/compute-unit.md,
@@ -87,6 +98,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.issue_width = static_cast<std::uint32_t>(kIssueWidth.get(cfg));
   p.lds_latency = static_cast<std::uint32_t>(kLdsLatency.get(cfg));
   p.fence_latency = static_cast<std::uint32_t>(kFenceLatency.get(cfg));
+  p.alu_latency = static_cast<std::uint32_t>(kAluLatency.get(cfg));
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
@@ -160,6 +172,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
   timing_.lds_cycles = p_.lds_latency;
   timing_.fence_cycles = p_.fence_latency;
+  timing_.alu_cycles = p_.alu_latency;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;

@@ -31,6 +31,7 @@
 // own with c.state<T>().
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -118,10 +119,14 @@ struct CuTiming {
   std::uint32_t issue_cycles = 4;  // cycles a wavefront instruction holds its SIMD (width / SIMD width)
   std::uint32_t lds_cycles = 2;    // LDS access latency
   std::uint32_t fence_cycles = 0;  // a fence's round trip after the wavefront's stores (gpu.cu.fence_latency)
+  std::uint32_t alu_cycles = 0;    // an alu result's latency from issue (gpu.cu.alu_latency; 0: busy())
   unsigned line = 64;              // cache line (B)
   std::uint32_t width = 64;        // wavefront width
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }
+  // The time from one alu instruction's issue to the wavefront's next: its
+  // SIMD time, or its result's latency when that is longer.
+  Tick alu_step() const { return std::max<Tick>(busy(), cycle * alu_cycles); }
 };
 
 // A blocked or parked wavefront, as the module that will wake or restore it

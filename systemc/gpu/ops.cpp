@@ -98,7 +98,10 @@ class AluUnit final : public OpUnit {
       }
       c.instructions = done;
     }
-    c.complete = c.issue() + c.timing().busy() * c.instructions;
+    // A dependent chain: each instruction waits for its predecessor's result
+    // (gpu.cu.alu_latency); the SIMD is held for the instructions' SIMD time
+    // only, so other wavefronts issue in between.
+    c.complete = c.issue() + c.timing().alu_step() * c.instructions;
   }
 };
 const AluUnit kAlu;

@@ -126,6 +126,24 @@ TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
   EXPECT_GT(ns(14) - ns(12), 377 * 34 * cycle_ns);
 }
 
+// A frame is the return address and the registers live across the call
+// (fib_sequential: n and the first call's result, 16 B): each call that
+// recurses stores two 8-byte words and its return loads both; fib(14) has
+// 377 such calls more than fib(12), and nothing else differs in L1 traffic
+// on one lane.
+TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
+  auto l1 = [](int n) {
+    const auto s = run_stats(fmt::format(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20 --set forkjoin.groups=1",
+        n));
+    return std::pair{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads")};
+  };
+  const auto [w12, r12] = l1(12);
+  const auto [w14, r14] = l1(14);
+  EXPECT_EQ(w14 - w12, 2 * 377);
+  EXPECT_EQ(r14 - r12, 2 * 377);
+}
+
 // Batches: one worker runs up to a warp of tasks per iteration, publishes
 // what it does not keep and pops it back; nobody steals. A batch is what the
 // last one generated (kept) or, when it generated nothing, a pop: as the

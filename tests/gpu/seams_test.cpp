@@ -447,6 +447,38 @@ TEST(Ops, AGpuScopeFenceCostsItsLatencyAfterTheStores) {
   EXPECT_GT(t[2], t[0] + 200);  // the stores' acknowledgement first (64 lines to DRAM)
 }
 
+// gpu.cu.alu_latency: an alu instruction's result is ready that many cycles
+// after issue, so a wavefront's dependent chain of n takes n x latency, while
+// its SIMD is held only the instructions' SIMD time (here 1 cycle each) and
+// another wavefront on it issues in between.
+Task<> alu_chain_ends(Lane& l, std::uint64_t out) {
+  co_await l.alu(10);
+  const std::uint64_t end = co_await l.clock();
+  if (l.lane_id() == 0) co_await l.store<std::uint64_t>(out + 8ull * l.group_id(), end);
+}
+
+TEST(Ops, AnAluChainWaitsItsLatencyWhileTheSimdServesOthers) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.simds=1", "gpu.cu.simd_width=64", "gpu.cu.alu_latency=4"}),
+      [&](Host& host) {
+        const std::uint64_t out = host.alloc(32);
+        host.run_kernel({"one", 64, 64, 8, 0,
+                         [=](Lane& l) { return timed(l, out, [](Lane& m) -> Task<> { co_await m.alu(10); }); }});
+        host.run_kernel({"two", 128, 64, 8, 0, [=](Lane& l) { return alu_chain_ends(l, out + 8); }});
+        t = host.download<std::uint64_t>(out, 3);
+      });
+  h.run();
+  EXPECT_GE(t[0], 40u);  // 10 x 4 cycles, not 10 x 1
+  EXPECT_LT(t[0], 45u);
+  // Two wavefronts on the one SIMD: the second's chain starts once the first's
+  // 10 SIMD cycles are over, not after its 40-cycle chain.
+  const std::uint64_t apart = t[2] > t[1] ? t[2] - t[1] : t[1] - t[2];
+  EXPECT_GE(apart, 9u);
+  EXPECT_LT(apart, 20u);
+}
+
 Task<> lds_count(Lane& l, std::uint64_t out) {
   const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
   co_await l.barrier();

@@ -476,7 +476,7 @@ const RegisterWorkload kReg{
      [](const Config& c) {
        const std::string m = kMechanism.get(c);
        const auto n = static_cast<std::uint32_t>(kN.get(c));
-       if (m == "forkjoin") return fj::runtime_bytes(c, 20, n, n);
+       if (m == "forkjoin") return fj::runtime_bytes(c, 20, n, fj::queens_local_slots(n));
        if (m == "channels") return channel_bytes(c);
        return queens::scheduled_bytes(c, m, n, static_cast<std::uint32_t>(kBaseRows.get(c)));
      },

@@ -23,6 +23,8 @@ std::uint32_t fib_local_slots(const Config& c);
 // N-Queens, spawn-only, tasks at rows <= cutoff, a serial search below;
 // solutions counted with atomics; `want` is the host's count.
 void queens_app(Host& h, std::uint32_t n, std::uint64_t want);
+// The local-memory slots fork-join N-Queens' serial search needs (n rows).
+std::uint32_t queens_local_slots(std::uint32_t n);
 // The sorts of `keys`: mergesort (cutoff 128, a serial merge) or cilksort
 // (cutoffs 64 and 256, the recursive binary-split merge); returns the device's
 // keys after the run (the sort workload checks them against the host's
@@ -30,6 +32,8 @@ void queens_app(Host& h, std::uint32_t n, std::uint64_t want);
 std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort);
 // The fork-join sort's own keys (refused with sort.mechanism=channels).
 std::vector<std::string> sort_keys();
+// The local-memory slots the fork-join mergesort's serial recursion needs.
+std::uint32_t sort_local_slots();
 // The device memory the runtime of a workload needs under `cfg` (a bound for
 // WorkloadInfo::device_bytes): its pools, deques and `local_slots` slots of
 // local memory per lane.

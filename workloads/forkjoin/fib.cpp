@@ -25,6 +25,10 @@ const Param<std::uint64_t> kCutoff{"fib.cutoff",
                                    "none, as Figs. 3 and 4)",
                                    {{0}, {40}}};
 
+// fib_sequential's frame: the return address and the two registers live
+// across its calls (n, then the first call's result): 16 B.
+constexpr std::uint32_t kFrameWords = 2;
+
 // The serial fib of a task below the cutoff (the paper's fib_sequential: a
 // plain recursive function), its calls recorded for the replay on the lane.
 std::uint64_t serial_fib(std::uint32_t n, std::vector<Ev>& ev) {
@@ -43,7 +47,7 @@ Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool e
   if (n < cutoff) {
     std::vector<Ev> ev;
     const std::uint64_t v = serial_fib(n, ev);
-    co_await replay(t.lane(), t, ev, 1);  // one add per call
+    co_await replay(t.lane(), t, ev, 1, kFrameWords);  // one add per call
     co_return v;
   }
   const std::uint32_t q1 = epaq && n - 1 < cutoff ? 1 : 0, q2 = epaq && n - 2 < cutoff ? 1 : 0;
@@ -57,17 +61,17 @@ Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool e
 
 }  // namespace
 
-std::uint32_t fib_local_slots(const Config& c) { return static_cast<std::uint32_t>(kCutoff.get(c)); }
+std::uint32_t fib_local_slots(const Config& c) { return static_cast<std::uint32_t>(kCutoff.get(c)) * kFrameWords; }
 
 void fib_app(Host& h, std::uint32_t n) {
   const auto cutoff = static_cast<std::uint32_t>(kCutoff.get(h.config()));
   const bool epaq = std::get<std::uint64_t>(h.config().value("forkjoin.queues")) >= 3;
   Program p;
   p.name = "fib";
-  p.payload = 16;          // GTAP_MAX_TASK_DATA_SIZE in the paper's fib
-  p.max_children = 2;      // GTAP_MAX_CHILD_TASKS
-  p.first_finish = false;  // Figs. 3-4 and Sec. 6.2 ran fib with ALL_TASKS_FINISH
-  p.local_slots = cutoff;  // the serial recursion's stack: one frame per level below the cutoff
+  p.payload = 16;                        // GTAP_MAX_TASK_DATA_SIZE in the paper's fib
+  p.max_children = 2;                    // GTAP_MAX_CHILD_TASKS
+  p.first_finish = false;                // Figs. 3-4 and Sec. 6.2 ran fib with ALL_TASKS_FINISH
+  p.local_slots = cutoff * kFrameWords;  // the serial recursion's stack: a frame per level below the cutoff
   const RunInfo r = run(h, p, fib_task, n, cutoff, epaq);
   const std::uint64_t want = cilk::fib_reference(n);
   h.check(r.root_result == want, fmt::format("fib (forkjoin): device fib({}) = {} vs host {}", n, r.root_result, want));

@@ -31,6 +31,10 @@ const Param<std::uint64_t> kCutoff{"queens.cutoff",
 // lowest bit, the updates and the loop (an assumption, as the channel
 // version's per-square cost).
 constexpr std::uint64_t kInstrPerNode = 8;
+// The search's frame (GTaP's serial_search): the return address and the six
+// registers live across its calls (row, column, left, down, right and the
+// free squares left): 32 B.
+constexpr std::uint32_t kFrameWords = 4;
 
 std::uint64_t search(std::uint32_t full, std::uint32_t cols, std::uint32_t left, std::uint32_t right,
                      std::vector<Ev>& ev) {
@@ -63,7 +67,7 @@ Fn<void> nq_task(Ctx& t, std::uint64_t answer, std::uint32_t n, std::uint32_t cu
   if (row > cutoff) {
     std::vector<Ev> ev;
     const std::uint64_t found = search(full, cols, left, right, ev);
-    co_await replay(t.lane(), t, ev, kInstrPerNode);
+    co_await replay(t.lane(), t, ev, kInstrPerNode, kFrameWords);
     for (std::uint64_t i = 0; i < found; ++i) co_await t.lane().atomic_nr<std::uint32_t>(AtomicOp::Add, answer, 1u);
     co_return;
   }
@@ -78,16 +82,18 @@ Fn<void> nq_task(Ctx& t, std::uint64_t answer, std::uint32_t n, std::uint32_t cu
 
 }  // namespace
 
+std::uint32_t queens_local_slots(std::uint32_t n) { return n * kFrameWords; }
+
 void queens_app(Host& h, std::uint32_t n, std::uint64_t want) {
   const auto cutoff = static_cast<std::uint32_t>(kCutoff.get(h.config()));
   const bool epaq = std::get<std::uint64_t>(h.config().value("forkjoin.queues")) >= 2;
   Program p;
   p.name = "queens";
-  p.payload = 20;          // GTAP_MAX_TASK_DATA_SIZE in the paper's nqueens: 5 ints
-  p.max_children = n;      // GTAP_MAX_CHILD_TASKS = N
-  p.spawn_only = true;     // GTAP_ASSUME_NO_TASKWAIT
-  p.first_finish = false;  // spawn-only: ALL_TASKS_FINISH
-  p.local_slots = n;       // the serial search's stack: one frame per row
+  p.payload = 20;                         // GTAP_MAX_TASK_DATA_SIZE in the paper's nqueens: 5 ints
+  p.max_children = n;                     // GTAP_MAX_CHILD_TASKS = N
+  p.spawn_only = true;                    // GTAP_ASSUME_NO_TASKWAIT
+  p.first_finish = false;                 // spawn-only: ALL_TASKS_FINISH
+  p.local_slots = queens_local_slots(n);  // the serial search's stack: a frame per row
   const std::uint64_t answer = h.upload(std::vector<std::uint32_t>{0});
   run(h, p, nq_task, answer, n, cutoff, epaq, 0u, 0u, 0u, 0u);
   const std::uint64_t got = h.download<std::uint32_t>(answer, 1)[0];

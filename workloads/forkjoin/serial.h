@@ -5,9 +5,11 @@
 // compiles a recursive call as an ABI call whose frame (the return address
 // and the registers live across the call) is saved to the thread's stack in
 // local memory and restored on return. A lane's calls are replayed as device
-// operations: a call with a frame is its prologue's instructions and a store
-// of the frame to the lane's stack slot at its depth, its return a load of
-// that slot (the return waits for it) and the epilogue's instructions; a leaf
+// operations: a call with a frame is its prologue's instructions and the
+// frame's stores to the lane's stack at its depth (one 8-byte store per word:
+// the return address, then the live registers in pairs), its return the
+// loads of those words (in flight together; the return waits for the last)
+// and the epilogue's instructions; a leaf
 // call (returning before any frame is saved) only its instructions. The
 // lanes of a warp replay their own calls, so lanes whose recursions differ
 // diverge at every call and return, as they do on the GPU (SIMT: lanes at the
@@ -45,8 +47,19 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
   return most;
 }
 
+// A return's restore of the frame at `depth`: its words' loads in flight
+// together, the return waiting for the last.
+inline Task<void> restore_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::uint32_t frame_words) {
+  std::vector<Async<std::uint64_t>> words;
+  for (std::uint32_t w = 0; w < frame_words; ++w)
+    words.push_back(co_await l.load_async<std::uint64_t>(t.local(depth * frame_words + w)));
+  for (const Async<std::uint64_t>& a : words) co_await l.wait(a);
+}
+
 // Replay `ev` on lane l of task t; `per_call` more instructions at every
-// call (the function's own work per invocation). Each call runs in its own
+// call (the function's own work per invocation); a frame of `frame_words`
+// 8-byte words (the return address and the registers live across the call,
+// two to a word), stack slots depth x frame_words on (Program::local_slots). Each call runs in its own
 // frame (Lane::path: its depth and the path of calls from the lane's first,
 // the k-th call of a frame being its k-th child): lanes at the same operation
 // issue together only in the same frame of the same path, and the deepest
@@ -54,7 +67,8 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
 // the others and make their next call with them, as a warp's lanes reconverge
 // at the end of a branch or a loop iteration within a frame (a reconvergence
 // stack), never across call depths or sibling calls.
-inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::uint64_t per_call) {
+inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::uint64_t per_call,
+                         std::uint32_t frame_words) {
   std::uint32_t depth = 0;
   struct Frame {
     std::uint32_t path, calls;
@@ -73,13 +87,14 @@ inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::
       l.path = callee();
       frames.push_back({l.path, 0});
       co_await l.alu(kCallInstr + per_call);
-      co_await l.store<std::uint64_t>(t.local(depth), depth);
+      for (std::uint32_t w = 0; w < frame_words; ++w)
+        co_await l.store<std::uint64_t>(t.local(depth * frame_words + w), w);
       ++depth;
     } else {
       --depth;
       l.path = frames.back().path;
       frames.pop_back();
-      co_await l.load<std::uint64_t>(t.local(depth));
+      co_await restore_frame(l, t, depth, frame_words);
       co_await l.alu(kReturnInstr);
     }
   }

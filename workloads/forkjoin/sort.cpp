@@ -112,6 +112,11 @@ Task<void> copy_serial(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint3
 
 // ---- mergesort ----
 
+// Its frame (GTaP's mergesort_rec_device(a, left, right)): the return
+// address and the registers live across its calls (a, left, right and mid):
+// 28 B, in four 8-byte words; the stack is 32 frames deep at most.
+constexpr std::uint32_t kMsortFrameWords = 4, kMsortDepth = 32;
+
 // The serial recursive mergesort of keys[l..r] (inclusive), through tmp: a
 // call that recurses saves its frame to the lane's stack at its depth and
 // restores it on return, a one-key range is a leaf call (forkjoin/serial.h).
@@ -121,14 +126,15 @@ Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, 
     co_return;
   }
   co_await l.alu(kCallInstr);
-  co_await l.store<std::uint64_t>(t.local(depth), depth);
+  for (std::uint32_t w = 0; w < kMsortFrameWords; ++w)
+    co_await l.store<std::uint64_t>(t.local(depth * kMsortFrameWords + w), w);
   const std::uint32_t mid = lo + (hi - lo) / 2;
   co_await msort_serial(l, t, s, lo, mid, depth + 1);
   co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
   co_await merge_serial(l, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid, s.tmp + 4ull * lo,
                         false);
   co_await copy_serial(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1, false);
-  co_await l.load<std::uint64_t>(t.local(depth));
+  co_await restore_frame(l, t, depth, kMsortFrameWords);
   co_await l.alu(kReturnInstr);
 }
 
@@ -224,6 +230,7 @@ Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, s
 }  // namespace
 
 std::vector<std::string> sort_keys() { return {kCutoff.name(), kCutoffSort.name(), kCutoffMerge.name()}; }
+std::uint32_t sort_local_slots() { return kMsortDepth * kMsortFrameWords; }
 
 std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort) {
   const Config& cfg = h.config();
@@ -252,7 +259,7 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
     p.name = "mergesort";
     p.payload = 16;  // left, right, n, mid
     p.max_children = 2;
-    p.local_slots = 32;  // the serial mergesort's stack: log2 of the largest serial range
+    p.local_slots = sort_local_slots();  // the serial mergesort's stack
     run(h, p, msort_task, static_cast<const Sort*>(&s), 0u, n - 1);
   }
   return h.download<std::int32_t>(s.keys, n);
