@@ -48,6 +48,14 @@ const Param<std::uint64_t> kAluLatency{"gpu.cu.alu_latency",
                                        "cycles from an alu instruction's issue until the wavefront's next "
                                        "instruction may issue, a dependent chain (0: its SIMD time alone)",
                                        {{0}, {1000}}};
+// FP64 on the NVIDIA parts: Accel-Sim's SM90_H100 config, -ptx_opcode_latency_dp
+// 8,8,8,8,330 (add, max, mul, mad, div). 0: the SIMD time alone.
+const Param<std::uint64_t> kFp64Latency{"gpu.cu.fp64_latency",
+                                        0,
+                                        "cycles",
+                                        "cycles from an FP64 instruction's issue until a dependent one may issue "
+                                        "(alu_fp64; 0: its SIMD time alone)",
+                                        {{0}, {1000}}};
 // A GPU-scope fence (PTX membar.gl / fence.sc.gpu) on the NVIDIA parts
 // measured costs about an L2 round trip even with no store pending, and that
 // after the wavefront's stores are acknowledged (docs/compute-unit.md,
@@ -99,6 +107,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.lds_latency = static_cast<std::uint32_t>(kLdsLatency.get(cfg));
   p.fence_latency = static_cast<std::uint32_t>(kFenceLatency.get(cfg));
   p.alu_latency = static_cast<std::uint32_t>(kAluLatency.get(cfg));
+  p.fp64_latency = static_cast<std::uint32_t>(kFp64Latency.get(cfg));
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
@@ -173,6 +182,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.lds_cycles = p_.lds_latency;
   timing_.fence_cycles = p_.fence_latency;
   timing_.alu_cycles = p_.alu_latency;
+  timing_.fp64_cycles = p_.fp64_latency;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;

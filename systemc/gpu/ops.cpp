@@ -76,9 +76,12 @@ namespace {
 
 // alu(n): n instructions. Lanes at one alu site with different n form a
 // divergent loop: max(n) issue slots, slot k has the lanes with n >= k active.
+// A dependent chain: each instruction waits for its predecessor's result
+// (gpu.cu.alu_latency; alu_fp64: gpu.cu.fp64_latency); the SIMD is held for
+// the instructions' SIMD time only, so other wavefronts issue in between.
 class AluUnit final : public OpUnit {
  public:
-  AluUnit() : OpUnit("alu") {}
+  AluUnit(const char* name, Tick (CuTiming::*step)() const) : OpUnit(name), step_(step) {}
   void issue(IssueContext& c) const override {
     auto n_of = [](const Lane& l) { return std::max<std::uint64_t>(1, l.pending.n); };
     const std::uint64_t n0 = n_of(c.first());
@@ -98,13 +101,14 @@ class AluUnit final : public OpUnit {
       }
       c.instructions = done;
     }
-    // A dependent chain: each instruction waits for its predecessor's result
-    // (gpu.cu.alu_latency); the SIMD is held for the instructions' SIMD time
-    // only, so other wavefronts issue in between.
-    c.complete = c.issue() + c.timing().alu_step() * c.instructions;
+    c.complete = c.issue() + (c.timing().*step_)() * c.instructions;
   }
+
+ private:
+  Tick (CuTiming::*step_)() const;
 };
-const AluUnit kAlu;
+const AluUnit kAlu("alu", &CuTiming::alu_step);
+const AluUnit kAluFp64("alu_fp64", &CuTiming::fp64_step);
 
 // ---- global memory ----
 
@@ -699,14 +703,15 @@ const SpinUnit kSpin;
 }  // namespace
 
 namespace units {
-const OpUnit &alu = kAlu, &load = kLoad, &load_acquire = kLoadAcquire, &store_release = kStoreRelease,
-             &load_async = kLoadAsync, &wait = kWait, &store = kStore, &atomic = kAtomic, &atomic_nr = kAtomicNr,
-             &barrier = kBarrier, &ballot = kBallot, &scan_inclusive = kScanIncl, &scan_exclusive = kScanExcl,
-             &broadcast = kBroadcast, &shuffle = kShuffle, &reduce_add = kReduceAdd, &reduce_min = kReduceMin,
-             &reduce_max = kReduceMax, &lds_load = kLdsLoad, &lds_store = kLdsStore, &lds_atomic = kLdsAtomic,
-             &fence_release = kFenceRelease, &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId,
-             &clock = kClock, &sleep = kSleep, &spin = kSpin, &num_groups = kNumGroups, &group_id = kGroupId,
-             &exit = kExit, &transmit = kTransmit, &sync_wave = kSyncWave;
+const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &load = kLoad, &load_acquire = kLoadAcquire,
+             &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait, &store = kStore,
+             &atomic = kAtomic, &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot,
+             &scan_inclusive = kScanIncl, &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle,
+             &reduce_add = kReduceAdd, &reduce_min = kReduceMin, &reduce_max = kReduceMax, &lds_load = kLdsLoad,
+             &lds_store = kLdsStore, &lds_atomic = kLdsAtomic, &fence_release = kFenceRelease,
+             &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId, &clock = kClock, &sleep = kSleep,
+             &spin = kSpin, &num_groups = kNumGroups, &group_id = kGroupId, &exit = kExit, &transmit = kTransmit,
+             &sync_wave = kSyncWave;
 }
 
 }  // namespace fg

@@ -144,6 +144,26 @@ TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   EXPECT_EQ(r14 - r12, 2 * 377);
 }
 
+// Fig. 3's tree body (tree.body=scaling): each iteration of its chain is the
+// paper's mix_fma, two dependent double FMAs, and waits gpu.cu.fp64_latency
+// for each. Depth 1 on one block worker: 3 tasks one after the other, each
+// lane 100 iterations (3,200 over 32 lanes), 200 FMAs: 7 cycles more each
+// at 8 cycles than at the SIMD time alone.
+TEST(ForkJoin, TheScalingTreesChainWaitsForEveryFma) {
+  auto ns = [](int latency) {
+    const auto s = run_stats(fmt::format(
+        "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops=32 --set "
+        "tree.compute_iters=3200 --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
+        "--set gpu.cu.fp64_latency={}",
+        latency));
+    return s["workload"]["results"]["kernel_ns"].get<double>();
+  };
+  const double cycle_ns = 1000.0 / 1980;
+  const double extra = ns(8) - ns(0);
+  EXPECT_GT(extra, 0.99 * 3 * 200 * 7 * cycle_ns);
+  EXPECT_LT(extra, 1.2 * 3 * 200 * 7 * cycle_ns);
+}
+
 // Batches: one worker runs up to a warp of tasks per iteration, publishes
 // what it does not keep and pops it back; nobody steals. A batch is what the
 // last one generated (kept) or, when it generated nothing, a pop: as the

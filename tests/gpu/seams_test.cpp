@@ -479,6 +479,26 @@ TEST(Ops, AnAluChainWaitsItsLatencyWhileTheSimdServesOthers) {
   EXPECT_LT(apart, 20u);
 }
 
+// gpu.cu.fp64_latency: alu_fp64(n) is a chain of n dependent FP64
+// instructions, each waiting that many cycles; alu(n) is not affected.
+TEST(Ops, AnFp64ChainWaitsTheFp64Latency) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.simd_width=64", "gpu.cu.fp64_latency=8"}), [&](Host& host) {
+        const std::uint64_t out = host.alloc(16);
+        host.run_kernel({"fp64", 64, 64, 8, 0,
+                         [=](Lane& l) { return timed(l, out, [](Lane& m) -> Task<> { co_await m.alu_fp64(10); }); }});
+        host.run_kernel({"int", 64, 64, 8, 0,
+                         [=](Lane& l) { return timed(l, out + 8, [](Lane& m) -> Task<> { co_await m.alu(10); }); }});
+        t = host.download<std::uint64_t>(out, 2);
+      });
+  h.run();
+  EXPECT_GE(t[0], 80u);  // 10 x 8 cycles
+  EXPECT_LT(t[0], 85u);
+  EXPECT_LT(t[1], 15u);  // 10 x 1 cycle
+}
+
 Task<> lds_count(Lane& l, std::uint64_t out) {
   const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
   co_await l.barrier();

@@ -164,8 +164,11 @@ Task<void> deliver(Lane& l, const Shape& s, std::uint32_t node, std::uint64_t v)
 // A thread's share: loads m = first, first + stride, ... of input[indices[(hash(node) + m) & mask]], summed
 // in order; then its share of the dependent chain x = fma(x, a, b) from the block's sum.
 constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
-// Per load: the index arithmetic and the add; per link of the chain: the FMA.
-constexpr std::uint64_t kInstrPerIndexedLoad = 6, kInstrPerLink = 1;
+// Per load: the index arithmetic and the add. Per link of the chain (an
+// iteration, the paper's mix_fma): two dependent double FMAs, each waiting for
+// the previous (gpu.cu.fp64_latency); the loop's increment, compare and branch
+// issue while they wait and are not charged.
+constexpr std::uint64_t kInstrPerIndexedLoad = 6, kFmaPerLink = 2;
 
 // The host's value of node `n` of a block of `bs` lanes (1: a thread task),
 // given its children's values (leaves: none).
@@ -223,7 +226,7 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   double x = sum;
   std::uint64_t links = 0;
   for (std::uint64_t it = first; it < s.compute; it += stride, ++links) x = std::fma(x, kChainA, kChainB);
-  if (links) co_await l.alu(kInstrPerLink * links);
+  if (links) co_await l.alu_fp64(kFmaPerLink * links);
   const double own = block ? co_await block_sum(l, t.lds(), x) : x;
   if (first != 0) co_return;
   double v = own;
