@@ -128,20 +128,24 @@ TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
 
 // A frame is the return address and the registers live across the call
 // (fib_sequential: n and the first call's result, 16 B): each call that
-// recurses stores two 8-byte words and its return loads both; fib(14) has
-// 377 such calls more than fib(12), and nothing else differs in L1 traffic
-// on one lane.
+// recurses stores two 8-byte words and its return loads both, in flight
+// together, and waits once; fib(14) has 377 such calls and 377 leaf calls
+// more than fib(12), and nothing else differs on one lane. Instructions: a
+// call 6 + 1 (the add) and 2 stores, a return 2 loads, a wait and 4, a leaf
+// 4 + 1.
 TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
-  auto l1 = [](int n) {
+  auto run = [](int n) {
     const auto s = run_stats(fmt::format(
         "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20 --set forkjoin.groups=1",
         n));
-    return std::pair{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads")};
+    return std::tuple{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads"),
+                      stat(s, "gpu.cu0.wavefront_instructions")};
   };
-  const auto [w12, r12] = l1(12);
-  const auto [w14, r14] = l1(14);
+  const auto [w12, r12, i12] = run(12);
+  const auto [w14, r14, i14] = run(14);
   EXPECT_EQ(w14 - w12, 2 * 377);
   EXPECT_EQ(r14 - r12, 2 * 377);
+  EXPECT_EQ(i14 - i12, 377 * (6 + 1 + 2 + 2 + 1 + 4) + 377 * (4 + 1));
 }
 
 // Fig. 3's tree body (tree.body=scaling): each iteration of its chain is the

@@ -48,12 +48,15 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
 }
 
 // A return's restore of the frame at `depth`: its words' loads in flight
-// together, the return waiting for the last.
+// together, the return waiting once (one `wait`, the registers' first use),
+// for the one that arrives last.
 inline Task<void> restore_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::uint32_t frame_words) {
-  std::vector<Async<std::uint64_t>> words;
-  for (std::uint32_t w = 0; w < frame_words; ++w)
-    words.push_back(co_await l.load_async<std::uint64_t>(t.local(depth * frame_words + w)));
-  for (const Async<std::uint64_t>& a : words) co_await l.wait(a);
+  Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(t.local(depth * frame_words));
+  for (std::uint32_t w = 1; w < frame_words; ++w) {
+    const Async<std::uint64_t> a = co_await l.load_async<std::uint64_t>(t.local(depth * frame_words + w));
+    if (a.ready > last.ready) last = a;
+  }
+  co_await l.wait(last);
 }
 
 // Replay `ev` on lane l of task t; `per_call` more instructions at every

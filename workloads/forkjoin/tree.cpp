@@ -70,7 +70,11 @@ const Param<std::uint64_t> kInputLog2{
     "resident in the H100's L2; docs/forkjoin.md)",
     {{10}, {24}}};
 const Param<std::uint64_t> kCompute{
-    "tree.compute_iters", 256, "", "multiply-adds per task (the paper's default 256, Figs. 7-8)", {{0}, {1u << 20}}};
+    "tree.compute_iters",
+    256,
+    "",
+    "multiply-add iterations per task (the paper's default 256, Figs. 7-8; Fig. 3's body: two dependent FMAs each)",
+    {{0}, {1u << 20}}};
 
 constexpr std::uint32_t kSinkMask = (1u << 20) - 1;  // the pruned tree's 2^20-slot sink
 // Per load: the index's xorshift, multiply-add and mask, the address, the
