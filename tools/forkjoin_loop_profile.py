@@ -3,8 +3,8 @@
 """Fork-join worker loops as GTaP's Fig. 10 profile shows them (docs/forkjoin.md, open differences).
 For Fig. 10's fib 32 at a cutoff (gh200, one queue and EPAQ's three): the time a worker loop spends in its task
 functions (trace spans `run N`, from a batch's first task start to the barrier after it: GTaP's "task execution
-time per loop"), mean and median, its share of a loop (the kernel time over the loops per worker), and a
-histogram in 1-us bins.
+time per loop"), mean and median, its share of a loop (the kernel time over the loops per worker), the CUs'
+cycles waiting for memory / issuing / waiting for a dependency (gpu.cu.cycles_*), and a histogram in 1-us bins.
 Usage: tools/forkjoin_loop_profile.py [build/fgsim] [--cutoff=10] [--set=K=V ...]"""
 import json
 import os
@@ -21,8 +21,8 @@ opts = fgtool.parse(ap)
 extra = [x for kv in opts.set for x in ("--set", kv)]
 
 print(f"| fib 32, cutoff {opts.cutoff} (gh200) | loops per warp | loop us | task functions: mean us | median us "
-      "| share of a loop | task-function times in 1-us bins: loops |")
-print("|---|---|---|---|---|---|---|")
+      "| share of a loop | CU cycles: memory / issuing / dependency | task-function times in 1-us bins: loops |")
+print("|---|---|---|---|---|---|---|---|")
 for queues in (1, 3):
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "trace.json")
@@ -43,6 +43,9 @@ for queues in (1, 3):
     for us in runs:
         hist[int(us)] = hist.get(int(us), 0) + 1
     bins = ", ".join(f"{b}: {n}" for b, n in sorted(hist.items()))
+    cycles = {k[len("gpu.cu.cycles_"):]: v for k, v in st["totals"].items() if k.startswith("gpu.cu.cycles_")}
+    share = {k: 100 * v / max(sum(cycles.values()), 1) for k, v in cycles.items()}
+    split = f"{share.get('memory', 0):.0f}% / {share.get('issuing', 0):.0f}% / {share.get('dependency', 0):.0f}%"
     print(f"| {'EPAQ' if queues > 1 else 'one queue'} | {loops:.1f} | {loop_us:.2f} | {mean:.2f} | "
-          f"{statistics.median(runs) if runs else 0.0:.2f} | {100 * mean / loop_us:.0f}% | {bins} |")
+          f"{statistics.median(runs) if runs else 0.0:.2f} | {100 * mean / loop_us:.0f}% | {split} | {bins} |")
 sys.stdout.flush()

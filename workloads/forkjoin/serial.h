@@ -47,6 +47,14 @@ inline std::uint32_t depth_of(const std::vector<Ev>& ev) {
   return most;
 }
 
+// A call's save of its frame at `depth`: one 8-byte store per word, issued
+// at the caller's site (`loc`: where the call saves, as before this helper).
+inline Task<void> save_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::uint32_t frame_words,
+                             Lane::Loc loc = Lane::Loc::current()) {
+  for (std::uint32_t w = 0; w < frame_words; ++w)
+    co_await l.store<std::uint64_t>(t.local(depth * frame_words + w), w, loc);
+}
+
 // A return's restore of the frame at `depth`: its words' loads in flight
 // together, the return waiting once (one `wait`, the registers' first use),
 // for the one that arrives last.
@@ -90,8 +98,7 @@ inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Ev>& ev, std::
       l.path = callee();
       frames.push_back({l.path, 0});
       co_await l.alu(kCallInstr + per_call);
-      for (std::uint32_t w = 0; w < frame_words; ++w)
-        co_await l.store<std::uint64_t>(t.local(depth * frame_words + w), w);
+      co_await save_frame(l, t, depth, frame_words);
       ++depth;
     } else {
       --depth;

@@ -126,8 +126,7 @@ Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, 
     co_return;
   }
   co_await l.alu(kCallInstr);
-  for (std::uint32_t w = 0; w < kMsortFrameWords; ++w)
-    co_await l.store<std::uint64_t>(t.local(depth * kMsortFrameWords + w), w);
+  co_await save_frame(l, t, depth, kMsortFrameWords);
   const std::uint32_t mid = lo + (hi - lo) / 2;
   co_await msort_serial(l, t, s, lo, mid, depth + 1);
   co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
