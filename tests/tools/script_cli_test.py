@@ -18,7 +18,7 @@ import tempfile
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "forkjoin_bench", "forkjoin_loop_profile", "forkjoin_quantum", "mem_limits", "sync_quantum",
+           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_loop_profile", "forkjoin_quantum", "mem_limits", "sync_quantum",
            "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
@@ -35,6 +35,7 @@ BAD_VALUES = [
     ("wl_quantum", "--check-first=yes", "--check-first"),
     ("forkjoin_bench", "--presets=orr2014,gh100", "gh100"),
     ("forkjoin_loop_profile", "--cutoff=0", "--cutoff"),
+    ("forkjoin_batch_starts", "--n=x", "--n"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
