@@ -56,6 +56,17 @@ const Param<std::uint64_t> kFp64Latency{"gpu.cu.fp64_latency",
                                         "cycles from an FP64 instruction's issue until a dependent one may issue "
                                         "(alu_fp64; 0: its SIMD time alone)",
                                         {{0}, {1000}}};
+// Integer code known to be a chain (alu_chain: each instruction needs the
+// previous one's result), where alu(n) counts issue slots of code whose
+// dependences are not modelled: Accel-Sim's SM90_H100 config,
+// -ptx_opcode_latency_int 4,4,4,4,21 (add, max, mul, mad, div). 0: the SIMD
+// time alone, as alu.
+const Param<std::uint64_t> kChainLatency{"gpu.cu.chain_latency",
+                                         0,
+                                         "cycles",
+                                         "cycles from an integer instruction's issue until a dependent one may issue "
+                                         "(alu_chain; 0: its SIMD time alone)",
+                                         {{0}, {1000}}};
 // A GPU-scope fence (PTX membar.gl / fence.sc.gpu) on the NVIDIA parts
 // measured costs about an L2 round trip even with no store pending, and that
 // after the wavefront's stores are acknowledged (docs/compute-unit.md,
@@ -108,6 +119,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.fence_latency = static_cast<std::uint32_t>(kFenceLatency.get(cfg));
   p.alu_latency = static_cast<std::uint32_t>(kAluLatency.get(cfg));
   p.fp64_latency = static_cast<std::uint32_t>(kFp64Latency.get(cfg));
+  p.chain_latency = static_cast<std::uint32_t>(kChainLatency.get(cfg));
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
@@ -183,6 +195,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.fence_cycles = p_.fence_latency;
   timing_.alu_cycles = p_.alu_latency;
   timing_.fp64_cycles = p_.fp64_latency;
+  timing_.chain_cycles = p_.chain_latency;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;

@@ -53,7 +53,8 @@ class ComputeUnit : public sc_core::sc_module {
   struct Params {
     std::uint32_t simds = 4, simd_width = 16, wavefront_width = 64, slots = 40, max_workgroups = 40;
     std::uint64_t registers = 65536, lds_bytes = 65536;
-    std::uint32_t issue_width = 1, lds_latency = 2, fence_latency = 0, alu_latency = 0, fp64_latency = 0;
+    std::uint32_t issue_width = 1, lds_latency = 2, fence_latency = 0, alu_latency = 0, fp64_latency = 0,
+                  chain_latency = 0;
     bool greedy_then_oldest = false;
     bool sync_order = true, order_memory = false, coalesce_atomics = false;
     unsigned line = 64;

@@ -58,10 +58,10 @@ class OpUnit;  // gpu/op.h: a device operation
 
 // The built-in device operations (gpu/ops.cpp).
 namespace units {
-extern const OpUnit &alu, &alu_fp64, &load, &load_acquire, &store_release, &load_async, &wait, &store, &atomic,
-    &atomic_nr, &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add, &reduce_min,
-    &reduce_max, &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id, &clock, &sleep,
-    &spin, &num_groups, &group_id, &exit, &transmit, &sync_wave;
+extern const OpUnit &alu, &alu_fp64, &alu_chain, &load, &load_acquire, &store_release, &load_async, &wait, &store,
+    &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add,
+    &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id,
+    &clock, &sleep, &spin, &num_groups, &group_id, &exit, &transmit, &sync_wave;
 }
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
@@ -265,6 +265,13 @@ class Lane {
   // double multiply-adds): each waits gpu.cu.fp64_latency, at least its SIMD time.
   OpAwaiter<void> alu_fp64(std::uint64_t n = 1, Loc loc = Loc::current()) {
     return op(units::alu_fp64, loc, [&](PendingOp& o) { o.n = n; });
+  }
+  // n integer instructions known to form a chain, each needing the previous
+  // one's result (an index computed through a remainder): each waits
+  // gpu.cu.chain_latency, at least its SIMD time. alu(n) is for code whose
+  // dependences are not modelled.
+  OpAwaiter<void> alu_chain(std::uint64_t n = 1, Loc loc = Loc::current()) {
+    return op(units::alu_chain, loc, [&](PendingOp& o) { o.n = n; });
   }
   template <class T>
   OpAwaiter<T> load(std::uint64_t addr, Loc loc = Loc::current()) {

@@ -121,6 +121,7 @@ struct CuTiming {
   std::uint32_t fence_cycles = 0;  // a fence's round trip after the wavefront's stores (gpu.cu.fence_latency)
   std::uint32_t alu_cycles = 0;    // an alu result's latency from issue (gpu.cu.alu_latency; 0: busy())
   std::uint32_t fp64_cycles = 0;   // an FP64 result's latency from issue (gpu.cu.fp64_latency; 0: busy())
+  std::uint32_t chain_cycles = 0;  // a chained integer result's latency from issue (gpu.cu.chain_latency; 0: busy())
   unsigned line = 64;              // cache line (B)
   std::uint32_t width = 64;        // wavefront width
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
@@ -129,6 +130,7 @@ struct CuTiming {
   // SIMD time, or its result's latency when that is longer.
   Tick alu_step() const { return std::max<Tick>(busy(), cycle * alu_cycles); }
   Tick fp64_step() const { return std::max<Tick>(busy(), cycle * fp64_cycles); }
+  Tick chain_step() const { return std::max<Tick>(busy(), cycle * chain_cycles); }
 };
 
 // A blocked or parked wavefront, as the module that will wake or restore it

@@ -77,7 +77,8 @@ namespace {
 // alu(n): n instructions. Lanes at one alu site with different n form a
 // divergent loop: max(n) issue slots, slot k has the lanes with n >= k active.
 // A dependent chain: each instruction waits for its predecessor's result
-// (gpu.cu.alu_latency; alu_fp64: gpu.cu.fp64_latency); the SIMD is held for
+// (gpu.cu.alu_latency; alu_fp64: gpu.cu.fp64_latency; alu_chain:
+// gpu.cu.chain_latency); the SIMD is held for
 // the instructions' SIMD time only, so other wavefronts issue in between.
 class AluUnit final : public OpUnit {
  public:
@@ -109,6 +110,7 @@ class AluUnit final : public OpUnit {
 };
 const AluUnit kAlu("alu", &CuTiming::alu_step);
 const AluUnit kAluFp64("alu_fp64", &CuTiming::fp64_step);
+const AluUnit kAluChain("alu_chain", &CuTiming::chain_step);
 
 // ---- global memory ----
 
@@ -703,7 +705,7 @@ const SpinUnit kSpin;
 }  // namespace
 
 namespace units {
-const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &load = kLoad, &load_acquire = kLoadAcquire,
+const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &alu_chain = kAluChain, &load = kLoad, &load_acquire = kLoadAcquire,
              &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait, &store = kStore,
              &atomic = kAtomic, &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot,
              &scan_inclusive = kScanIncl, &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle,

@@ -168,6 +168,27 @@ TEST(ForkJoin, TheScalingTreesChainWaitsForEveryFma) {
   EXPECT_LT(extra, 1.2 * 3 * 200 * 7 * cycle_ns);
 }
 
+// Fig. 3's tree body: GTaP's index is a remainder by the input's size, a
+// runtime value, so each lane's index is a chain (gpu.cu.chain_latency): 22
+// dependent instructions once per task (the hash, the divisor's reciprocal,
+// base's remainder) and 8 per load. Depth 1 on one block worker: 3 tasks one
+// after the other, each lane 10 loads (320 over 32 lanes): (22 + 80) x 3
+// cycles more per task at 4 cycles than at the SIMD time alone.
+TEST(ForkJoin, TheScalingTreesIndexIsAChainPerLoad) {
+  auto ns = [](int latency) {
+    const auto s = run_stats(fmt::format(
+        "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops=320 --set "
+        "tree.compute_iters=32 --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
+        "--set gpu.cu.chain_latency={}",
+        latency));
+    return s["workload"]["results"]["kernel_ns"].get<double>();
+  };
+  const double cycle_ns = 1000.0 / 1980;
+  const double extra = ns(4) - ns(0);
+  EXPECT_GT(extra, 0.99 * 3 * (22 + 8 * 10) * 3 * cycle_ns);
+  EXPECT_LT(extra, 1.2 * 3 * (22 + 8 * 10) * 3 * cycle_ns);
+}
+
 // Batches: one worker runs up to a warp of tasks per iteration, publishes
 // what it does not keep and pops it back; nobody steals. A batch is what the
 // last one generated (kept) or, when it generated nothing, a pop: as the

@@ -499,6 +499,31 @@ TEST(Ops, AnFp64ChainWaitsTheFp64Latency) {
   EXPECT_LT(t[1], 15u);  // 10 x 1 cycle
 }
 
+// gpu.cu.chain_latency: alu_chain(n) is a chain of n dependent integer
+// instructions, each waiting that many cycles; alu(n) and alu_fp64(n) are not
+// affected.
+TEST(Ops, AnIntegerChainWaitsTheChainLatency) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.simd_width=64", "gpu.cu.chain_latency=6"}), [&](Host& host) {
+        const std::uint64_t out = host.alloc(24);
+        host.run_kernel({"chain", 64, 64, 8, 0,
+                         [=](Lane& l) { return timed(l, out, [](Lane& m) -> Task<> { co_await m.alu_chain(10); }); }});
+        host.run_kernel({"int", 64, 64, 8, 0,
+                         [=](Lane& l) { return timed(l, out + 8, [](Lane& m) -> Task<> { co_await m.alu(10); }); }});
+        host.run_kernel({"fp64", 64, 64, 8, 0, [=](Lane& l) {
+                           return timed(l, out + 16, [](Lane& m) -> Task<> { co_await m.alu_fp64(10); });
+                         }});
+        t = host.download<std::uint64_t>(out, 3);
+      });
+  h.run();
+  EXPECT_GE(t[0], 60u);  // 10 x 6 cycles
+  EXPECT_LT(t[0], 65u);
+  EXPECT_LT(t[1], 15u);  // 10 x 1 cycle
+  EXPECT_LT(t[2], 15u);
+}
+
 Task<> lds_count(Lane& l, std::uint64_t out) {
   const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
   co_await l.barrier();

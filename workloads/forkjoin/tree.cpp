@@ -168,11 +168,24 @@ Task<void> deliver(Lane& l, const Shape& s, std::uint32_t node, std::uint64_t v)
 // A thread's share: loads m = first, first + stride, ... of input[indices[(hash(node) + m) & mask]], summed
 // in order; then its share of the dependent chain x = fma(x, a, b) from the block's sum.
 constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
-// Per load: the index arithmetic and the add. Per link of the chain (an
-// iteration, the paper's mix_fma): two dependent double FMAs, each waiting for
-// the previous (gpu.cu.fp64_latency); the loop's increment, compare and branch
+// GTaP's index is (base + m) % g_indices_n, an unsigned remainder by a value
+// loaded at run time (the input's size), and base = hash32(node) % g_indices_n.
+// A remainder by a runtime divisor is, in the expansion NVIDIA's compiler
+// emits for it (counted from that expansion, not from a SASS listing of
+// GTaP's program: no ptxas here), a reciprocal of the divisor (I2F, MUFU.RCP,
+// an add, F2I, a negate, a multiply and a multiply-high: 7 dependent
+// instructions, loop-invariant, so once per task) and per remainder a
+// multiply-high, a negate, a multiply-add and two compare-and-subtract steps
+// (7 dependent instructions). Each waits gpu.cu.chain_latency (alu_chain).
+// Per task: the hash (3 xor-shifts of 2 instructions and 2 multiplies: 8), the
+// reciprocal (7) and base's remainder (7), one chain of 22. Per load: the add
+// base + m and the remainder (8, a chain), then the address and the sum's add
+// (2, issue slots). Our input's size is a power of two, so the host takes the
+// remainder with a mask (the same index). Per link of the chain (an iteration,
+// the paper's mix_fma): two dependent double FMAs, each waiting for the
+// previous (gpu.cu.fp64_latency); the loop's increment, compare and branch
 // issue while they wait and are not charged.
-constexpr std::uint64_t kInstrPerIndexedLoad = 6, kFmaPerLink = 2;
+constexpr std::uint64_t kChainPerTask = 22, kChainPerIndex = 8, kInstrPerIndexedLoad = 2, kFmaPerLink = 2;
 
 // The host's value of node `n` of a block of `bs` lanes (1: a thread task),
 // given its children's values (leaves: none).
@@ -220,8 +233,10 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   const bool block = t.block();
   const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
   const std::uint32_t h = hash32(node);
+  co_await l.alu_chain(kChainPerTask);
   double acc = 0;
   for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
+    co_await l.alu_chain(kChainPerIndex);
     co_await l.alu(kInstrPerIndexedLoad);
     const std::uint32_t i = co_await l.load<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
     acc += co_await l.load<double>(s.input + 8ull * i);
