@@ -169,10 +169,11 @@ TEST(ForkJoin, TheScalingTreesChainWaitsForEveryFma) {
 }
 
 // Fig. 3's tree body: GTaP's index is a remainder by the input's size, a
-// runtime value, so each lane's index is a chain (gpu.cu.chain_latency): 22
-// dependent instructions once per task (the hash, the divisor's reciprocal,
-// base's remainder) and 8 per load. Depth 1 on one block worker: 3 tasks one
-// after the other, each lane 10 loads (320 over 32 lanes): (22 + 80) x 3
+// runtime value, so each lane's index is a chain (gpu.cu.chain_latency): 16
+// dependent instructions once per task (the hash or the divisor's reciprocal,
+// then base's remainder) and 10 + 1 per load (the remainder and the index's
+// address; the value's address). Depth 1 on one block worker: 3 tasks one
+// after the other, each lane 10 loads (320 over 32 lanes): (16 + 110) x 3
 // cycles more per task at 4 cycles than at the SIMD time alone.
 TEST(ForkJoin, TheScalingTreesIndexIsAChainPerLoad) {
   auto ns = [](int latency) {
@@ -185,8 +186,8 @@ TEST(ForkJoin, TheScalingTreesIndexIsAChainPerLoad) {
   };
   const double cycle_ns = 1000.0 / 1980;
   const double extra = ns(4) - ns(0);
-  EXPECT_GT(extra, 0.99 * 3 * (22 + 8 * 10) * 3 * cycle_ns);
-  EXPECT_LT(extra, 1.2 * 3 * (22 + 8 * 10) * 3 * cycle_ns);
+  EXPECT_GT(extra, 0.99 * 3 * (16 + 11 * 10) * 3 * cycle_ns);
+  EXPECT_LT(extra, 1.2 * 3 * (16 + 11 * 10) * 3 * cycle_ns);
 }
 
 // Batches: one worker runs up to a warp of tasks per iteration, publishes

@@ -175,17 +175,23 @@ constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
 // GTaP's program: no ptxas here), a reciprocal of the divisor (I2F, MUFU.RCP,
 // an add, F2I, a negate, a multiply and a multiply-high: 7 dependent
 // instructions, loop-invariant, so once per task) and per remainder a
-// multiply-high, a negate, a multiply-add and two compare-and-subtract steps
-// (7 dependent instructions). Each waits gpu.cu.chain_latency (alu_chain).
-// Per task: the hash (3 xor-shifts of 2 instructions and 2 multiplies: 8), the
-// reciprocal (7) and base's remainder (7), one chain of 22. Per load: the add
-// base + m and the remainder (8, a chain), then the address and the sum's add
-// (2, issue slots). Our input's size is a power of two, so the host takes the
-// remainder with a mask (the same index). Per link of the chain (an iteration,
-// the paper's mix_fma): two dependent double FMAs, each waiting for the
-// previous (gpu.cu.fp64_latency); the loop's increment, compare and branch
-// issue while they wait and are not charged.
-constexpr std::uint64_t kChainPerTask = 22, kChainPerIndex = 8, kInstrPerIndexedLoad = 2, kFmaPerLink = 2;
+// multiply-high, a negate, a multiply-add, two compare-and-subtract steps and
+// the divisor-zero select (8 dependent instructions). Each waits
+// gpu.cu.chain_latency (alu_chain). Per task: the hash (3 xor-shifts of 2
+// instructions and 2 multiplies: 8) and the reciprocal (7) are independent, so
+// the reciprocal issues in the hash's waits, then base's remainder (8): a
+// chain of 16 (MUFU.RCP, I2F and F2I take longer than 4 cycles on the H100:
+// some tens of cycles per task not charged). Per load: the add base + m, the
+// remainder and the index array's address (10, a chain), then after the
+// index's load the input's address (1, a chain), then after the value's load
+// the sum's add (1, an issue slot: the next load does not wait for it). Our
+// input's size is a power of two, so the host takes the remainder with a mask
+// (the same index). Per link of the chain (an iteration, the paper's
+// mix_fma): two dependent double FMAs, each waiting for the previous
+// (gpu.cu.fp64_latency); the loop's increment, compare and branch issue while
+// they wait and are not charged.
+constexpr std::uint64_t kChainPerTask = 16, kChainPerIndex = 10, kChainPerAddress = 1, kInstrPerSum = 1,
+                        kFmaPerLink = 2;
 
 // The host's value of node `n` of a block of `bs` lanes (1: a thread task),
 // given its children's values (leaves: none).
@@ -237,9 +243,10 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   double acc = 0;
   for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
     co_await l.alu_chain(kChainPerIndex);
-    co_await l.alu(kInstrPerIndexedLoad);
     const std::uint32_t i = co_await l.load<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
+    co_await l.alu_chain(kChainPerAddress);
     acc += co_await l.load<double>(s.input + 8ull * i);
+    co_await l.alu(kInstrPerSum);
   }
   const double sum = block ? co_await block_sum(l, t.lds(), acc) : acc;
   double x = sum;
