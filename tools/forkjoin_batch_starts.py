@@ -9,6 +9,7 @@ a quarter of the run.
 Usage: tools/forkjoin_batch_starts.py [build/fgsim] [--n=12] [--cutoff=3] [--set=K=V ...]"""
 import json
 import os
+import statistics
 import sys
 import tempfile
 
@@ -42,6 +43,7 @@ for queues in (1, 2):
 
     def q(p):
         return starts[min(len(starts) - 1, int(p * len(starts)))] if starts else 0.0
-    print(f"| {'EPAQ (2 queues)' if queues > 1 else 'one queue'} | {kernel_us:.1f} | {len(runs)} | {q(0.5):.1f} | "
+    median = statistics.median(starts) if starts else 0.0
+    print(f"| {'EPAQ (2 queues)' if queues > 1 else 'one queue'} | {kernel_us:.1f} | {len(runs)} | {median:.1f} | "
           f"{q(0.9):.1f} | {starts[-1] if starts else 0.0:.1f} | {len(late)} | {sum(n for _, n in late)} |")
 sys.stdout.flush()
