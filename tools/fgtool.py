@@ -92,3 +92,13 @@ def stats(cmd):
         run([*cmd, "--quiet", "--stats", path])
         with open(path) as f:
             return json.load(f)
+
+
+def traced(cmd):
+    """As stats(), with the run's Perfetto trace (--trace): returns the stats
+    document and the trace's events (times in us)."""
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "trace.json")
+        st = stats([*cmd, "--trace", trace])
+        with open(trace) as f:
+            return st, json.load(f)["traceEvents"]

@@ -7,11 +7,8 @@ are published when the batch ends, after its searches, so their searches start l
 time, the batches, their start times (median, 90th percentile, last) and the batches and tasks that started after
 a quarter of the run.
 Usage: tools/forkjoin_batch_starts.py [build/fgsim] [--n=12] [--cutoff=3] [--set=K=V ...]"""
-import json
-import os
 import statistics
 import sys
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -26,13 +23,9 @@ print(f"| {opts.n}-queens, cutoff {opts.cutoff} (gh200) | kernel us | batches | 
       "| last us | batches started after a quarter of the run | their tasks |")
 print("|---|---|---|---|---|---|---|---|")
 for queues in (1, 2):
-    with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "trace.json")
-        st = fgtool.stats([opts.fgsim, "run", "queens", "--preset", "gh200", "--set", "queens.mechanism=forkjoin",
-                           "--set", f"queens.n={opts.n}", "--set", f"queens.cutoff={opts.cutoff}", "--set",
-                           f"forkjoin.queues={queues}", *extra, "--trace", trace])
-        with open(trace) as f:
-            events = json.load(f)["traceEvents"]
+    st, events = fgtool.traced([opts.fgsim, "run", "queens", "--preset", "gh200", "--set",
+                                "queens.mechanism=forkjoin", "--set", f"queens.n={opts.n}", "--set",
+                                f"queens.cutoff={opts.cutoff}", "--set", f"forkjoin.queues={queues}", *extra])
     k = st["kernels"][0]
     t0 = k["submitted_ns"] / 1000  # us, the trace's unit
     kernel_us = (k["end_ns"] - k["submitted_ns"]) / 1000

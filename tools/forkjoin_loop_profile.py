@@ -6,11 +6,8 @@ functions (trace spans `run N`, from a batch's first task start to the barrier a
 time per loop"), mean and median, its share of a loop (the kernel time over the loops per worker), the CUs'
 cycles waiting for memory / issuing / waiting for a dependency (gpu.cu.cycles_*), and a histogram in 1-us bins.
 Usage: tools/forkjoin_loop_profile.py [build/fgsim] [--cutoff=10] [--set=K=V ...]"""
-import json
-import os
 import statistics
 import sys
-import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -24,14 +21,9 @@ print(f"| fib 32, cutoff {opts.cutoff} (gh200) | loops per warp | loop us | task
       "| share of a loop | CU cycles: memory / issuing / dependency | task-function times in 1-us bins: loops |")
 print("|---|---|---|---|---|---|---|---|")
 for queues in (1, 3):
-    with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "trace.json")
-        st = fgtool.stats([opts.fgsim, "run", "fib", "--preset", "gh200", "--set", "fib.mechanism=forkjoin",
-                           "--set", "fib.n=32", "--set", "forkjoin.terminate=first", "--set",
-                           f"fib.cutoff={opts.cutoff}", "--set", f"forkjoin.queues={queues}", *extra,
-                           "--trace", trace])
-        with open(trace) as f:
-            events = json.load(f)["traceEvents"]
+    st, events = fgtool.traced([opts.fgsim, "run", "fib", "--preset", "gh200", "--set", "fib.mechanism=forkjoin",
+                                "--set", "fib.n=32", "--set", "forkjoin.terminate=first", "--set",
+                                f"fib.cutoff={opts.cutoff}", "--set", f"forkjoin.queues={queues}", *extra])
     workers = sum(1 for e in events if e["ph"] == "M" and e["name"] == "thread_name"
                   and e["args"]["name"].startswith("warp "))
     runs = [e["dur"] for e in events if e["ph"] == "X" and e["name"].startswith("run ")]  # us

@@ -127,10 +127,9 @@ struct CuTiming {
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }
   // The time from one alu instruction's issue to the wavefront's next: its
-  // SIMD time, or its result's latency when that is longer.
-  Tick alu_step() const { return std::max<Tick>(busy(), cycle * alu_cycles); }
-  Tick fp64_step() const { return std::max<Tick>(busy(), cycle * fp64_cycles); }
-  Tick chain_step() const { return std::max<Tick>(busy(), cycle * chain_cycles); }
+  // SIMD time, or its result's latency (one of the *_cycles above) when that
+  // is longer.
+  Tick step(std::uint32_t latency_cycles) const { return std::max<Tick>(busy(), cycle * latency_cycles); }
 };
 
 // A blocked or parked wavefront, as the module that will wake or restore it

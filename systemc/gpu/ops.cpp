@@ -82,7 +82,7 @@ namespace {
 // the instructions' SIMD time only, so other wavefronts issue in between.
 class AluUnit final : public OpUnit {
  public:
-  AluUnit(const char* name, Tick (CuTiming::*step)() const) : OpUnit(name), step_(step) {}
+  AluUnit(const char* name, std::uint32_t CuTiming::*latency) : OpUnit(name), latency_(latency) {}
   void issue(IssueContext& c) const override {
     auto n_of = [](const Lane& l) { return std::max<std::uint64_t>(1, l.pending.n); };
     const std::uint64_t n0 = n_of(c.first());
@@ -102,15 +102,15 @@ class AluUnit final : public OpUnit {
       }
       c.instructions = done;
     }
-    c.complete = c.issue() + (c.timing().*step_)() * c.instructions;
+    c.complete = c.issue() + c.timing().step(c.timing().*latency_) * c.instructions;
   }
 
  private:
-  Tick (CuTiming::*step_)() const;
+  std::uint32_t CuTiming::*latency_;
 };
-const AluUnit kAlu("alu", &CuTiming::alu_step);
-const AluUnit kAluFp64("alu_fp64", &CuTiming::fp64_step);
-const AluUnit kAluChain("alu_chain", &CuTiming::chain_step);
+const AluUnit kAlu("alu", &CuTiming::alu_cycles);
+const AluUnit kAluFp64("alu_fp64", &CuTiming::fp64_cycles);
+const AluUnit kAluChain("alu_chain", &CuTiming::chain_cycles);
 
 // ---- global memory ----
 

@@ -148,46 +148,41 @@ TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   EXPECT_EQ(i14 - i12, 377 * (6 + 1 + 2 + 2 + 1 + 4) + 377 * (4 + 1));
 }
 
-// Fig. 3's tree body (tree.body=scaling): each iteration of its chain is the
-// paper's mix_fma, two dependent double FMAs, and waits gpu.cu.fp64_latency
-// for each. Depth 1 on one block worker: 3 tasks one after the other, each
-// lane 100 iterations (3,200 over 32 lanes), 200 FMAs: 7 cycles more each
-// at 8 cycles than at the SIMD time alone.
+// Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32
+// lanes: 3 tasks one after the other. The kernel time (ns) with `loads` loads
+// and `iters` chain iterations per task and one latency key set.
+double scaling_tree_ns(int loads, int iters, const std::string& latency_key, int cycles) {
+  const auto s = run_stats(fmt::format(
+      "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops={} --set "
+      "tree.compute_iters={} --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
+      "--set {}={}",
+      loads, iters, latency_key, cycles));
+  return s["workload"]["results"]["kernel_ns"].get<double>();
+}
+constexpr double kGh200CycleNs = 1000.0 / 1980;
+
+// Each iteration of the tree body's chain is the paper's mix_fma, two
+// dependent double FMAs, and waits gpu.cu.fp64_latency for each. Each lane
+// 100 iterations (3,200 over 32 lanes), 200 FMAs: 7 cycles more each at 8
+// cycles than at the SIMD time alone.
 TEST(ForkJoin, TheScalingTreesChainWaitsForEveryFma) {
-  auto ns = [](int latency) {
-    const auto s = run_stats(fmt::format(
-        "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops=32 --set "
-        "tree.compute_iters=3200 --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
-        "--set gpu.cu.fp64_latency={}",
-        latency));
-    return s["workload"]["results"]["kernel_ns"].get<double>();
-  };
-  const double cycle_ns = 1000.0 / 1980;
-  const double extra = ns(8) - ns(0);
-  EXPECT_GT(extra, 0.99 * 3 * 200 * 7 * cycle_ns);
-  EXPECT_LT(extra, 1.2 * 3 * 200 * 7 * cycle_ns);
+  const double extra =
+      scaling_tree_ns(32, 3200, "gpu.cu.fp64_latency", 8) - scaling_tree_ns(32, 3200, "gpu.cu.fp64_latency", 0);
+  EXPECT_GT(extra, 0.99 * 3 * 200 * 7 * kGh200CycleNs);
+  EXPECT_LT(extra, 1.2 * 3 * 200 * 7 * kGh200CycleNs);
 }
 
-// Fig. 3's tree body: GTaP's index is a remainder by the input's size, a
-// runtime value, so each lane's index is a chain (gpu.cu.chain_latency): 16
-// dependent instructions once per task (the hash or the divisor's reciprocal,
-// then base's remainder) and 10 + 1 per load (the remainder and the index's
-// address; the value's address). Depth 1 on one block worker: 3 tasks one
-// after the other, each lane 10 loads (320 over 32 lanes): (16 + 110) x 3
-// cycles more per task at 4 cycles than at the SIMD time alone.
+// GTaP's index is a remainder by the input's size, a runtime value, so each
+// lane's index is a chain (gpu.cu.chain_latency): 16 dependent instructions
+// once per task (the hash or the divisor's reciprocal, then base's remainder)
+// and 10 + 1 per load (the remainder and the index's address; the value's
+// address). Each lane 10 loads (320 over 32 lanes): (16 + 110) x 3 cycles
+// more per task at 4 cycles than at the SIMD time alone.
 TEST(ForkJoin, TheScalingTreesIndexIsAChainPerLoad) {
-  auto ns = [](int latency) {
-    const auto s = run_stats(fmt::format(
-        "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops=320 --set "
-        "tree.compute_iters=32 --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
-        "--set gpu.cu.chain_latency={}",
-        latency));
-    return s["workload"]["results"]["kernel_ns"].get<double>();
-  };
-  const double cycle_ns = 1000.0 / 1980;
-  const double extra = ns(4) - ns(0);
-  EXPECT_GT(extra, 0.99 * 3 * (16 + 11 * 10) * 3 * cycle_ns);
-  EXPECT_LT(extra, 1.2 * 3 * (16 + 11 * 10) * 3 * cycle_ns);
+  const double extra =
+      scaling_tree_ns(320, 32, "gpu.cu.chain_latency", 4) - scaling_tree_ns(320, 32, "gpu.cu.chain_latency", 0);
+  EXPECT_GT(extra, 0.99 * 3 * (16 + 11 * 10) * 3 * kGh200CycleNs);
+  EXPECT_LT(extra, 1.2 * 3 * (16 + 11 * 10) * 3 * kGh200CycleNs);
 }
 
 // Batches: one worker runs up to a warp of tasks per iteration, publishes
