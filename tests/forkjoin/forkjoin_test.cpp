@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "fg_test.h"
+#include "runtime/forkjoin.h"
 
 namespace fg::test {
 namespace {
@@ -215,6 +216,35 @@ TEST(ForkJoin, WorkersStealAndScale) {
   }
   EXPECT_LT(many["workload"]["results"]["kernel_ns"].get<double>(),
             0.5 * one["workload"]["results"]["kernel_ns"].get<double>());
+}
+
+// GTaP's victim (forkjoin.victim=clock): xorshift32 of the clock's low 32
+// bits plus the worker times 2654435761 (thread workers) or 1234 (block
+// workers), modulo the workers, the successor on itself. Values worked by
+// hand (1, 0: 1 ^ 1<<13 = 0x2001, ^ 0x2001<<5 = 0x42021, % 64 = 33) and in
+// Python from the formula of runtime/common/gtap_runtime_common.cuh.
+TEST(ForkJoin, TheClockVictimIsGtapsXorshiftOfTheClock) {
+  EXPECT_EQ(fj::clock_victim(1, 0, 64, false), 33u);
+  EXPECT_EQ(fj::clock_victim((1ull << 32) + 1, 0, 64, false), 33u);  // clock64's low 32 bits
+  EXPECT_EQ(fj::clock_victim(0, 0, 64, false), 1u);                  // itself: the next worker
+  EXPECT_EQ(fj::clock_victim(0, 1, 64, false), 17u);
+  EXPECT_EQ(fj::clock_victim(123456789, 5, 512, false), 298u);
+  EXPECT_EQ(fj::clock_victim(123456789, 5, 132, true), 84u);
+  EXPECT_EQ(fj::clock_victim(7, 3, 4, true), 2u);
+}
+
+// The clock's victim makes the run the seed's no more (fib draws nothing
+// from it); the stream ablation's victims are the seed's.
+TEST(ForkJoin, OnlyTheStreamVictimDependsOnTheSeed) {
+  const std::string base =
+      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 --set forkjoin.victim=";
+  const auto ns = [](const nlohmann::json& s) { return s["workload"]["results"]["kernel_ns"].get<double>(); };
+  const auto c1 = run_stats(base + "clock --set sim.seed=1"), c2 = run_stats(base + "clock --set sim.seed=2");
+  EXPECT_GT(stat(c1, "forkjoin.steal_tries"), 0);
+  EXPECT_EQ(ns(c1), ns(c2));
+  EXPECT_EQ(stat(c1, "forkjoin.steal_tries"), stat(c2, "forkjoin.steal_tries"));
+  const auto s1 = run_stats(base + "stream --set sim.seed=1"), s2 = run_stats(base + "stream --set sim.seed=2");
+  EXPECT_NE(stat(s1, "forkjoin.steal_tries"), stat(s2, "forkjoin.steal_tries"));
 }
 
 // The baselines (Sec. 6.1): one global queue (no steals), per-warp Chase-Lev

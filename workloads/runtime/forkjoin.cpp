@@ -110,6 +110,16 @@ const Param<std::string> kRuntime{"forkjoin.runtime", "jan2026", std::vector<std
                                   "which GTaP runtime: jan2026 as the paper's Figs. 3, 4 and 10 (84591ae), feb2026 as "
                                   "its Figs. 7-8 (14669e9: a __threadfence after every task; thread workers release "
                                   "ids to their own pool)"};
+// GTaP draws a victim from the SM clock, with no state: xorshift32 of
+// clock64() + warp x 2654435761 (thread workers) or + block x 1234 (block
+// workers), modulo the grid, the next worker when it hits itself
+// (runtime/common/gtap_runtime_common.cuh, get_random_warpnum_global and
+// get_random_blocknum, 84591ae and 14669e9).
+const Param<std::string> kVictim{
+    "forkjoin.victim", "clock", std::vector<std::string>{"clock", "stream"},
+    "how a thief picks its victim: clock is GTaP's xorshift of the CU clock and the worker's index, modulo the "
+    "workers, the next one when it is itself (the same run whatever the seed); stream a per-worker xorshift stream "
+    "seeded from the run's seed, over the other workers (an ablation: runs that differ by seed)"};
 const Param<std::string> kNoTaskwait{
     "forkjoin.assume_no_taskwait", "auto", std::vector<std::string>{"auto", "on", "off"},
     "GTAP_ASSUME_NO_TASKWAIT for a program that never waits (queens): on keeps no join metadata (an 8-byte header, "
@@ -356,7 +366,7 @@ class Runtime {
   Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
   Task<std::uint32_t> idle_check(Lane& l, W w, bool prev);
   Task<void> find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track);
-  std::uint32_t victim(W w);
+  std::uint32_t victim(W w, std::uint64_t clock);
   Task<void> fault(Lane& l, std::string what);
   void note_pool(std::uint32_t w, int delta);
 
@@ -364,6 +374,7 @@ class Runtime {
   Stats& st_;
   Program p_;
   bool block_ = false, spawn_only_ = false, first_ = false, backoff_ = true, feb_ = false;
+  bool clock_victim_ = true;  // forkjoin.victim
   bool valid_flags_ = false;  // a valid flag per released id (feb2026's thread workers)
   enum class Q { Ws, Gq, Cl } q_ = Q::Ws;
   std::uint32_t groups_, group_size_, wave_, warps_per_group_, workers_;
@@ -458,6 +469,7 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     "workers, forkjoin.queue=ws)",
                     nq_));
   backoff_ = kBackoff.get(cfg) == "exp";
+  clock_victim_ = kVictim.get(cfg) == "clock";
   if (!backoff_)
     for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
       if (cfg.set_by_user(k))
@@ -857,9 +869,22 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   if (id == 0) co_await l.store_release<std::uint32_t>(flags_, 1u);
 }
 
-// A random other worker (GTaP: xorshift32 over the whole grid; the caller
-// charges its instructions).
-std::uint32_t Runtime::victim(W w) {
+std::uint32_t clock_victim(std::uint64_t clock, std::uint32_t worker, std::uint32_t workers, bool block) {
+  std::uint32_t s = static_cast<std::uint32_t>(clock) + worker * (block ? 1234u : 2654435761u);
+  s ^= s << 13;
+  s ^= s >> 17;
+  s ^= s << 5;
+  const std::uint32_t v = s % workers;
+  return v == worker ? (v + 1) % workers : v;
+}
+
+// A random other worker (the caller charges the clock's read and the
+// xorshift's instructions). GTaP's (forkjoin.victim=clock): xorshift32 of the
+// clock's low 32 bits plus the worker's index times a constant, modulo the
+// workers, the successor when it is the thief itself. The ablation (stream): a
+// per-worker xorshift stream, uniform over the other workers.
+std::uint32_t Runtime::victim(W w, std::uint64_t clock) {
+  if (clock_victim_) return clock_victim(clock, w.global, workers_, block_);
   std::uint32_t& s = rng_[w.global];
   s ^= s << 13;
   s ^= s >> 17;
@@ -900,8 +925,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       if (n_pop < max && workers_ > 1) {  // StealBatch: a victim's lock, then CAS on its count
         std::uint64_t back = backoff_min_cycles_;
         for (;;) {
-          co_await l.alu(4);  // the xorshift and the modulo
-          vic = victim(w);
+          std::uint64_t clk = 0;
+          if (clock_victim_) clk = co_await l.clock();  // clock64()
+          co_await l.alu(4);                            // the xorshift and the modulo
+          vic = victim(w, clk);
           ++st_.steal_tries;
           const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k) + 8, 0u, 1u);
           if (old == 0) break;
@@ -986,8 +1013,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       n_pop = static_cast<std::uint32_t>(got.size());
     }
     if (n_pop < max && workers_ > 1) {
-      co_await l.alu(4);  // the xorshift and the modulo
-      vic = victim(w);
+      std::uint64_t clk = 0;
+      if (clock_victim_) clk = co_await l.clock();  // clock64()
+      co_await l.alu(4);                            // the xorshift and the modulo
+      vic = victim(w, clk);
       ++st_.steal_tries;
       for (std::uint32_t i = n_pop; i < max; ++i) {
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(vic, 0));

@@ -222,6 +222,12 @@ RunInfo run(Host& h, const Program& p, F f, A... args) {
   return run_root(h, p, [f, args...](Ctx& c) { return f(c, args...).release(); });
 }
 
+// GTaP's victim choice (forkjoin.victim=clock; runtime/common/
+// gtap_runtime_common.cuh at 84591ae): xorshift32 of the clock's low 32 bits
+// plus the worker's index times 2654435761 (thread workers) or 1234 (block
+// workers), modulo the workers; the next worker when it is the thief itself.
+std::uint32_t clock_victim(std::uint64_t clock, std::uint32_t worker, std::uint32_t workers, bool block);
+
 // The forkjoin mechanism's name (WorkloadInfo::mechanisms) and whether the
 // forkjoin.* keys are the runtime's (for a workload's `mechanism` key).
 inline constexpr const char* kName = "forkjoin";
