@@ -601,6 +601,32 @@ TEST(ForkJoin, BlockWorkersPushAfterEveryTask) {
   }
 }
 
+// A block worker meets at GTaP's barriers (84591ae and 14669e9,
+// runtime/block/gtap_runtime_block.cuh): one before the loop; per task
+// iteration, after the search (also with a kept task), after thread 0's
+// reset, after the header's copy, after the task and in the push (5); per
+// fruitless search 2; a taskwait's (the jan2026 programs' own, the feb2026
+// runtime's) and in feb2026 one at every task's end. The full tree's tasks
+// have no barrier of their own.
+TEST(ForkJoin, BlockWorkersMeetAtGtapsBarriers) {
+  for (const char* rt : {"jan2026", "feb2026"}) {
+    SCOPED_TRACE(rt);
+    const auto s = run_stats(
+        fmt::format("tree --preset gh200 --set tree.depth=5 --set tree.mem_ops=16 --set tree.compute_iters=16 --set "
+                    "forkjoin.workers=block --set forkjoin.group_size=64 --set forkjoin.runtime={}",
+                    rt));
+    double barriers = 0;
+    for (const auto& [k, v] : s["stats"].items())
+      if (k.ends_with(".barriers")) barriers += v.get<double>();
+    const double groups = s["workload"]["results"]["workers"].get<double>();
+    const double inner = 31, tasks = 63;
+    ASSERT_EQ(stat(s, "forkjoin.finished"), tasks);
+    const double want = groups + 5 * stat(s, "forkjoin.batches") + 2 * stat(s, "forkjoin.idle_iterations") + inner +
+                        (std::string(rt) == "feb2026" ? tasks : 0);
+    EXPECT_EQ(barriers, want);
+  }
+}
+
 TEST(ForkJoin, SameConfigSameStats) {
   const std::string args =
       "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=2000 --set forkjoin.groups=32";

@@ -217,7 +217,10 @@ double scaling_value(const Shape& s, const std::vector<double>& input, const std
 }
 
 // Sum part[] over the workgroup's lanes in LDS (slot 8 B per lane from
-// base); every lane gets the total.
+// base); every lane gets the total. As GTaP's block reduction (Fig. 3's
+// do_memory_and_compute): a barrier after the lanes' stores and one per
+// halving, none after the total's read (the task's second sum uses the next
+// area, where GTaP's reuses the same one).
 Task<double> block_sum(Lane& l, std::uint32_t base, double v) {
   const std::uint32_t i = l.local_id(), g = l.group_size();
   co_await l.lds_store<double>(base + 8 * i, v);
@@ -230,9 +233,7 @@ Task<double> block_sum(Lane& l, std::uint32_t base, double v) {
     }
     co_await l.barrier();
   }
-  const double total = co_await l.lds_load<double>(base);
-  co_await l.barrier();  // read by all before the next sum overwrites it
-  co_return total;
+  co_return co_await l.lds_load<double>(base);
 }
 
 Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t node, std::uint32_t d) {
@@ -253,7 +254,7 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   std::uint64_t links = 0;
   for (std::uint64_t it = first; it < s.compute; it += stride, ++links) x = std::fma(x, kChainA, kChainB);
   if (links) co_await l.alu_fp64(kFmaPerLink * links);
-  const double own = block ? co_await block_sum(l, t.lds(), x) : x;
+  const double own = block ? co_await block_sum(l, t.lds() + 8 * l.group_size(), x) : x;
   if (first != 0) co_return;
   double v = own;
   if (d < s.depth) {
@@ -264,28 +265,47 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   co_await l.store<double>(s.out + 8ull * node, v);
 }
 
+// As the paper's programs (GTaP 84591ae evaluation/1-worker_scalability
+// tree_*_heavy, Fig. 3; 14669e9 evaluation/2-comparison binary_tree and
+// prob_Bary_tree, Figs. 7-9): an inner node spawns (a block task's thread 0)
+// and waits, a leaf does not wait. Fig. 8's block task shares its spawn
+// count through shared memory and a barrier and waits only with children;
+// Fig. 3's block leaf meets at a barrier before its return (its inner
+// node's barrier before the taskwait is the runtime's: run_task).
 Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) {
-  const bool spawner = !t.block() || t.lane().local_id() == 0;
-  if (spawner && d < s->depth) {
+  const bool block = t.block();
+  if (d < s->depth) {
+    Lane& l = t.lane();  // until the taskwait: a task resumes on another worker's lane
+    const bool spawner = !block || l.local_id() == 0;
+    std::uint32_t n = 2;
     if (s->pruned) {
       const std::uint32_t live = pruned_children(node, d, s->depth);
-      co_await t.lane().alu(12);  // the hash and three draws
-      for (std::uint32_t k = 0; k < 3; ++k)
-        if (live >> k & 1) co_await t.spawn(tree_task, s, node * 3 + k + 1, d + 1);
-    } else {
+      if (spawner) {
+        co_await l.alu(12);  // the hash and three draws
+        for (std::uint32_t k = 0; k < 3; ++k)
+          if (live >> k & 1) co_await t.spawn(tree_task, s, node * 3 + k + 1, d + 1);
+      }
+      n = static_cast<std::uint32_t>(std::popcount(live));
+      if (block) {  // the shared spawn count: thread 0's store, a barrier, every thread's load
+        if (spawner) co_await l.lds_store<std::uint32_t>(t.lds(), n);
+        co_await l.barrier();
+        n = co_await l.lds_load<std::uint32_t>(t.lds());
+      }
+    } else if (spawner) {
       co_await t.spawn(tree_task, s, 2 * node + 1, d + 1);
       co_await t.spawn(tree_task, s, 2 * node + 2, d + 1);
     }
+    if (n) co_await t.taskwait();
   }
-  co_await t.taskwait();
+  Lane& l = t.lane();
   if (s->scaling) {
-    co_await scaling_work(t.lane(), t, *s, node, d);
+    co_await scaling_work(l, t, *s, node, d);
+    if (block && d == s->depth) co_await l.barrier();
     co_return;
   }
   // A thread task's lane does it all; a block task's lanes share it and lane
   // 0 delivers its share's value.
-  Lane& l = t.lane();
-  const std::uint32_t first = t.block() ? l.local_id() : 0, stride = t.block() ? l.group_size() : 1;
+  const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
   const std::uint64_t v = co_await work(l, *s, node, first, stride);
   if (first == 0) co_await deliver(l, *s, node, v);
 }
@@ -360,10 +380,11 @@ void tree(Host& h) {
   Program p;
   p.name = "tree";
   p.block_ok = true;
-  p.max_children = s.pruned ? 3 : 2;                // GTAP_MAX_CHILD_TASKS in the paper's trees
-  p.payload = s.pruned || !block ? 24 : 16;         // GTAP_MAX_TASK_DATA_SIZE: 24 B, 16 B block full
-  p.first_finish = !s.pruned;                       // Fig. 7 ran FIRST_TASK_FINISH, Fig. 8 ALL
-  if (s.scaling && block) p.task_lds = 8 * stride;  // the block sums
+  p.max_children = s.pruned ? 3 : 2;                 // GTAP_MAX_CHILD_TASKS in the paper's trees
+  p.payload = s.pruned || !block ? 24 : 16;          // GTAP_MAX_TASK_DATA_SIZE: 24 B, 16 B block full
+  p.first_finish = !s.pruned;                        // Fig. 7 ran FIRST_TASK_FINISH, Fig. 8 ALL
+  if (s.scaling && block) p.task_lds = 16 * stride;  // the block sums' two areas
+  if (s.pruned && block) p.task_lds = 8;             // the spawn count
   const RunInfo r = run(h, p, tree_task, static_cast<const Shape*>(&s), 0u, 0u);
   const auto got = h.download<std::uint64_t>(s.out, want.size());
   std::uint64_t bad = 0;

@@ -287,6 +287,7 @@ class Runtime {
   void allocate();
 
   Task<void> worker(Lane& l);
+  Task<void> block_worker(Lane& l);
   void add_root(const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make);
   std::uint64_t root_result() const { return root_result_; }
   std::size_t records_left() const { return recs_.size(); }
@@ -296,7 +297,12 @@ class Runtime {
                     const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make, Lane::Loc loc);
   Task<std::uint64_t> result(Lane& l, Record& self, Child c, Lane::Loc loc);
   bool block() const { return block_; }
-  std::uint32_t task_lds() const { return lds_bytes() + 16; }
+  std::uint32_t task_lds() const { return lds_bytes() + shared_bytes(); }
+  // The runtime's shared variables after the per-warp contexts: a word the
+  // thread workers' leader broadcasts through; the block workers' loop state
+  // (GTaP's __shared__ execute_task_id, have_execute_task, should_continue,
+  // the resumable parent and the cached header).
+  std::uint32_t shared_bytes() const { return block_ ? 48 : 16; }
   // Slot `slot` of lane l's local memory: per worker, slot-major, lanes
   // (of the warp, or of the workgroup for block workers) adjacent.
   std::uint64_t local(const Lane& l, std::uint32_t slot) const {
@@ -364,6 +370,13 @@ class Runtime {
   Task<void> claim(Lane& l, W w, bool prev, Claim& out);
   Task<void> end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::uint32_t head);
   Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
+  Task<bool> block_push(Lane& l, W w);
+  // The block workers' shared words (GTaP's block loop's __shared__ state).
+  std::uint32_t sh_id() const { return lds_bytes(); }           // execute_task_id
+  std::uint32_t sh_have() const { return lds_bytes() + 4; }     // have_execute_task
+  std::uint32_t sh_go() const { return lds_bytes() + 8; }       // should_continue
+  std::uint32_t sh_resume() const { return lds_bytes() + 16; }  // have_task_id_resumable, task_id_resumable
+  std::uint32_t sh_header() const { return lds_bytes() + 24; }  // the cached header (16 B)
   Task<std::uint32_t> idle_check(Lane& l, W w, bool prev);
   Task<void> find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track);
   std::uint32_t victim(W w, std::uint64_t clock);
@@ -392,6 +405,9 @@ class Runtime {
   std::uint64_t in_use_all_ = 0;
   std::vector<std::uint32_t> rng_;               // victim selection state per worker
   std::vector<std::vector<std::uint32_t>> got_;  // the ids a single-pop queue's leader claimed, per worker
+  // A block worker's finished record, kept until its lanes have left its
+  // frames (the barrier after the task; its id is free already).
+  std::vector<std::unique_ptr<Record>> retiring_;
   std::uint64_t root_result_ = 0;
 
  public:
@@ -546,6 +562,7 @@ void Runtime::allocate() {
   released_.assign(valid_flags_ ? 0 : workers_, {});
   rng_.resize(workers_);
   got_.resize(workers_);
+  retiring_.resize(workers_);
   for (std::uint32_t w = 0; w < workers_; ++w)
     rng_[w] = 0x9e3779b9u ^ (w * 2654435761u) ^ static_cast<std::uint32_t>(h.rng()());
 }
@@ -760,7 +777,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   auto later = [](Async<std::uint64_t>& last, const Async<std::uint64_t>& a) {
     if (a.ready > last.ready) last = a;
   };
-  if (leader(l) || !block_) {
+  if (!block_) {
     Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
     if (!spawn_only_) {
       const Async<std::uint64_t> g = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);  // + state, queue
@@ -773,9 +790,29 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     ++st_.started;
     if (r.state) ++st_.resumed;
     st_.payload_bytes += payload_;
-  }
-  if (block_) {
-    co_await l.barrier();
+  } else {
+    // GTaP's block loop (84591ae and 14669e9, __gtap_execute_task_loop_device_impl):
+    // thread 0 copies the header's generation, parent, parent's generation
+    // and child count (L2 loads in flight together) into the shared cached
+    // header, a barrier, then every thread loads the function pointer and
+    // calls it. The feb2026 runtime skips the copy and its barrier for a
+    // spawn-only program.
+    const bool copy = !(feb_ && spawn_only_);
+    if (leader(l)) {
+      if (copy) {
+        Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);
+        r.gen = static_cast<std::uint16_t>(last.value);
+        later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));
+        later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));
+        co_await l.wait(last);
+        co_await l.lds_store<std::uint64_t>(sh_header(), 0);  // the four fields in two words
+        co_await l.lds_store<std::uint64_t>(sh_header() + 8, 0);
+      }
+      ++st_.started;
+      if (r.state) ++st_.resumed;
+      st_.payload_bytes += payload_;
+    }
+    if (copy) co_await l.barrier();
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
   }
   // __gtap_get_task_state: the jan2026 runtime loads the state even for a
@@ -794,21 +831,25 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     co_await Resume{&p, c.frame_, &l};
     l.scope = tag();
     const bool done = p.finished;
-    if (block_) co_await l.barrier();
+    // Block tasks: the feb2026 runtime's __gtap_set_state_for_join and
+    // __gtap_finish_task begin with a barrier (14669e9); the jan2026 ones
+    // have none (84591ae: thread 0 goes on alone; its programs put a barrier
+    // before a leaf's return). Either way the lanes meet at a taskwait: the
+    // feb2026 barrier, or in jan2026 the program's barrier before its
+    // taskwait (Fig. 3's tree), which this one stands for.
+    if (block_ && (feb_ || !done)) co_await l.barrier();
     if (done) {
-      if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r
+      if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r (a block's: after its lanes leave it)
       break;
     }
     if (r.child_count == 0) {  // a taskwait with nothing to wait for goes on
       c.waiting_ = false;
-      if (block_) co_await l.barrier();
       continue;
     }
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
   if (feb_) co_await l.fence_release();  // the feb2026 runtime: after the task function, every lane
-  if (block_) co_await l.barrier();
 }
 
 // At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
@@ -831,12 +872,19 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   const std::uint32_t id = r.id;
   detail::FnPromiseBase& p = r.ctx[0].frame_.promise();
   const std::uint64_t res = p.result;
-  co_await l.store<std::uint64_t>(pay(id) + payload_ - 8, res);
-  st_.payload_bytes += 8;
+  // GTaP's compiler stores a task's result only when its function returns one.
+  if (p.returns) {
+    co_await l.store<std::uint64_t>(pay(id) + payload_ - 8, res);
+    st_.payload_bytes += 8;
+  }
   ++st_.finished;
   const std::uint32_t parent = r.parent, pgen = r.parent_gen, total = r.total;
   const std::uint16_t gen = r.gen;
-  recs_.erase(id);  // the frames end here; the result lives in the payload
+  // The frames end here (a block task's when its lanes have left them); the
+  // result lives in the payload.
+  auto it = recs_.find(id);
+  if (block_) retiring_[w.global] = std::move(it->second);
+  recs_.erase(it);
   if (id == 0) root_result_ = res;
   if (spawn_only_) {
     if (id != 0 && !feb_) {  // the jan2026 runtime's spawn-only finish still bumps and checks generations
@@ -851,10 +899,15 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
       if (pg == pgen) {
         const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + kHdrWaiting, ~0u);
         if (before == 1) {
-          std::uint32_t q = 0;
-          // The parent's queue: the jan2026 runtime loads it even with one queue.
-          if (nq_ > 1 || !feb_) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
-          co_await push_generated(l, w, q, parent);
+          if (block_) {  // GTaP's block notify_parent: the parent to the shared resumable slot
+            co_await l.lds_store<std::uint64_t>(sh_resume(), (std::uint64_t{parent} << 32) | 1u);
+            ++*st_.per_queue[0];
+          } else {
+            std::uint32_t q = 0;
+            // The parent's queue: the jan2026 thread runtime loads it even with one queue.
+            if (nq_ > 1 || !feb_) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
+            co_await push_generated(l, w, q, parent);
+          }
         }
         for (std::uint32_t i = 0; i < total; ++i) {
           const Async<std::uint32_t> cid =
@@ -1169,6 +1222,163 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
   co_return keep;
 }
 
+// The end of a block worker's iteration (GTaP's block push, 84591ae and
+// 14669e9, after every task even with nothing to publish): every thread reads
+// the shared context (the resumable parent, the generated count) and the
+// deque's end (jan2026: the shared tail; feb2026: Chase-Lev's bottom through
+// the L2), thread 0 checks for room (the head, or top); every thread stores
+// the next task's id to execute_task_id (the resumable parent, else the first
+// child) and the rest of the children to the ring, fences; a barrier; thread
+// 0 commits (the count's add, or the bottom's store) and sets
+// have_execute_task. Returns whether a task was kept (the leader's).
+Task<bool> Runtime::block_push(Lane& l, W w) {
+  const std::uint32_t lane = l.local_id();
+  const std::uint64_t rs = co_await l.lds_load<std::uint64_t>(sh_resume());
+  const std::uint32_t gen = co_await l.lds_load<std::uint32_t>(lds_gen(0, 0));
+  const bool resumable = (rs & 1) != 0;
+  const std::uint32_t total = (resumable ? 1 : 0) + gen, push = total ? total - 1 : 0;
+  std::uint32_t base = 0;
+  if (q_ == Q::Ws) {
+    base = co_await l.lds_load<std::uint32_t>(lds_tail(0, 0));
+    if (leader(l)) {
+      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+      if (base + push - hd > qs_)
+        co_await fault(l, fmt::format("forkjoin: the deque of block {} is full ({} tasks in {} slots): raise "
+                                      "forkjoin.max_tasks_per_block",
+                                      w.global, base - hd, qs_));
+    }
+  } else if (q_ == Q::Cl) {
+    base = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+    if (leader(l)) {
+      const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+      if (base + push - t > qs_)
+        co_await fault(l, fmt::format("forkjoin: the deque of block {} is full ({} tasks in {} slots): raise "
+                                      "forkjoin.max_tasks_per_block",
+                                      w.global, base - t, qs_));
+    }
+  } else if (push) {  // the global queue: the leader reserves the slots, the lanes read where
+    if (leader(l)) {
+      base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, push);
+      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+      if (base + push - hd > per_worker_ * workers_)
+        co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
+                                      "forkjoin.max_tasks_per_block",
+                                      base - hd, per_worker_ * workers_));
+      co_await l.lds_store<std::uint32_t>(sh_go() + 4, base);
+    }
+    co_await l.barrier();
+    base = co_await l.lds_load<std::uint32_t>(sh_go() + 4);
+  }
+  // The generated ids: in shared memory (feb2026, up to 10 children) or
+  // in global memory (GTaP's get_task_id_generated).
+  const auto at = [&](std::uint32_t i) { return buf_in_lds_ ? lds_buf(0, 0, i) : gbuf(w.global, 0, i); };
+  if (total) {
+    std::uint32_t next = static_cast<std::uint32_t>(rs >> 32);
+    if (!resumable)
+      next = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(0)) : co_await l.load<std::uint32_t>(at(0));
+    co_await l.lds_store<std::uint32_t>(sh_id(), next);
+  }
+  const std::uint32_t first = resumable ? 0 : 1;
+  for (std::uint32_t i = lane + first; i < gen; i += group_size_) {
+    const std::uint32_t id =
+        buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(i)) : co_await l.load<std::uint32_t>(at(i));
+    const std::uint32_t pos = base + i - first;
+    if (q_ == Q::Gq)
+      co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * (pos % (per_worker_ * workers_)), id);
+    else if (q_ == Q::Cl)
+      co_await l.store_bypass<std::uint32_t>(ring(w.global, 0, pos), id);
+    else
+      co_await l.store<std::uint32_t>(ring(w.global, 0, pos), id);
+  }
+  co_await l.fence_release();
+  co_await l.barrier();
+  if (leader(l)) {
+    if (q_ == Q::Ws) {
+      co_await l.lds_store<std::uint32_t>(lds_tail(0, 0), base + push);
+      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, dq(w.global, 0), push);
+    } else if (q_ == Q::Cl) {
+      co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + push);
+    } else if (push) {
+      // In-order commit: wait until the pushes before this one are visible.
+      const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+      if (tl != base) co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, push);
+    }
+    co_await l.lds_store<std::uint32_t>(sh_have(), total ? 1u : 0u);
+    st_.published += push;
+    if (total) ++st_.kept;
+  }
+  co_return total > 0;
+}
+
+// A block worker's loop, as GTaP's (84591ae and 14669e9,
+// __gtap_execute_task_loop_device_impl). Thread 0 searches (a pop if it ran
+// a task last time, a steal) unless it kept a task; a barrier; every thread
+// reads have_execute_task. None: thread 0's termination check, a barrier,
+// every thread reads should_continue, again. A task: thread 0 resets the
+// batch's context, a barrier, the task (run_task), a barrier, the push.
+Task<void> Runtime::block_worker(Lane& l) {
+  const MechanismScope scope(l, tag());
+  const W w = worker_of(l);
+  if (leader(l)) {  // the allocation position (block 0's root has id 0), the tail, the shared state
+    co_await l.lds_store<std::uint32_t>(lds_ctx(0), w.global == 0 ? 1u : 0u);
+    co_await l.lds_store<std::uint32_t>(lds_gen(0, 0), 0u);
+    co_await l.lds_store<std::uint32_t>(lds_tail(0, 0), w.global == 0 ? 1u : 0u);
+    co_await l.lds_store<std::uint64_t>(sh_id(), 0u);
+    co_await l.lds_store<std::uint64_t>(sh_resume(), 0u);
+  }
+  co_await l.barrier();
+  bool prev = w.global == 0, have = false;  // thread 0's prev_get_task and have_execute_task
+  const bool tracing = leader(l) && Trace::get().on();
+  const int track = tracing ? Trace::get().track("forkjoin", fmt::format("block {}", w.global)) : -1;
+  for (;;) {
+    if (leader(l) && !have) {
+      Claim c;
+      const Tick t0 = l.now();
+      co_await claim(l, w, prev, c);
+      if (tracing) Trace::get().span(track, "find", t0, l.now() - t0);
+      if (c.n_pop + c.n_steal) {
+        have = true;
+        co_await l.lds_store<std::uint64_t>(sh_id(), (std::uint64_t{1} << 32) | got_[w.global][0]);
+        if (c.n_steal)
+          ++st_.steals, ++st_.stolen;
+        else
+          ++st_.popped;
+      }
+    }
+    co_await l.barrier();
+    const std::uint64_t a = co_await l.lds_load<std::uint64_t>(sh_id());  // have_execute_task, execute_task_id
+    if ((a >> 32) == 0) {
+      if (leader(l)) {
+        const Tick t1 = l.now();
+        const std::uint32_t stop = co_await idle_check(l, w, prev);
+        if (tracing) Trace::get().span(track, "idle", t1, l.now() - t1);
+        prev = false;
+        co_await l.lds_store<std::uint32_t>(sh_go(), stop);
+      }
+      co_await l.barrier();
+      if (co_await l.lds_load<std::uint32_t>(sh_go())) break;  // while (should_continue)
+      continue;
+    }
+    if (leader(l)) {  // prev_get_task; the batch's generated count and resumable parent reset
+      prev = true;
+      co_await l.lds_store<std::uint32_t>(lds_gen(0, 0), 0u);
+      co_await l.lds_store<std::uint64_t>(sh_resume(), 0u);
+      ++st_.batches;
+      st_.batch_lanes.sample(1);
+    }
+    co_await l.barrier();
+    const Tick t0 = l.now();
+    co_await run_task(l, w, static_cast<std::uint32_t>(a));
+    co_await l.barrier();
+    const Tick t1 = l.now();
+    if (leader(l)) retiring_[w.global].reset();
+    if (tracing) Trace::get().span(track, "run 1", t0, t1 - t0);
+    have = co_await block_push(l, w);
+    if (tracing) Trace::get().span(track, "push", t1, l.now() - t1);
+  }
+}
+
 // No task found (the leader): the termination protocol; whether to stop.
 Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
   ++st_.idle_iterations;
@@ -1372,7 +1582,7 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
   std::uint32_t groups = static_cast<std::uint32_t>(kGroups.get(cfg));
   {
     const Runtime plan(h, p, 1, size, wave);
-    k.lds_bytes = plan.lds_bytes() + 16 + p.task_lds;  // a word the block leader broadcasts through, the tasks' LDS
+    k.lds_bytes = plan.lds_bytes() + plan.shared_bytes() + p.task_lds;  // the runtime's shared words, the tasks' LDS
   }
   const std::uint64_t capacity = h.dispatcher().resident_capacity(k);
   if (capacity == 0)
@@ -1389,7 +1599,7 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
   Runtime rt(h, p, groups, size, wave);
   rt.allocate();
   k.grid = std::uint64_t{groups} * size;
-  k.body = [&rt](Lane& l) { return rt.worker(l); };
+  k.body = [&rt, block](Lane& l) { return block ? rt.block_worker(l) : rt.worker(l); };
   rt.add_root(root);
   const auto t = h.run_kernel(k);
   if (rt.records_left())

@@ -72,6 +72,7 @@ struct FnPromiseBase {
   std::exception_ptr error;
   std::uint64_t result = 0;  // the returned value's bits
   bool finished = false;
+  bool returns = false;  // the task function returns a value (GTaP's compiler stores it; a void one stores nothing)
   static std::size_t last_frame_bytes;  // the size of the last frame allocated (stat)
   static void* operator new(std::size_t n) {
     last_frame_bytes = n;
@@ -107,6 +108,7 @@ class [[nodiscard]] Fn {
     void return_value(R v) {
       static_assert(std::is_trivially_copyable_v<R> && sizeof(R) <= 8, "a task's result is at most 8 bytes");
       result = to_bits(v);
+      returns = true;
     }
   };
   explicit Fn(std::coroutine_handle<promise_type> h) : h_(h) {}
