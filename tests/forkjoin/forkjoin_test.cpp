@@ -127,13 +127,14 @@ TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
   EXPECT_GT(ns(14) - ns(12), 377 * 34 * cycle_ns);
 }
 
-// A frame is the return address and the registers live across the call
-// (fib_sequential: n and the first call's result, 16 B): each call that
-// recurses stores two 8-byte words and its return loads both, in flight
-// together, and waits once; fib(14) has 377 such calls and 377 leaf calls
-// more than fib(12), and nothing else differs on one lane. Instructions: a
-// call 6 + 1 (the add) and 2 stores, a return 2 loads, a wait and 4, a leaf
-// 4 + 1.
+// fib_sequential as clang -O3 and ptxas compile it (forkjoin/serial.h, fib.cpp):
+// one call in a loop, so fib(n) makes F(n+1) invocations, F(n) of them with
+// calls; every invocation, a leaf too, stores its 6-word frame (4 bytes a
+// lane) and its return loads all 6, in flight together, and waits once.
+// fib(14) has 377 invocations more than fib(12), 233 of them with calls
+// more, and 377 calls more; nothing else differs on one lane. Instructions:
+// an invocation 7 + 6 stores + 6 loads + a wait + 5; one with calls 2 more;
+// a call 9.
 TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   auto run = [](int n) {
     const auto s = run_stats(fmt::format(
@@ -144,9 +145,26 @@ TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   };
   const auto [w12, r12, i12] = run(12);
   const auto [w14, r14, i14] = run(14);
-  EXPECT_EQ(w14 - w12, 2 * 377);
-  EXPECT_EQ(r14 - r12, 2 * 377);
-  EXPECT_EQ(i14 - i12, 377 * (6 + 1 + 2 + 2 + 1 + 4) + 377 * (4 + 1));
+  EXPECT_EQ(w14 - w12, 6 * 377);
+  EXPECT_EQ(r14 - r12, 6 * 377);
+  EXPECT_EQ(i14 - i12, 377 * (7 + 6 + 6 + 1 + 5) + 233 * 2 + 377 * 9);
+}
+
+// mergesort_rec_device as compiled (sort.cpp): every invocation, a one-key
+// range too, stores its 14-word frame; every level of the recursion merges
+// its keys into the scratch array and copies them back (a store each way).
+// 128 keys below the cutoff on one lane: 255 invocations and 7 levels; 64
+// keys: 127 and 6.
+TEST(ForkJoin, MergesortsSerialCodeStoresEveryFrameAndKey) {
+  auto writes = [](int n) {
+    const auto s = run_stats(fmt::format(
+        "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.algorithm=mergesort --set sort.n={} --set "
+        "sort.cutoff=128 --set forkjoin.groups=1",
+        n));
+    EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+    return stat(s, "gpu.cu0.l1.writes");
+  };
+  EXPECT_EQ(writes(128) - writes(64), 14 * (255 - 127) + 2 * (128 * 7 - 64 * 6));
 }
 
 // Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32

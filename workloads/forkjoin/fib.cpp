@@ -25,29 +25,42 @@ const Param<std::uint64_t> kCutoff{"fib.cutoff",
                                    "none, as Figs. 3 and 4)",
                                    {{0}, {40}}};
 
-// fib_sequential's frame: the return address and the two registers live
-// across its calls (n, then the first call's result): 16 B.
-constexpr std::uint32_t kFrameWords = 2;
+// fib_sequential (GTaP 84591ae, evaluation/3-epaq/fib/fib_queue_1.cu) as
+// clang -O3 and ptxas compile it for sm_90 (counted from the machine code,
+// clang 14 and ptxas 13.0, 2026-11-29; GTaP's own clang is LLVM 21):
+// accumulator tail-recursion elimination leaves one call in a loop,
+// `acc = 0; while (n >= 2) { acc += fib(n - 1); n -= 2; } return acc + n`,
+// so fib(n) makes F(n+1) invocations. Prologue 13 instructions, 6 of them
+// the frame's stores (24 B: the return address, n, acc, the loop's n, the
+// caller's convergence barrier), epilogue 11 with its 6 restores; 2 at the
+// loop's entry, 4 before a call (the return address, n - 1, CALL), 1 after
+// it (acc +=) and 4 at the back-edge.
+constexpr CallShape kFib{13 - 6, 11 - 6, 6};
 
 // The serial fib of a task below the cutoff (the paper's fib_sequential: a
-// plain recursive function), its calls recorded for the replay on the lane.
-std::uint64_t serial_fib(std::uint32_t n, std::vector<Ev>& ev) {
-  if (n < 2) {
-    ev.push_back(Ev::Leaf);
-    return n;
+// plain recursive function), its invocations recorded for the replay.
+std::uint64_t serial_fib(std::uint32_t n, std::vector<Step>& steps) {
+  steps.push_back({Ev::Enter});
+  std::uint64_t acc = 0;
+  if (n >= 2) {
+    steps.push_back({Ev::Alu, 2});
+    while (n >= 2) {
+      steps.push_back({Ev::Alu, 4});
+      acc += serial_fib(n - 1, steps);
+      steps.push_back({Ev::Alu, 1 + 4});
+      n -= 2;
+    }
   }
-  ev.push_back(Ev::Call);
-  const std::uint64_t v = serial_fib(n - 1, ev) + serial_fib(n - 2, ev);
-  ev.push_back(Ev::Return);
-  return v;
+  steps.push_back({Ev::Exit});
+  return acc + n;
 }
 
 Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool epaq) {
   if (n < 2) co_return n;
   if (n < cutoff) {
-    std::vector<Ev> ev;
-    const std::uint64_t v = serial_fib(n, ev);
-    co_await replay(t.lane(), t, ev, 1, kFrameWords);  // one add per call
+    std::vector<Step> steps;
+    const std::uint64_t v = serial_fib(n, steps);
+    co_await replay(t.lane(), t, steps, kFib);
     co_return v;
   }
   const std::uint32_t q1 = epaq && n - 1 < cutoff ? 1 : 0, q2 = epaq && n - 2 < cutoff ? 1 : 0;
@@ -61,17 +74,19 @@ Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool e
 
 }  // namespace
 
-std::uint32_t fib_local_slots(const Config& c) { return static_cast<std::uint32_t>(kCutoff.get(c)) * kFrameWords; }
+std::uint32_t fib_local_slots(const Config& c) {
+  return stack_slots(static_cast<std::uint32_t>(kCutoff.get(c)), kFib.frame);
+}
 
 void fib_app(Host& h, std::uint32_t n) {
   const auto cutoff = static_cast<std::uint32_t>(kCutoff.get(h.config()));
   const bool epaq = std::get<std::uint64_t>(h.config().value("forkjoin.queues")) >= 3;
   Program p;
   p.name = "fib";
-  p.payload = 16;                        // GTAP_MAX_TASK_DATA_SIZE in the paper's fib
-  p.max_children = 2;                    // GTAP_MAX_CHILD_TASKS
-  p.first_finish = false;                // Figs. 3-4 and Sec. 6.2 ran fib with ALL_TASKS_FINISH
-  p.local_slots = cutoff * kFrameWords;  // the serial recursion's stack: a frame per level below the cutoff
+  p.payload = 16;                                   // GTAP_MAX_TASK_DATA_SIZE in the paper's fib
+  p.max_children = 2;                               // GTAP_MAX_CHILD_TASKS
+  p.first_finish = false;                           // Figs. 3-4 and Sec. 6.2 ran fib with ALL_TASKS_FINISH
+  p.local_slots = stack_slots(cutoff, kFib.frame);  // the serial recursion's stack: a frame per level below the cutoff
   const RunInfo r = run(h, p, fib_task, n, cutoff, epaq);
   const std::uint64_t want = cilk::fib_reference(n);
   h.check(r.root_result == want, fmt::format("fib (forkjoin): device fib({}) = {} vs host {}", n, r.root_result, want));

@@ -24,36 +24,38 @@ const Param<std::uint64_t> kCutoff{"queens.cutoff",
                                    "and Figs. 3-4: 7)",
                                    {{0}, {16}}};
 
-// The serial search (the paper's recursive bitmask backtracking), its calls
-// recorded for the replay on the lane (forkjoin/serial.h): a position with a
-// free square is a call that recurses, one without (a solution or a dead end)
-// a leaf. Per position, the function's own work: the free-square mask, the
-// lowest bit, the updates and the loop (an assumption, as the channel
-// version's per-square cost).
-constexpr std::uint64_t kInstrPerNode = 8;
-// The search's frame (GTaP's serial_search): the return address and the six
-// registers live across its calls (row, column, left, down, right and the
-// free squares left): 32 B.
-constexpr std::uint32_t kFrameWords = 4;
+// The serial search (the paper's recursive bitmask backtracking,
+// serial_search in GTaP 84591ae evaluation/3-epaq/nq/nq_queue_1.cu, the same
+// in its Figs. 3-4 programs) as clang -O3 and ptxas compile it for sm_90
+// (counted from the machine code, clang 14 and ptxas 13.0, 2026-11-29):
+// prologue 22 instructions, 10 of them the frame's stores (40 B: the return
+// address, column, left, down, right, the free squares, row + 1, two saved
+// convergence barriers), the test for a solution; then a solution's 9
+// (ptxas aggregates its atomic add over the warp: the model's task adds the
+// count after the search) or the free-square mask and the dead-end test, 9;
+// 2 at the loop's entry, 13 per call (the lowest free square, its removal,
+// five arguments, the return address, CALL), 2 per back-edge, 1 at the
+// loop's exit; epilogue 15 with its 10 restores.
+constexpr CallShape kSearch{22 - 10, 15 - 10, 10};
 
 std::uint64_t search(std::uint32_t full, std::uint32_t cols, std::uint32_t left, std::uint32_t right,
-                     std::vector<Ev>& ev) {
-  if (cols == full) {
-    ev.push_back(Ev::Leaf);
-    return 1;
-  }
-  const std::uint32_t free0 = full & ~(cols | left | right);
-  if (!free0) {
-    ev.push_back(Ev::Leaf);
-    return 0;
-  }
-  ev.push_back(Ev::Call);
+                     std::vector<Step>& steps) {
+  steps.push_back({Ev::Enter});
+  steps.push_back({Ev::Alu, 9});
   std::uint64_t n = 0;
-  for (std::uint32_t free = free0; free; free &= free - 1) {
-    const std::uint32_t p = free & (~free + 1);
-    n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, ev);
+  if (cols == full) {
+    n = 1;
+  } else if (const std::uint32_t free0 = full & ~(cols | left | right)) {
+    steps.push_back({Ev::Alu, 2});
+    for (std::uint32_t free = free0; free; free &= free - 1) {
+      const std::uint32_t p = free & (~free + 1);
+      steps.push_back({Ev::Alu, 13});
+      n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, steps);
+      steps.push_back({Ev::Alu, 2});
+    }
+    steps.push_back({Ev::Alu, 1});
   }
-  ev.push_back(Ev::Return);
+  steps.push_back({Ev::Exit});
   return n;
 }
 
@@ -65,9 +67,9 @@ Fn<void> nq_task(Ctx& t, std::uint64_t answer, std::uint32_t n, std::uint32_t cu
     co_return;
   }
   if (row > cutoff) {
-    std::vector<Ev> ev;
-    const std::uint64_t found = search(full, cols, left, right, ev);
-    co_await replay(t.lane(), t, ev, kInstrPerNode, kFrameWords);
+    std::vector<Step> steps;
+    const std::uint64_t found = search(full, cols, left, right, steps);
+    co_await replay(t.lane(), t, steps, kSearch);
     for (std::uint64_t i = 0; i < found; ++i) co_await t.lane().atomic_nr<std::uint32_t>(AtomicOp::Add, answer, 1u);
     co_return;
   }
@@ -82,7 +84,7 @@ Fn<void> nq_task(Ctx& t, std::uint64_t answer, std::uint32_t n, std::uint32_t cu
 
 }  // namespace
 
-std::uint32_t queens_local_slots(std::uint32_t n) { return n * kFrameWords; }
+std::uint32_t queens_local_slots(std::uint32_t n) { return stack_slots(n + 1, kSearch.frame); }
 
 void queens_app(Host& h, std::uint32_t n, std::uint64_t want) {
   const auto cutoff = static_cast<std::uint32_t>(kCutoff.get(h.config()));

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -60,11 +61,24 @@ const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
                                         "fork-join cilksort: merges of fewer keys run serially (GTaP Sec. 6.2: 256)",
                                         {{2}, {1u << 26}}};
 
-// Instructions of the serial code per step (assumptions about the compiled
-// loops, as the channel sort's, docs/forkjoin.md): a merge's output key
-// (compare, select, two advances), a binary-search step, a compare-exchange
-// of the register network (a min and a max), a copy loop iteration.
-constexpr std::uint64_t kInstrPerOutput = 4, kInstrPerSearch = 6, kInstrPerExchange = 2, kInstrPerCopy = 2;
+// The serial code's steps as clang -O3 and ptxas compile the paper's
+// functions for sm_90 (counted from the machine code, clang 14 and ptxas
+// 13.0, 2026-11-29; GTaP 84591ae evaluation/2-comparison mergesort and
+// cilksort, the same cilksort code in Figs. 3, 4 and 10): a merge's output
+// key loads both inputs' heads again (cilksort's merge_device through its
+// ld.global.cg asm, mergesort's through generic loads) and stores one key,
+// 20 instructions (cilksort) or 26 (mergesort) in all; a leftover key 12
+// (cilksort) or 14 (mergesort), one load and one store; mergesort's copy
+// back 25 instructions per 8 keys (8 loads, 8 stores) and 10 per remaining
+// key; a binary-search step 12 with its load. The base case's network is
+// still charged as 2 instructions per compare-exchange in registers (the
+// compiled one keeps its 64 keys in a local-memory array: about 18
+// instructions, 2 local loads and a store per exchange; docs/forkjoin.md).
+struct MergeCode {
+  std::uint64_t per_output, leftover;  // instructions, with their loads and store
+};
+constexpr MergeCode kCilkMerge{20, 12}, kMsortMerge{26, 14};
+constexpr std::uint64_t kInstrPerSearch = 12, kInstrPerExchange = 2, kCopyPer8 = 25, kCopyPerKey = 10;
 
 struct Sort {
   std::uint64_t keys = 0, tmp = 0;
@@ -72,69 +86,89 @@ struct Sort {
   bool epaq = false;
 };
 
-// Merge a[0, na) and b[0, nb) into dst (one lane). One load site with the
-// address selected (the compiled select), so lanes merging as many keys stay
-// converged.
-Task<void> merge_serial(Lane& l, std::uint64_t a, std::uint32_t na, std::uint64_t b, std::uint32_t nb,
-                        std::uint64_t dst, bool bypass) {
+// Merge a[0, na) and b[0, nb) into dst (one lane): while both have keys,
+// both heads loaded (in flight together), the compare, the store; then the
+// leftover keys copied one at a time. `bypass`: cilksort's loads through
+// the L2.
+Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::uint32_t na, std::uint64_t b,
+                        std::uint32_t nb, std::uint64_t dst, bool bypass) {
   auto load = [&l, bypass](std::uint64_t addr) {
-    return bypass ? l.load_bypass<std::int32_t>(addr) : l.load<std::int32_t>(addr);
+    return bypass ? l.load_async_bypass<std::int32_t>(addr) : l.load_async<std::int32_t>(addr);
   };
-  std::uint32_t i = 0, j = 0;
-  std::int32_t x = na ? co_await load(a) : 0;
-  std::int32_t y = nb ? co_await load(b) : 0;
-  for (std::uint32_t k = 0; k < na + nb; ++k) {
-    const bool take_a = j >= nb || (i < na && x <= y);
-    co_await l.alu(kInstrPerOutput);
-    co_await l.store<std::int32_t>(dst + 4ull * k, take_a ? x : y);
-    const bool more = take_a ? i + 1 < na : j + 1 < nb;
-    const std::uint64_t next = take_a ? a + 4ull * (i + 1) : b + 4ull * (j + 1);
+  std::uint32_t i = 0, j = 0, k = 0;
+  while (i < na && j < nb) {
+    const Async<std::int32_t> x = co_await load(a + 4ull * i);
+    const Async<std::int32_t> y = co_await load(b + 4ull * j);
+    co_await l.wait(x.ready > y.ready ? x : y);
+    co_await l.alu(code.per_output - 3);
+    const bool take_a = x.value <= y.value;
+    co_await l.store<std::int32_t>(dst + 4ull * k++, take_a ? x.value : y.value);
     if (take_a)
       ++i;
     else
       ++j;
-    if (more) {
-      const std::int32_t v = co_await load(next);
-      (take_a ? x : y) = v;
-    }
+  }
+  for (; i < na; ++i, ++k) {
+    const Async<std::int32_t> x = co_await load(a + 4ull * i);
+    co_await l.wait(x);
+    co_await l.alu(code.leftover - 2);
+    co_await l.store<std::int32_t>(dst + 4ull * k, x.value);
+  }
+  for (; j < nb; ++j, ++k) {
+    const Async<std::int32_t> y = co_await load(b + 4ull * j);
+    co_await l.wait(y);
+    co_await l.alu(code.leftover - 2);
+    co_await l.store<std::int32_t>(dst + 4ull * k, y.value);
   }
 }
 
-// Copy n keys from src to dst (one lane).
-Task<void> copy_serial(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint32_t n, bool bypass) {
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const std::int32_t v =
-        bypass ? co_await l.load_bypass<std::int32_t>(src + 4ull * k) : co_await l.load<std::int32_t>(src + 4ull * k);
-    co_await l.alu(kInstrPerCopy);
+// Mergesort's copy back of n keys from src to dst (one lane): 8 keys per
+// iteration (8 loads in flight, then 8 stores), the rest one at a time.
+Task<void> copy_back(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
+  std::uint32_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    std::array<Async<std::int32_t>, 8> v;
+    for (std::uint32_t u = 0; u < 8; ++u) v[u] = co_await l.load_async<std::int32_t>(src + 4ull * (k + u));
+    co_await l.alu(kCopyPer8 - 16);
+    for (std::uint32_t u = 0; u < 8; ++u) co_await l.store<std::int32_t>(dst + 4ull * (k + u), co_await l.wait(v[u]));
+  }
+  for (; k < n; ++k) {
+    const std::int32_t v = co_await l.load<std::int32_t>(src + 4ull * k);
+    co_await l.alu(kCopyPerKey - 2);
     co_await l.store<std::int32_t>(dst + 4ull * k, v);
   }
 }
 
 // ---- mergesort ----
 
-// Its frame (GTaP's mergesort_rec_device(a, left, right)): the return
-// address and the registers live across its calls (a, left, right and mid):
-// 28 B, in four 8-byte words; the stack is 32 frames deep at most.
-constexpr std::uint32_t kMsortFrameWords = 4, kMsortDepth = 32;
+// mergesort_rec_device (GTaP 84591ae evaluation/2-comparison/mergesort/
+// gtap_mergesort.cu, its merge inlined) as clang -O3 and ptxas compile it:
+// every invocation, a one-key range too, saves a 56-byte frame (14 words:
+// the return address, a, left, right, mid, mid + 1, the length, the
+// caller's convergence barrier, four registers of the inlined loops) in a
+// prologue of 23 instructions and restores it in an epilogue of 18; 9 per
+// call; 16 to set the merge up (one of them the scratch pointer's load).
+constexpr CallShape kMsort{23 - 14, 18 - 14, 14};
+constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 
-// The serial recursive mergesort of keys[l..r] (inclusive), through tmp: a
-// call that recurses saves its frame to the lane's stack at its depth and
-// restores it on return, a one-key range is a leaf call (forkjoin/serial.h).
+// The serial recursive mergesort of keys[lo..hi] (inclusive), through tmp.
 Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth) {
-  if (lo >= hi) {
-    co_await l.alu(kLeafInstr);
-    co_return;
+  co_await l.alu(kMsort.prologue);
+  co_await save_frame(l, t, depth, kMsort.frame);
+  if (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    co_await l.alu(9);
+    co_await msort_serial(l, t, s, lo, mid, depth + 1);
+    co_await l.alu(9);
+    co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
+    co_await l.load<std::uint64_t>(s.tmp);  // g_buf (modelled at the scratch array's first word)
+    co_await l.alu(15);
+    co_await merge_serial(l, kMsortMerge, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid,
+                          s.tmp + 4ull * lo, false);
+    co_await copy_back(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1);
   }
-  co_await l.alu(kCallInstr);
-  co_await save_frame(l, t, depth, kMsortFrameWords);
-  const std::uint32_t mid = lo + (hi - lo) / 2;
-  co_await msort_serial(l, t, s, lo, mid, depth + 1);
-  co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
-  co_await merge_serial(l, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid, s.tmp + 4ull * lo,
-                        false);
-  co_await copy_serial(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1, false);
-  co_await restore_frame(l, t, depth, kMsortFrameWords);
-  co_await l.alu(kReturnInstr);
+  co_await restore_frame(l, t, depth, kMsort.frame);
+  co_await l.alu(kMsort.epilogue);
 }
 
 Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
@@ -148,9 +182,9 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
   co_await t.spawn(msort_task, s, lo, mid);
   co_await t.spawn(msort_task, s, mid + 1, hi);
   co_await t.taskwait();
-  co_await merge_serial(t.lane(), s->keys + 4ull * lo, mid - lo + 1, s->keys + 4ull * (mid + 1), hi - mid,
+  co_await merge_serial(t.lane(), kMsortMerge, s->keys + 4ull * lo, mid - lo + 1, s->keys + 4ull * (mid + 1), hi - mid,
                         s->tmp + 4ull * lo, false);
-  co_await copy_serial(t.lane(), s->tmp + 4ull * lo, s->keys + 4ull * lo, n, false);
+  co_await copy_back(t.lane(), s->tmp + 4ull * lo, s->keys + 4ull * lo, n);
 }
 
 // ---- cilksort ----
@@ -178,12 +212,12 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
     std::swap(na, nb);
   }
   if (nb == 0) {
-    co_await copy_serial(t.lane(), a, dst, na, true);
+    co_await merge_serial(t.lane(), kCilkMerge, a, na, b, 0, dst, true);
     co_await t.lane().fence_release();
     co_return;
   }
   if (na + nb < s->cutoff_merge) {
-    co_await merge_serial(t.lane(), a, na, b, nb, dst, true);
+    co_await merge_serial(t.lane(), kCilkMerge, a, na, b, nb, dst, true);
     co_return;
   }
   // The larger input's median, and how many keys of b are not above it.
@@ -192,7 +226,7 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   std::uint32_t lo = 0, hi = nb;
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    co_await t.lane().alu(kInstrPerSearch);
+    co_await t.lane().alu(kInstrPerSearch - 1);
     const std::int32_t v = co_await t.lane().load_bypass<std::int32_t>(b + 4ull * mid);
     if (v <= pivot)
       lo = mid + 1;
@@ -229,7 +263,7 @@ Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, s
 }  // namespace
 
 std::vector<std::string> sort_keys() { return {kCutoff.name(), kCutoffSort.name(), kCutoffMerge.name()}; }
-std::uint32_t sort_local_slots() { return kMsortDepth * kMsortFrameWords; }
+std::uint32_t sort_local_slots() { return stack_slots(kMsortDepth, kMsort.frame); }
 
 std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort) {
   const Config& cfg = h.config();

@@ -313,6 +313,14 @@ class Runtime {
     const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
     return local_ + (std::uint64_t{worker_of(l).global} * p_.local_slots + slot) * width * 8ull + 8ull * lane;
   }
+  std::uint64_t local_word(const Lane& l, std::uint32_t word) const {
+    if (word >= 2 * p_.local_slots)
+      throw SimFault(fmt::format("forkjoin: {} uses local-memory word {} of {} (Program::local_slots x 2)", p_.name,
+                                 word, 2 * p_.local_slots));
+    const std::uint32_t width = block_ ? group_size_ : wave_;
+    const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
+    return local_ + (std::uint64_t{worker_of(l).global} * 2 * p_.local_slots + word) * width * 4ull + 4ull * lane;
+  }
 
  private:
   // addresses
@@ -421,6 +429,7 @@ std::uint32_t Ctx::id() const { return rec_->id; }
 bool Ctx::block() const { return rec_->rt->block(); }
 std::uint32_t Ctx::lds() const { return rec_->rt->task_lds(); }
 std::uint64_t Ctx::local(std::uint32_t slot) const { return rec_->rt->local(*lane_, slot); }
+std::uint64_t Ctx::local_word(std::uint32_t word) const { return rec_->rt->local_word(*lane_, word); }
 
 std::coroutine_handle<> Ctx::TaskWait::await_suspend(std::coroutine_handle<>) const noexcept {
   c->waiting_ = true;
@@ -1107,8 +1116,8 @@ Task<void> Runtime::end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::
 // The end of an iteration (PushBatch): keep up to a warp of the largest
 // class for the next iteration, publish the rest.
 Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
-  const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
-  const std::uint32_t width = block_ ? 1 : wave_;
+  const std::uint32_t lane = l.lane_id();
+  const std::uint32_t width = wave_;
   std::vector<std::uint32_t> gen(nq_, 0);
   std::uint64_t packed = 0;
   if (leader(l)) {
@@ -1122,41 +1131,22 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
     packed = kmax;
   }
   // The counts to every lane (one broadcast per queue and the class).
-  std::uint32_t kmax = 0;
-  if (block_) {
-    if (leader(l)) {
-      co_await l.lds_store<std::uint32_t>(lds_bytes(), gen[0]);
-    }
-    co_await l.barrier();
-    gen[0] = co_await l.lds_load<std::uint32_t>(lds_bytes());
-    co_await l.barrier();
-  } else {
-    for (std::uint32_t k = 0; k < nq_; ++k) gen[k] = co_await l.broadcast<std::uint32_t>(gen[k], 0);
-    kmax = static_cast<std::uint32_t>(co_await l.broadcast<std::uint64_t>(packed, 0) & 0xff);
-  }
+  for (std::uint32_t k = 0; k < nq_; ++k) gen[k] = co_await l.broadcast<std::uint32_t>(gen[k], 0);
+  const std::uint32_t kmax = static_cast<std::uint32_t>(co_await l.broadcast<std::uint64_t>(packed, 0) & 0xff);
   const std::uint32_t keep = std::min(width, gen[kmax]);
-  if (keep && (block_ || lane < keep)) {  // a block's lanes all take the one kept task
-    const std::uint32_t pos = block_ ? 0 : lane;
-    my = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, kmax, pos))
-                     : co_await l.load<std::uint32_t>(gbuf(w.global, kmax, pos));
-  }
+  if (lane < keep)
+    my = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, kmax, lane))
+                     : co_await l.load<std::uint32_t>(gbuf(w.global, kmax, lane));
   for (std::uint32_t k = 0; k < nq_; ++k) {
     const std::uint32_t first = k == kmax ? keep : 0;
     const std::uint32_t m = gen[k] - first;
-    // GTaP's block workers push after every task, also with nothing to
-    // publish (runtime/block/gtap_runtime_block.cuh, push(), at every
-    // commit): Chase-Lev (feb2026) bottom and top, a fence, a barrier, the
-    // bottom stored; the locked deque (jan2026) the head, a fence, a
-    // barrier, the count's add.
-    if (m == 0 && !(block_ && q_ != Q::Gq)) continue;
+    if (m == 0) continue;
     std::uint32_t base = 0;
     if (leader(l)) {
       if (q_ == Q::Ws) {
         base = co_await l.lds_load<std::uint32_t>(lds_tail(w.local, k));
-        // The head: the jan2026 block runtime loads it at every push, the
-        // warp runtimes when a stale copy says the deque may be full.
-        std::uint32_t hs = block_ ? co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4)
-                                  : co_await l.lds_load<std::uint32_t>(lds_hstale(w.local, k));
+        // The head, when a stale copy says the deque may be full.
+        std::uint32_t hs = co_await l.lds_load<std::uint32_t>(lds_hstale(w.local, k));
         if (base + m - hs > qs_) {
           hs = co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4);
           co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), hs);
@@ -1185,14 +1175,8 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
                                         block_ ? "block" : "warp", w.global, base - t, qs_, block_ ? "block" : "warp"));
       }
     }
-    if (block_) {
-      if (leader(l)) co_await l.lds_store<std::uint32_t>(lds_bytes(), base);
-      co_await l.barrier();
-      base = co_await l.lds_load<std::uint32_t>(lds_bytes());
-    } else {
-      base = co_await l.broadcast<std::uint32_t>(base, 0);
-    }
-    for (std::uint32_t j = lane; j < m; j += block_ ? group_size_ : wave_) {
+    base = co_await l.broadcast<std::uint32_t>(base, 0);
+    for (std::uint32_t j = lane; j < m; j += wave_) {
       const std::uint32_t id = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, k, first + j))
                                            : co_await l.load<std::uint32_t>(gbuf(w.global, k, first + j));
       if (q_ == Q::Gq)
@@ -1412,10 +1396,10 @@ Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
 // tasks; when none, the termination check; again until tasks or the end.
 // `prev`: the worker ran tasks in its previous iteration. Every fruitless
 // iteration charges what shares the outcome with the other lanes in GTaP's
-// loop: a shuffle after the claim and one after the check (thread workers),
-// an LDS store and load each (block workers).
+// loop: a shuffle after the claim and one after the check (thread workers;
+// block workers go round their loop: block_worker).
 Task<void> Runtime::find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track) {
-  const std::uint32_t share = block_ ? 2 : 1;
+  const std::uint32_t share = 1;
   for (;;) {
     const Tick t0 = l.now();
     co_await claim(l, w, prev, c);
@@ -1431,7 +1415,7 @@ Task<void> Runtime::find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop
   }
 }
 
-// The persistent kernel's body: every lane runs the worker loop. The
+// The thread workers' persistent kernel: every lane runs the worker loop. The
 // leader's parts are coroutines of the leader alone; what every lane does
 // (the broadcasts, the loads of the claimed ids) is written here, so an
 // iteration makes no coroutine frame per lane.
@@ -1447,7 +1431,7 @@ Task<void> Runtime::worker(Lane& l) {
     }
   }
   co_await sync(l);
-  const std::uint32_t lane = block_ ? l.local_id() : l.lane_id();
+  const std::uint32_t lane = l.lane_id();
   std::uint32_t my = kNone, exec = 0;
   bool prev = w.global == 0;  // worker 0 holds the root
   // Worker activity as a Perfetto track (--trace): "find" (pop and steal),
@@ -1455,38 +1439,19 @@ Task<void> Runtime::worker(Lane& l) {
   // tasks, from their start to the barrier after them: GTaP's profile's
   // "working" time) and "push" (PushBatch).
   const bool tracing = leader(l) && Trace::get().on();
-  const int track =
-      tracing ? Trace::get().track("forkjoin", fmt::format("{} {}", block_ ? "block" : "warp", w.global)) : -1;
+  const int track = tracing ? Trace::get().track("forkjoin", fmt::format("warp {}", w.global)) : -1;
   for (;;) {
     if (exec == 0) {
       // The leader looks for tasks, alone, until it finds some or the run
-      // ends; the other lanes wait for it at the wavefront (workgroup)
-      // barrier. Each of its fruitless iterations charges the instructions
-      // that share its outcome with the lanes in GTaP's loop.
+      // ends; the other lanes wait for it at the wavefront's barrier. Each of its fruitless iterations charges the
+      // instructions that share its outcome with the lanes in GTaP's loop.
       Claim c;
       std::uint32_t stop = 0;
       if (leader(l)) co_await find(l, w, prev, c, stop, track);
       co_await sync(l);
       // The outcome to every lane.
       std::uint32_t n = 0;
-      if (block_) {
-        if (leader(l)) {
-          co_await l.lds_store<std::uint64_t>(lds_bytes(), (std::uint64_t{c.n_pop + c.n_steal} << 32) | stop);
-          if (c.n_pop + c.n_steal) co_await l.lds_store<std::uint32_t>(lds_bytes() + 8, got_[w.global][0]);
-        }
-        co_await l.barrier();
-        const std::uint64_t a = co_await l.lds_load<std::uint64_t>(lds_bytes());
-        n = static_cast<std::uint32_t>(a >> 32);
-        stop = static_cast<std::uint32_t>(a);
-        if (n) my = co_await l.lds_load<std::uint32_t>(lds_bytes() + 8);
-        co_await l.barrier();
-        if (n && leader(l)) {
-          if (c.n_steal)
-            ++st_.steals, ++st_.stolen;
-          else
-            ++st_.popped;
-        }
-      } else {
+      {
         const std::uint64_t a = co_await l.broadcast<std::uint64_t>(
             (std::uint64_t{c.n_pop} << 40) | (std::uint64_t{c.n_steal} << 8) | stop, 0);
         c.n_pop = static_cast<std::uint32_t>(a >> 40);
@@ -1538,7 +1503,7 @@ Task<void> Runtime::worker(Lane& l) {
     }
     const Tick t0 = l.now();
     const std::uint32_t ran = exec;
-    if ((block_ ? 0 : lane) < exec) co_await run_task(l, w, my);
+    if (lane < exec) co_await run_task(l, w, my);
     co_await sync(l);
     const Tick t1 = l.now();
     if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, t1 - t0);

@@ -145,6 +145,11 @@ class Ctx {
   // a slot of the lanes of one warp is one stretch of memory, so lanes at the
   // same depth coalesce.
   std::uint64_t local(std::uint32_t slot) const;
+  // The device address of 4-byte word `word` (< 2 x Program::local_slots) of
+  // the running lane's local memory, in CUDA's layout: a word of the lanes of
+  // one warp (block) is one stretch of memory, 4 bytes per lane (a compiled
+  // stack's STL.32 and LDL.32).
+  std::uint64_t local_word(std::uint32_t word) const;
 
   // Spawn f(args...) as a child (arguments copied into its frame); `queue`
   // is the child's queue hint.
