@@ -167,6 +167,26 @@ TEST(ForkJoin, MergesortsSerialCodeStoresEveryFrameAndKey) {
   EXPECT_EQ(writes(128) - writes(64), 14 * (255 - 127) + 2 * (128 * 7 - 64 * 6));
 }
 
+// cilksort's base case as compiled (sort.cpp, network_sort): the keys in a
+// local array as wide as sort.cutoff_sort; every compare-exchange loads
+// both keys from it and issues both (predicated) stores. 20 keys on one
+// lane: a width of 64 has 32 more array slots to fill and 672 - 240
+// exchanges more than one of 32 (21 passes of 32 against 15 of 16).
+TEST(ForkJoin, CilksortsNetworkWorksInLocalMemory) {
+  auto run = [](int width) {
+    const auto s = run_stats(
+        fmt::format("sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=20 --set sort.cutoff_sort={} --set "
+                    "forkjoin.groups=1",
+                    width));
+    EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+    return std::pair{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads")};
+  };
+  const auto [w32, r32] = run(32);
+  const auto [w64, r64] = run(64);
+  EXPECT_EQ(w64 - w32, 32 + 2 * (672 - 240));
+  EXPECT_EQ(r64 - r32, 2 * (672 - 240));
+}
+
 // Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32
 // lanes: 3 tasks one after the other. The kernel time (ns) with `loads` loads
 // and `iters` chain iterations per task and one latency key set.

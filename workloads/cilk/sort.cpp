@@ -594,7 +594,7 @@ std::uint64_t keys_bound(const Config& c) {
 // them with the spill blocks of their kernels (or the fork-join runtime's).
 std::uint64_t device_bytes(const Config& c) {
   const std::uint64_t n = keys_bound(c);
-  if (kMechanism.get(c) == "forkjoin") return 8 * n + fj::runtime_bytes(c, 48, 7, fj::sort_local_slots());
+  if (kMechanism.get(c) == "forkjoin") return 8 * n + fj::runtime_bytes(c, 48, 7, fj::sort_local_slots(c));
   const std::uint64_t base = kBase.get(c), cap = kCapacity.get(c);
   const std::uint32_t depth = sort_depth(n, base);
   const std::uint32_t conts = std::max<std::uint32_t>(depth, 1);

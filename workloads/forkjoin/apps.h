@@ -33,7 +33,7 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
 // The fork-join sort's own keys (refused with sort.mechanism=channels).
 std::vector<std::string> sort_keys();
 // The local-memory slots the fork-join mergesort's serial recursion needs.
-std::uint32_t sort_local_slots();
+std::uint32_t sort_local_slots(const Config& c);
 // The device memory the runtime of a workload needs under `cfg` (a bound for
 // WorkloadInfo::device_bytes): its pools, deques and `local_slots` slots of
 // local memory per lane.

@@ -189,17 +189,53 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
 
 // ---- cilksort ----
 
-// The base case: n < cutoff_sort keys at a, sorted by a bitonic network of
-// `width` (the cutoff rounded up to a power of two) in registers.
-Task<void> network_sort(Lane& l, const Sort& s, std::uint64_t a, std::uint32_t n) {
-  std::vector<std::int32_t> v(n);
-  for (std::uint32_t i = 0; i < n; ++i) v[i] = co_await l.load_bypass<std::int32_t>(a + 4ull * i);
-  std::uint64_t width = 2, stages = 1;
-  while (width < s.cutoff_sort) width *= 2, ++stages;
-  // A bitonic network of width 2^k: (width / 2) * k (k + 1) / 2 compare-exchanges.
-  co_await l.alu(kInstrPerExchange * (width / 2) * stages * (stages + 1) / 2);
-  std::sort(v.begin(), v.end());
-  for (std::uint32_t i = 0; i < n; ++i) co_await l.store<std::int32_t>(a + 4ull * i, v[i]);
+// The base case (GTaP's sort_small_device, 84591ae evaluation/2-comparison/
+// cilksort/gtap_cilksort.cu, the same in Figs. 3, 4 and 10): n < cutoff_sort
+// keys at a, sorted by a bitonic network as wide as the cutoff in an int
+// array on the lane's stack, padded with INT_MAX. As clang -O3 and ptxas
+// compile it for sm_90 (the machine code counted 2026-11-29): only the
+// innermost loop is unrolled, so the array stays in local memory; a key's
+// load through the L2 (predicated: the padding loads nothing) and its store
+// to the array, about 4 instructions each; per pass (k, j) a guard of 2
+// instructions per position and per compare-exchange the two keys' local
+// loads, about 10 instructions and two predicated stores, which write only
+// when the pair swaps (about 574 instructions and 64 local loads a pass at
+// 64); then each of the n keys loaded from the array and stored back. The
+// predicated stores are issued by every lane here, those that write nothing
+// on the GPU storing the value in place.
+Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, std::uint32_t n) {
+  const std::uint32_t width = s.cutoff_sort;
+  std::vector<Async<std::int32_t>> in(n);
+  for (std::uint32_t i = 0; i < n; ++i) in[i] = co_await l.load_async_bypass<std::int32_t>(a + 4ull * i);
+  for (std::uint32_t i = 0; i < width; ++i) {
+    co_await l.alu(2);
+    const std::int32_t v = i < n ? co_await l.wait(in[i]) : std::numeric_limits<std::int32_t>::max();
+    co_await l.store<std::int32_t>(t.local_word(i), v);
+  }
+  for (std::uint32_t k = 2; k <= width; k <<= 1)
+    for (std::uint32_t j = k >> 1; j > 0; j >>= 1) {
+      co_await l.alu(2ull * width);  // the guards
+      for (std::uint32_t i = 0; i < width; ++i) {
+        const std::uint32_t ixj = i ^ j;
+        if (ixj <= i) continue;
+        const Async<std::int32_t> x = co_await l.load_async<std::int32_t>(t.local_word(i));
+        const Async<std::int32_t> ya = co_await l.load_async<std::int32_t>(t.local_word(ixj));
+        co_await l.wait(x.ready > ya.ready ? x : ya);
+        const std::int32_t y = ya.value;
+        co_await l.alu(10);
+        // The predicated stores: every lane issues both; a lane whose pair
+        // is in order stores its keys where they are (the hardware's
+        // predicated-off store writes nothing; here it writes the same
+        // value), so the warp's lanes stay together as on the GPU.
+        const bool swap = (i & k) == 0 ? x.value > y : x.value < y;
+        co_await l.store<std::int32_t>(t.local_word(i), swap ? y : x.value);
+        co_await l.store<std::int32_t>(t.local_word(ixj), swap ? x.value : y);
+      }
+    }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int32_t v = co_await l.load<std::int32_t>(t.local_word(i));
+    co_await l.store<std::int32_t>(a + 4ull * i, v);
+  }
 }
 
 std::uint32_t sort_queue(const Sort& s, std::uint32_t n) { return s.epaq && n < s.cutoff_sort ? 1 : 0; }
@@ -242,7 +278,7 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
 
 Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, std::uint32_t n) {
   if (n < s->cutoff_sort) {
-    co_await network_sort(t.lane(), *s, a, n);
+    co_await network_sort(t.lane(), t, *s, a, n);
     co_return;
   }
   const std::uint32_t n12 = n / 2, n1 = n12 / 2, n2 = n12 - n1, n34 = n - n12, n3 = n34 / 2, n4 = n34 - n3;
@@ -263,7 +299,10 @@ Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, s
 }  // namespace
 
 std::vector<std::string> sort_keys() { return {kCutoff.name(), kCutoffSort.name(), kCutoffMerge.name()}; }
-std::uint32_t sort_local_slots() { return stack_slots(kMsortDepth, kMsort.frame); }
+std::uint32_t sort_local_slots(const Config& c) {
+  return std::max(stack_slots(kMsortDepth, kMsort.frame),
+                  stack_slots(1, static_cast<std::uint32_t>(kCutoffSort.get(c))));  // cilksort's network
+}
 
 std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort) {
   const Config& cfg = h.config();
@@ -285,14 +324,15 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
   p.first_finish = true;  // Sec. 6.2 and Fig. 10 ran the sorts with FIRST_TASK_FINISH
   if (cilksort) {
     p.name = "cilksort";
-    p.payload = 48;      // GTAP_MAX_TASK_DATA_SIZE in the paper's cilksort
-    p.max_children = 7;  // 4 sorts, 2 merges, 1 merge over the task's life
+    p.payload = 48;                                 // GTAP_MAX_TASK_DATA_SIZE in the paper's cilksort
+    p.max_children = 7;                             // 4 sorts, 2 merges, 1 merge over the task's life
+    p.local_slots = stack_slots(1, s.cutoff_sort);  // the base case's array
     run(h, p, csort_task, static_cast<const Sort*>(&s), s.keys, s.tmp, n);
   } else {
     p.name = "mergesort";
     p.payload = 16;  // left, right, n, mid
     p.max_children = 2;
-    p.local_slots = sort_local_slots();  // the serial mergesort's stack
+    p.local_slots = stack_slots(kMsortDepth, kMsort.frame);  // the serial mergesort's stack
     run(h, p, msort_task, static_cast<const Sort*>(&s), 0u, n - 1);
   }
   return h.download<std::int32_t>(s.keys, n);
