@@ -110,21 +110,22 @@ TEST(ForkJoin, PayloadTrafficIsChargedAtEverySpillAndReload) {
   EXPECT_GT(stat(s, "forkjoin.frame_bytes"), 0);
 }
 
-// Serial recursion (forkjoin/serial.h): each call that recurses saves its
-// frame to the lane's local-memory stack and its return waits for the
-// restore. A root below the cutoff computes fib serially on one lane:
-// fib(14) has 377 more such returns than fib(12) (609 against 232), each at
-// least an L1 hit (34 cycles on gh200) after the previous.
+// Serial recursion (forkjoin/serial.h): every invocation saves its frame to
+// the lane's local-memory stack and its return waits for the restores. A
+// root below the cutoff computes fib(12) serially on one lane: F(13) = 233
+// invocations, so 100 cycles more per L1 hit make the run at least 233 x 100
+// cycles longer (the stores do not wait).
 TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
-  auto ns = [](int n) {
+  auto ns = [](int hit) {
     const auto s = run_stats(fmt::format(
-        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20 --set forkjoin.groups=1",
-        n));
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=12 --set fib.cutoff=20 --set forkjoin.groups=1 "
+        "--set gpu.l1.hit_latency={}",
+        hit));
     EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
     return s["workload"]["results"]["kernel_ns"].get<double>();
   };
   const double cycle_ns = 1000.0 / 1980;
-  EXPECT_GT(ns(14) - ns(12), 377 * 34 * cycle_ns);
+  EXPECT_GE(ns(130) - ns(30), 233 * 100 * cycle_ns);
 }
 
 // fib_sequential as clang -O3 and ptxas compile it (forkjoin/serial.h, fib.cpp):
@@ -185,6 +186,16 @@ TEST(ForkJoin, CilksortsNetworkWorksInLocalMemory) {
   const auto [w64, r64] = run(64);
   EXPECT_EQ(w64 - w32, 32 + 2 * (672 - 240));
   EXPECT_EQ(r64 - r32, 2 * (672 - 240));
+}
+
+// A sort.cutoff_sort that is not a power of two: the network is as wide as
+// the next one (GTaP's cutoffs are powers of two), and the keys sorted.
+TEST(ForkJoin, CilksortsNetworkRoundsItsWidthUp) {
+  for (int w : {6, 48, 100}) {
+    const auto s = run_stats(fmt::format(
+        "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=1000 --set sort.cutoff_sort={}", w));
+    EXPECT_EQ(s["workload"]["checks"].size(), 1u) << w;
+  }
 }
 
 // Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -191,7 +192,7 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
 
 // The base case (GTaP's sort_small_device, 84591ae evaluation/2-comparison/
 // cilksort/gtap_cilksort.cu, the same in Figs. 3, 4 and 10): n < cutoff_sort
-// keys at a, sorted by a bitonic network as wide as the cutoff in an int
+// keys at a, sorted by a bitonic network as wide as the cutoff (rounded up to a power of two) in an int
 // array on the lane's stack, padded with INT_MAX. As clang -O3 and ptxas
 // compile it for sm_90 (the machine code counted 2026-11-29): only the
 // innermost loop is unrolled, so the array stays in local memory; a key's
@@ -204,7 +205,7 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
 // predicated stores are issued by every lane here, those that write nothing
 // on the GPU storing the value in place.
 Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, std::uint32_t n) {
-  const std::uint32_t width = s.cutoff_sort;
+  const std::uint32_t width = std::bit_ceil(s.cutoff_sort);  // GTaP's cutoffs are powers of two
   std::vector<Async<std::int32_t>> in(n);
   for (std::uint32_t i = 0; i < n; ++i) in[i] = co_await l.load_async_bypass<std::int32_t>(a + 4ull * i);
   for (std::uint32_t i = 0; i < width; ++i) {
@@ -301,7 +302,7 @@ Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, s
 std::vector<std::string> sort_keys() { return {kCutoff.name(), kCutoffSort.name(), kCutoffMerge.name()}; }
 std::uint32_t sort_local_slots(const Config& c) {
   return std::max(stack_slots(kMsortDepth, kMsort.frame),
-                  stack_slots(1, static_cast<std::uint32_t>(kCutoffSort.get(c))));  // cilksort's network
+                  stack_slots(1, std::bit_ceil(static_cast<std::uint32_t>(kCutoffSort.get(c)))));  // cilksort's network
 }
 
 std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& keys, bool cilksort) {
@@ -324,9 +325,9 @@ std::vector<std::int32_t> sort_app(Host& h, const std::vector<std::int32_t>& key
   p.first_finish = true;  // Sec. 6.2 and Fig. 10 ran the sorts with FIRST_TASK_FINISH
   if (cilksort) {
     p.name = "cilksort";
-    p.payload = 48;                                 // GTAP_MAX_TASK_DATA_SIZE in the paper's cilksort
-    p.max_children = 7;                             // 4 sorts, 2 merges, 1 merge over the task's life
-    p.local_slots = stack_slots(1, s.cutoff_sort);  // the base case's array
+    p.payload = 48;                                                // GTAP_MAX_TASK_DATA_SIZE in the paper's cilksort
+    p.max_children = 7;                                            // 4 sorts, 2 merges, 1 merge over the task's life
+    p.local_slots = stack_slots(1, std::bit_ceil(s.cutoff_sort));  // the base case's array
     run(h, p, csort_task, static_cast<const Sort*>(&s), s.keys, s.tmp, n);
   } else {
     p.name = "mergesort";

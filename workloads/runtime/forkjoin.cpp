@@ -1231,10 +1231,15 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
                                       "forkjoin.max_tasks_per_block",
                                       w.global, base - hd, qs_));
     }
-  } else if (q_ == Q::Cl) {
-    base = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
-    if (leader(l)) {
-      const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
+  } else if (q_ == Q::Cl) {  // every thread's bottom and thread 0's top, in flight together
+    const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+    if (!leader(l)) {
+      base = co_await l.wait(bot);
+    } else {
+      const Async<std::uint32_t> top = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0));
+      co_await l.wait(bot.ready > top.ready ? bot : top);
+      base = bot.value;
+      const std::uint32_t t = top.value;
       if (base + push - t > qs_)
         co_await fault(l, fmt::format("forkjoin: the deque of block {} is full ({} tasks in {} slots): raise "
                                       "forkjoin.max_tasks_per_block",
@@ -1256,7 +1261,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   // The generated ids: in shared memory (feb2026, up to 10 children) or
   // in global memory (GTaP's get_task_id_generated).
   const auto at = [&](std::uint32_t i) { return buf_in_lds_ ? lds_buf(0, 0, i) : gbuf(w.global, 0, i); };
-  if (total) {
+  {  // execute_task_id, also when nothing was generated (GTaP's push stores it after every task)
     std::uint32_t next = static_cast<std::uint32_t>(rs >> 32);
     if (!resumable)
       next = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(0)) : co_await l.load<std::uint32_t>(at(0));
