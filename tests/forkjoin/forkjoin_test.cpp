@@ -110,6 +110,14 @@ TEST(ForkJoin, PayloadTrafficIsChargedAtEverySpillAndReload) {
   EXPECT_GT(stat(s, "forkjoin.frame_bytes"), 0);
 }
 
+// A run whose root task does all the work on one lane (its input below the
+// cutoffs, one worker): the root alone, no task spawned.
+nlohmann::json one_lane(const std::string& args) {
+  const auto s = run_stats(args + " --preset gh200 --set forkjoin.groups=1");
+  EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+  return s;
+}
+
 // Serial recursion (forkjoin/serial.h): every invocation saves its frame to
 // the lane's local-memory stack and its return waits for the restores. A
 // root below the cutoff computes fib(12) serially on one lane: F(13) = 233
@@ -117,11 +125,8 @@ TEST(ForkJoin, PayloadTrafficIsChargedAtEverySpillAndReload) {
 // cycles longer (the stores do not wait).
 TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
   auto ns = [](int hit) {
-    const auto s = run_stats(fmt::format(
-        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=12 --set fib.cutoff=20 --set forkjoin.groups=1 "
-        "--set gpu.l1.hit_latency={}",
-        hit));
-    EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+    const auto s = one_lane(fmt::format(
+        "fib --set fib.mechanism=forkjoin --set fib.n=12 --set fib.cutoff=20 --set gpu.l1.hit_latency={}", hit));
     return s["workload"]["results"]["kernel_ns"].get<double>();
   };
   const double cycle_ns = 1000.0 / 1980;
@@ -138,9 +143,7 @@ TEST(ForkJoin, SerialRecursionWaitsForEveryFramesRestore) {
 // a call 9.
 TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   auto run = [](int n) {
-    const auto s = run_stats(fmt::format(
-        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20 --set forkjoin.groups=1",
-        n));
+    const auto s = one_lane(fmt::format("fib --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20", n));
     return std::tuple{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads"),
                       stat(s, "gpu.cu0.wavefront_instructions")};
   };
@@ -158,11 +161,8 @@ TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
 // keys: 127 and 6.
 TEST(ForkJoin, MergesortsSerialCodeStoresEveryFrameAndKey) {
   auto writes = [](int n) {
-    const auto s = run_stats(fmt::format(
-        "sort --preset gh200 --set sort.mechanism=forkjoin --set sort.algorithm=mergesort --set sort.n={} --set "
-        "sort.cutoff=128 --set forkjoin.groups=1",
-        n));
-    EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+    const auto s = one_lane(fmt::format(
+        "sort --set sort.mechanism=forkjoin --set sort.algorithm=mergesort --set sort.n={} --set sort.cutoff=128", n));
     return stat(s, "gpu.cu0.l1.writes");
   };
   EXPECT_EQ(writes(128) - writes(64), 14 * (255 - 127) + 2 * (128 * 7 - 64 * 6));
@@ -175,11 +175,8 @@ TEST(ForkJoin, MergesortsSerialCodeStoresEveryFrameAndKey) {
 // exchanges more than one of 32 (21 passes of 32 against 15 of 16).
 TEST(ForkJoin, CilksortsNetworkWorksInLocalMemory) {
   auto run = [](int width) {
-    const auto s = run_stats(
-        fmt::format("sort --preset gh200 --set sort.mechanism=forkjoin --set sort.n=20 --set sort.cutoff_sort={} --set "
-                    "forkjoin.groups=1",
-                    width));
-    EXPECT_EQ(stat(s, "forkjoin.spawned"), 0);  // the root alone
+    const auto s =
+        one_lane(fmt::format("sort --set sort.mechanism=forkjoin --set sort.n=20 --set sort.cutoff_sort={}", width));
     return std::pair{stat(s, "gpu.cu0.l1.writes"), stat(s, "gpu.cu0.l1.reads")};
   };
   const auto [w32, r32] = run(32);

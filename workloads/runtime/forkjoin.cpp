@@ -388,6 +388,8 @@ class Runtime {
   Task<std::uint32_t> idle_check(Lane& l, W w, bool prev);
   Task<void> find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop, int track);
   std::uint32_t victim(W w, std::uint64_t clock);
+  Task<std::uint32_t> pick_victim(Lane& l, W w);
+  Task<void> deque_full(Lane& l, W w, std::uint32_t used, int queue = -1);
   Task<void> fault(Lane& l, std::string what);
   void note_pool(std::uint32_t w, int delta);
 
@@ -956,6 +958,28 @@ std::uint32_t Runtime::victim(W w, std::uint64_t clock) {
   return v;
 }
 
+// A thief's victim as device code: the clock's read (GTaP's clock64(); not
+// for the stream ablation), the xorshift's and the modulo's instructions.
+Task<std::uint32_t> Runtime::pick_victim(Lane& l, W w) {
+  std::uint64_t clk = 0;
+  if (clock_victim_) clk = co_await l.clock();
+  co_await l.alu(4);
+  co_return victim(w, clk);
+}
+
+// A push that would overrun the deque: exit 3 naming the parameter to raise.
+Task<void> Runtime::deque_full(Lane& l, W w, std::uint32_t used, int queue) {
+  // The message is made before the co_await (g++ 12 and temporaries in a
+  // co_await's operand).
+  const char* who = block_ ? "block" : "warp";
+  const std::string at = queue >= 0 ? fmt::format(" (queue {})", queue) : std::string();
+  std::string what = fmt::format(
+      "forkjoin: the deque of {} {}{} is full ({} tasks in {} slots): raise "
+      "forkjoin.max_tasks_per_{}",
+      who, w.global, at, used, qs_, who);
+  co_await fault(l, std::move(what));
+}
+
 // Take tasks when none was kept (the leader): own queue first (only a worker
 // that had work: an idle one's queue is empty), a steal to fill the rest.
 // The single-pop queues' ids go to got_[worker].
@@ -987,10 +1011,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       if (n_pop < max && workers_ > 1) {  // StealBatch: a victim's lock, then CAS on its count
         std::uint64_t back = backoff_min_cycles_;
         for (;;) {
-          std::uint64_t clk = 0;
-          if (clock_victim_) clk = co_await l.clock();  // clock64()
-          co_await l.alu(4);                            // the xorshift and the modulo
-          vic = victim(w, clk);
+          vic = co_await pick_victim(l, w);
           ++st_.steal_tries;
           const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k) + 8, 0u, 1u);
           if (old == 0) break;
@@ -1075,10 +1096,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       n_pop = static_cast<std::uint32_t>(got.size());
     }
     if (n_pop < max && workers_ > 1) {
-      std::uint64_t clk = 0;
-      if (clock_victim_) clk = co_await l.clock();  // clock64()
-      co_await l.alu(4);                            // the xorshift and the modulo
-      vic = victim(w, clk);
+      vic = co_await pick_victim(l, w);
       ++st_.steal_tries;
       for (std::uint32_t i = n_pop; i < max; ++i) {
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(vic, 0));
@@ -1150,11 +1168,7 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
         if (base + m - hs > qs_) {
           hs = co_await l.load_bypass<std::uint32_t>(dq(w.global, k) + 4);
           co_await l.lds_store<std::uint32_t>(lds_hstale(w.local, k), hs);
-          if (base + m - hs > qs_)
-            co_await fault(
-                l, fmt::format("forkjoin: the deque of {} {} (queue {}) is full ({} tasks in {} "
-                               "slots): raise forkjoin.max_tasks_per_{}",
-                               block_ ? "block" : "warp", w.global, k, base - hs, qs_, block_ ? "block" : "warp"));
+          if (base + m - hs > qs_) co_await deque_full(l, w, base - hs, static_cast<int>(k));
         }
       } else if (q_ == Q::Gq) {
         base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, m);
@@ -1169,10 +1183,7 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
         co_await l.wait(bot.ready > top.ready ? bot : top);
         base = bot.value;
         const std::uint32_t t = top.value;
-        if (base + m - t > qs_)
-          co_await fault(l, fmt::format("forkjoin: the deque of {} {} is full ({} tasks in {} slots): raise "
-                                        "forkjoin.max_tasks_per_{}",
-                                        block_ ? "block" : "warp", w.global, base - t, qs_, block_ ? "block" : "warp"));
+        if (base + m - t > qs_) co_await deque_full(l, w, base - t);
       }
     }
     base = co_await l.broadcast<std::uint32_t>(base, 0);
@@ -1226,10 +1237,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
     base = co_await l.lds_load<std::uint32_t>(lds_tail(0, 0));
     if (leader(l)) {
       const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
-      if (base + push - hd > qs_)
-        co_await fault(l, fmt::format("forkjoin: the deque of block {} is full ({} tasks in {} slots): raise "
-                                      "forkjoin.max_tasks_per_block",
-                                      w.global, base - hd, qs_));
+      if (base + push - hd > qs_) co_await deque_full(l, w, base - hd);
     }
   } else if (q_ == Q::Cl) {  // every thread's bottom and thread 0's top, in flight together
     const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
@@ -1240,10 +1248,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
       co_await l.wait(bot.ready > top.ready ? bot : top);
       base = bot.value;
       const std::uint32_t t = top.value;
-      if (base + push - t > qs_)
-        co_await fault(l, fmt::format("forkjoin: the deque of block {} is full ({} tasks in {} slots): raise "
-                                      "forkjoin.max_tasks_per_block",
-                                      w.global, base - t, qs_));
+      if (base + push - t > qs_) co_await deque_full(l, w, base - t);
     }
   } else if (push) {  // the global queue: the leader reserves the slots, the lanes read where
     if (leader(l)) {
