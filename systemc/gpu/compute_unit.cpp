@@ -67,6 +67,14 @@ const Param<std::uint64_t> kChainLatency{"gpu.cu.chain_latency",
                                          "cycles from an integer instruction's issue until a dependent one may issue "
                                          "(alu_chain; 0: its SIMD time alone)",
                                          {{0}, {1000}}};
+// Compiled code whose static schedule is known (alu_sched: workloads that
+// give, besides a code's instruction count, the cycles a lone warp takes to
+// issue it, summed from the stall counts ptxas puts in sm_90 machine code;
+// docs/compute-unit.md). Off: the instructions' SIMD time alone, as alu(n),
+// for machines whose compiler's schedules were not read.
+const Param<bool> kStaticStalls{"gpu.cu.static_stalls", false, "",
+                                "alu_sched charges its code's static schedule (the compiler's stall counts; sm_90 "
+                                "machine code) rather than its SIMD time alone"};
 // A GPU-scope fence (PTX membar.gl / fence.sc.gpu) on the NVIDIA parts
 // measured costs about an L2 round trip even with no store pending, and that
 // after the wavefront's stores are acknowledged (docs/compute-unit.md,
@@ -120,6 +128,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.alu_latency = static_cast<std::uint32_t>(kAluLatency.get(cfg));
   p.fp64_latency = static_cast<std::uint32_t>(kFp64Latency.get(cfg));
   p.chain_latency = static_cast<std::uint32_t>(kChainLatency.get(cfg));
+  p.static_stalls = kStaticStalls.get(cfg);
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
@@ -196,6 +205,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.alu_cycles = p_.alu_latency;
   timing_.fp64_cycles = p_.fp64_latency;
   timing_.chain_cycles = p_.chain_latency;
+  timing_.static_stalls = p_.static_stalls;
   timing_.line = p_.line;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;

@@ -58,8 +58,8 @@ class OpUnit;  // gpu/op.h: a device operation
 
 // The built-in device operations (gpu/ops.cpp).
 namespace units {
-extern const OpUnit &alu, &alu_fp64, &alu_chain, &load, &load_acquire, &store_release, &load_async, &wait, &store,
-    &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add,
+extern const OpUnit &alu, &alu_fp64, &alu_chain, &alu_sched, &load, &load_acquire, &store_release, &load_async, &wait,
+    &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add,
     &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id,
     &clock, &sleep, &spin, &num_groups, &group_id, &exit, &transmit, &sync_wave;
 }
@@ -272,6 +272,13 @@ class Lane {
   // dependences are not modelled.
   OpAwaiter<void> alu_chain(std::uint64_t n = 1, Loc loc = Loc::current()) {
     return op(units::alu_chain, loc, [&](PendingOp& o) { o.n = n; });
+  }
+  // n instructions of compiled code whose static schedule takes a lone
+  // wavefront `cycles` cycles to issue (the compiler's stall counts, read
+  // from its machine code) where gpu.cu.static_stalls is on; else their SIMD
+  // time alone, as alu(n). Other wavefronts issue in the stalls.
+  OpAwaiter<void> alu_sched(std::uint64_t n, std::uint64_t cycles, Loc loc = Loc::current()) {
+    return op(units::alu_sched, loc, [&](PendingOp& o) { o.n = n, o.value = cycles; });
   }
   template <class T>
   OpAwaiter<T> load(std::uint64_t addr, Loc loc = Loc::current()) {

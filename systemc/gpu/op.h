@@ -122,6 +122,7 @@ struct CuTiming {
   std::uint32_t alu_cycles = 0;    // an alu result's latency from issue (gpu.cu.alu_latency; 0: busy())
   std::uint32_t fp64_cycles = 0;   // an FP64 result's latency from issue (gpu.cu.fp64_latency; 0: busy())
   std::uint32_t chain_cycles = 0;  // a chained integer result's latency from issue (gpu.cu.chain_latency; 0: busy())
+  bool static_stalls = false;      // alu_sched charges its code's static schedule (gpu.cu.static_stalls)
   unsigned line = 64;              // cache line (B)
   std::uint32_t width = 64;        // wavefront width
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)

@@ -112,6 +112,27 @@ const AluUnit kAlu("alu", &CuTiming::alu_cycles);
 const AluUnit kAluFp64("alu_fp64", &CuTiming::fp64_cycles);
 const AluUnit kAluChain("alu_chain", &CuTiming::chain_cycles);
 
+// alu_sched(n, cycles): n instructions of compiled code whose static
+// schedule a lone wavefront takes `cycles` to issue (the stall counts the
+// compiler put in their control codes), where gpu.cu.static_stalls is on;
+// else their SIMD time alone, as alu(n). The SIMD is held for the
+// instructions' SIMD time only, so other wavefronts issue in the stalls.
+// Lanes at one site with different n form a divergent loop, as alu; the
+// wavefront takes the longest schedule.
+class SchedUnit final : public OpUnit {
+ public:
+  SchedUnit() : OpUnit("alu_sched") {}
+  void issue(IssueContext& c) const override {
+    kAlu.issue(c);
+    const CuTiming& t = c.timing();
+    if (!t.static_stalls) return;
+    std::uint64_t cycles = 0;
+    c.for_each([&](Lane& l) { cycles = std::max<std::uint64_t>(cycles, l.pending.value); });
+    c.complete = std::max<Tick>(c.complete, c.issue() + t.cycle * cycles);
+  }
+};
+const SchedUnit kAluSched;
+
 // ---- global memory ----
 
 // The lane's byte offset in its cache line; an access may not cross the line.
@@ -705,9 +726,9 @@ const SpinUnit kSpin;
 }  // namespace
 
 namespace units {
-const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &alu_chain = kAluChain, &load = kLoad, &load_acquire = kLoadAcquire,
-             &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait, &store = kStore,
-             &atomic = kAtomic, &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot,
+const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &alu_chain = kAluChain, &alu_sched = kAluSched, &load = kLoad,
+             &load_acquire = kLoadAcquire, &store_release = kStoreRelease, &load_async = kLoadAsync, &wait = kWait,
+             &store = kStore, &atomic = kAtomic, &atomic_nr = kAtomicNr, &barrier = kBarrier, &ballot = kBallot,
              &scan_inclusive = kScanIncl, &scan_exclusive = kScanExcl, &broadcast = kBroadcast, &shuffle = kShuffle,
              &reduce_add = kReduceAdd, &reduce_min = kReduceMin, &reduce_max = kReduceMax, &lds_load = kLdsLoad,
              &lds_store = kLdsStore, &lds_atomic = kLdsAtomic, &fence_release = kFenceRelease,

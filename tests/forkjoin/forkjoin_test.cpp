@@ -100,14 +100,24 @@ TEST(ForkJoin, ResultsAndOutputsMatchTheChannelVersions) {
 // resumption loads its task's, every taskwait with children stores it (one
 // per resumption), a finishing task stores its 8-byte result and a parent
 // reads each child's. fib's record: 16 bytes.
+// The payload (16 B in both programs): stored at every spawn (the
+// arguments) and loaded at every start; a result stored at every finish and
+// loaded by the parent. A taskwait that names nothing (the example fj-sum)
+// stores the whole payload and its resumption loads it back; fib's names
+// GTaP's fields: a and b stored (8 B), nothing loaded back.
 TEST(ForkJoin, PayloadTrafficIsChargedAtEverySpillAndReload) {
-  const auto s = run_stats("fib --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=10");
-  const double spawned = stat(s, "forkjoin.spawned"), started = stat(s, "forkjoin.started"),
-               resumed = stat(s, "forkjoin.resumed"), finished = stat(s, "forkjoin.finished");
-  EXPECT_EQ(spawned, 176);  // fib(10) makes 2 fib(11) - 1 = 177 tasks
-  EXPECT_EQ(resumed, 88);   // every task with n >= 2 waits once
-  EXPECT_EQ(stat(s, "forkjoin.payload_bytes"), 16 * (spawned + started + resumed) + 8 * (finished + spawned));
-  EXPECT_GT(stat(s, "forkjoin.frame_bytes"), 0);
+  for (const bool named : {false, true}) {
+    const auto s = run_stats(named ? "fib --preset kim2014 --set fib.mechanism=forkjoin --set fib.n=10"
+                                   : "fj-sum --preset kim2014 --set fj-sum.n=177 --set fj-sum.grain=1");
+    const double spawned = stat(s, "forkjoin.spawned"), started = stat(s, "forkjoin.started"),
+                 resumed = stat(s, "forkjoin.resumed"), finished = stat(s, "forkjoin.finished");
+    EXPECT_EQ(spawned, named ? 176 : 352);  // fib(10) makes 2 fib(11) - 1 = 177 tasks; 177 leaves 353
+    EXPECT_EQ(resumed, named ? 88 : 176);   // every task with children waits once
+    const double spill = named ? 8 : 16, reload = named ? 0 : 16;
+    EXPECT_EQ(stat(s, "forkjoin.payload_bytes"),
+              16 * (spawned + started - resumed) + (spill + reload) * resumed + 8 * (finished + spawned));
+    EXPECT_GT(stat(s, "forkjoin.frame_bytes"), 0);
+  }
 }
 
 // A run whose root task does all the work on one lane (its input below the
@@ -154,6 +164,25 @@ TEST(ForkJoin, SerialRecursionSavesAndRestoresTheWholeFrame) {
   EXPECT_EQ(i14 - i12, 377 * (7 + 6 + 6 + 1 + 5) + 233 * 2 + 377 * 9);
 }
 
+// fib_sequential's static schedule (ptxas's stall counts, fib.cpp): per
+// invocation the prologue's 7 instructions besides its stores take 40
+// cycles and the return 6, 38 more than their issue slots (the epilogue's
+// others issue in the restores' shadow, which is longer); per call 5 in 15
+// and 4 in 18, 24 more; an invocation with calls enters its loop, 2 in 8, 6
+// more. fib(14) against fib(12): 377 invocations, 233 with calls, 377 calls
+// more.
+TEST(ForkJoin, SerialCodeFollowsItsCompiledSchedule) {
+  auto ns = [](int n, bool stalls) {
+    const auto s = one_lane(
+        fmt::format("fib --set fib.mechanism=forkjoin --set fib.n={} --set fib.cutoff=20 --set gpu.cu.static_stalls={}",
+                    n, stalls));
+    return s["workload"]["results"]["kernel_ns"].get<double>();
+  };
+  const double extra = (ns(14, true) - ns(14, false)) - (ns(12, true) - ns(12, false));
+  const double want = (377 * 38 + 233 * 6 + 377 * 24) * 1000.0 / 1980;
+  EXPECT_NEAR(extra, want, 0.01 * want);
+}
+
 // mergesort_rec_device as compiled (sort.cpp): every invocation, a one-key
 // range too, stores its 14-word frame; every level of the recursion merges
 // its keys into the scratch array and copies them back (a store each way).
@@ -197,39 +226,41 @@ TEST(ForkJoin, CilksortsNetworkRoundsItsWidthUp) {
 
 // Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32
 // lanes: 3 tasks one after the other. The kernel time (ns) with `loads` loads
-// and `iters` chain iterations per task and one latency key set.
-double scaling_tree_ns(int loads, int iters, const std::string& latency_key, int cycles) {
+// and `iters` chain iterations per task, with or without the compiled code's
+// static schedule (gpu.cu.static_stalls).
+double scaling_tree_ns(int loads, int iters, bool stalls) {
   const auto s = run_stats(fmt::format(
       "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops={} --set "
       "tree.compute_iters={} --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
-      "--set {}={}",
-      loads, iters, latency_key, cycles));
+      "--set gpu.cu.static_stalls={}",
+      loads, iters, stalls));
   return s["workload"]["results"]["kernel_ns"].get<double>();
+}
+// What the static schedule adds to a run of `loads` and `iters`.
+double stall_ns(int loads, int iters) {
+  return scaling_tree_ns(loads, iters, true) - scaling_tree_ns(loads, iters, false);
 }
 constexpr double kGh200CycleNs = 1000.0 / 1980;
 
 // Each iteration of the tree body's chain is the paper's mix_fma, two
-// dependent double FMAs, and waits gpu.cu.fp64_latency for each. Each lane
-// 100 iterations (3,200 over 32 lanes), 200 FMAs: 7 cycles more each at 8
-// cycles than at the SIMD time alone.
-TEST(ForkJoin, TheScalingTreesChainWaitsForEveryFma) {
-  const double extra =
-      scaling_tree_ns(32, 3200, "gpu.cu.fp64_latency", 8) - scaling_tree_ns(32, 3200, "gpu.cu.fp64_latency", 0);
-  EXPECT_GT(extra, 0.99 * 3 * 200 * 7 * kGh200CycleNs);
-  EXPECT_LT(extra, 1.2 * 3 * 200 * 7 * kGh200CycleNs);
+// dependent double FMAs with the loop's counter, test and branch: 5
+// instructions a lone warp takes 23 cycles to issue (ptxas's schedule), 18
+// more than their issue slots. 100 iterations a lane against 1: 99 x 18
+// cycles more per task, 3 tasks.
+TEST(ForkJoin, TheScalingTreesChainFollowsItsCompiledSchedule) {
+  const double extra = stall_ns(32, 3200) - stall_ns(32, 32);
+  EXPECT_NEAR(extra, 3 * 99 * 18 * kGh200CycleNs, 0.01 * 3 * 99 * 18 * kGh200CycleNs);
 }
 
-// GTaP's index is a remainder by the input's size, a runtime value, so each
-// lane's index is a chain (gpu.cu.chain_latency): 16 dependent instructions
-// once per task (the hash or the divisor's reciprocal, then base's remainder)
-// and 10 + 1 per load (the remainder and the index's address; the value's
-// address). Each lane 10 loads (320 over 32 lanes): (16 + 110) x 3 cycles
-// more per task at 4 cycles than at the SIMD time alone.
-TEST(ForkJoin, TheScalingTreesIndexIsAChainPerLoad) {
-  const double extra =
-      scaling_tree_ns(320, 32, "gpu.cu.chain_latency", 4) - scaling_tree_ns(320, 32, "gpu.cu.chain_latency", 0);
-  EXPECT_GT(extra, 0.99 * 3 * (16 + 11 * 10) * 3 * kGh200CycleNs);
-  EXPECT_LT(extra, 1.2 * 3 * (16 + 11 * 10) * 3 * kGh200CycleNs);
+// GTaP's index is a remainder by the input's size, a runtime value: per load
+// (block version) 10 dependent instructions in 64 cycles, the value's
+// address 1 in 6, the sum and the back-edge 2 in 11: 68 cycles more than
+// their issue slots (the 2 instructions in the index load's shadow, 6
+// cycles, wait for the load anyway). 10 loads a lane against 1: 9 x 68
+// cycles more per task, 3 tasks.
+TEST(ForkJoin, TheScalingTreesIndexFollowsItsCompiledSchedule) {
+  const double extra = stall_ns(320, 32) - stall_ns(32, 32);
+  EXPECT_NEAR(extra, 3 * 9 * 68 * kGh200CycleNs, 0.01 * 3 * 9 * 68 * kGh200CycleNs);
 }
 
 // Batches: one worker runs up to a warp of tasks per iteration, publishes

@@ -524,6 +524,51 @@ TEST(Ops, AnIntegerChainWaitsTheChainLatency) {
   EXPECT_LT(t[2], 15u);
 }
 
+// gpu.cu.static_stalls: alu_sched(n, cycles) is compiled code a lone
+// wavefront takes `cycles` to issue (the compiler's stall counts), its SIMD
+// held only the n instructions' SIMD time, so another wavefront on it
+// issues in the stalls; off, it is alu(n).
+Task<> sched_ends(Lane& l, std::uint64_t out) {
+  co_await l.alu_sched(10, 70);
+  const std::uint64_t end = co_await l.clock();
+  if (l.lane_id() == 0) co_await l.store<std::uint64_t>(out + 8ull * l.group_id(), end);
+}
+
+TEST(Ops, AStaticScheduleTakesItsCyclesWhileTheSimdServesOthers) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(test::make_config("orr2014",
+                                  {"gpu.cus=1", "gpu.cu.simds=1", "gpu.cu.simd_width=64", "gpu.cu.static_stalls=true"}),
+                [&](Host& host) {
+                  const std::uint64_t out = host.alloc(32);
+                  host.run_kernel({"one", 64, 64, 8, 0, [=](Lane& l) {
+                                     return timed(l, out, [](Lane& m) -> Task<> { co_await m.alu_sched(10, 70); });
+                                   }});
+                  host.run_kernel({"two", 128, 64, 8, 0, [=](Lane& l) { return sched_ends(l, out + 8); }});
+                  t = host.download<std::uint64_t>(out, 3);
+                });
+  h.run();
+  EXPECT_GE(t[0], 70u);  // its schedule, not 10 issue slots
+  EXPECT_LT(t[0], 75u);
+  const std::uint64_t apart = t[2] > t[1] ? t[2] - t[1] : t[1] - t[2];
+  EXPECT_GE(apart, 9u);  // the second starts once the first's 10 SIMD cycles are over
+  EXPECT_LT(apart, 20u);
+}
+
+TEST(Ops, WithoutStaticStallsAScheduleIsItsIssueSlots) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint64_t> t;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.simd_width=64"}), [&](Host& host) {
+    const std::uint64_t out = host.alloc(8);
+    host.run_kernel({"one", 64, 64, 8, 0,
+                     [=](Lane& l) { return timed(l, out, [](Lane& m) -> Task<> { co_await m.alu_sched(10, 70); }); }});
+    t = host.download<std::uint64_t>(out, 1);
+  });
+  h.run();
+  EXPECT_GE(t[0], 10u);
+  EXPECT_LT(t[0], 15u);
+}
+
 Task<> lds_count(Lane& l, std::uint64_t out) {
   const std::uint32_t old = co_await l.lds_atomic<std::uint32_t>(AtomicOp::Add, 0, 1u);
   co_await l.barrier();

@@ -33,9 +33,13 @@ const Param<std::uint64_t> kCutoff{"fib.cutoff",
 // so fib(n) makes F(n+1) invocations. Prologue 13 instructions, 6 of them
 // the frame's stores (24 B: the return address, n, acc, the loop's n, the
 // caller's convergence barrier), epilogue 11 with its 6 restores; 2 at the
-// loop's entry, 4 before a call (the return address, n - 1, CALL), 1 after
-// it (acc +=) and 4 at the back-edge.
-constexpr CallShape kFib{13 - 6, 11 - 6, 6};
+// loop's entry, 5 at a call (n - 1, n - 2, the return address, CALL) and 4
+// after it (acc +=, the loop's test and branch). Their static schedule
+// (ptxas's stall counts, docs/forkjoin.md "Compiled schedules"): prologue
+// 46 cycles, epilogue 30 up to the return and 6 for it, the loop's entry 8,
+// a call 15, after it 18 (its test's 13 cycles to the branch); a leaf 82
+// cycles for 24 instructions.
+constexpr CallShape kFib{13 - 6, 11 - 6, 6, 46 - 6, 30 - 6, 6};
 
 // The serial fib of a task below the cutoff (the paper's fib_sequential: a
 // plain recursive function), its invocations recorded for the replay.
@@ -43,17 +47,23 @@ std::uint64_t serial_fib(std::uint32_t n, std::vector<Step>& steps) {
   steps.push_back({Ev::Enter});
   std::uint64_t acc = 0;
   if (n >= 2) {
-    steps.push_back({Ev::Alu, 2});
+    steps.push_back({Ev::Alu, 2, 8});
     while (n >= 2) {
-      steps.push_back({Ev::Alu, 4});
+      steps.push_back({Ev::Alu, 5, 15});
       acc += serial_fib(n - 1, steps);
-      steps.push_back({Ev::Alu, 1 + 4});
+      steps.push_back({Ev::Alu, 4, 18});
       n -= 2;
     }
   }
   steps.push_back({Ev::Exit});
   return acc + n;
 }
+
+// The paper's fib's record (GTaP's compiler, Sec. 4.3): the parameter n and
+// the captured locals a and b, which are assigned from the children's
+// results after the taskwait (two 4-byte stores, charged at the taskwait);
+// what follows the taskwait uses neither n nor a field loaded back.
+constexpr Ctx::Live kFibLive{8, 0};
 
 Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool epaq) {
   if (n < 2) co_return n;
@@ -66,7 +76,7 @@ Fn<std::uint64_t> fib_task(Ctx& t, std::uint32_t n, std::uint32_t cutoff, bool e
   const std::uint32_t q1 = epaq && n - 1 < cutoff ? 1 : 0, q2 = epaq && n - 2 < cutoff ? 1 : 0;
   const Child x = co_await t.spawn_on(q1, fib_task, n - 1, cutoff, epaq);
   const Child y = co_await t.spawn_on(q2, fib_task, n - 2, cutoff, epaq);
-  co_await t.taskwait(epaq ? 2 : 0);
+  co_await t.taskwait(epaq ? 2 : 0, kFibLive);
   const std::uint64_t a = co_await t.result<std::uint64_t>(x);
   const std::uint64_t b = co_await t.result<std::uint64_t>(y);
   co_return a + b;

@@ -35,25 +35,32 @@ const Param<std::uint64_t> kCutoff{"queens.cutoff",
 // count after the search) or the free-square mask and the dead-end test, 9;
 // 2 at the loop's entry, 13 per call (the lowest free square, its removal,
 // five arguments, the return address, CALL), 2 per back-edge, 1 at the
-// loop's exit; epilogue 15 with its 10 restores.
-constexpr CallShape kSearch{22 - 10, 15 - 10, 10};
+// loop's exit; epilogue 15 with its 10 restores. Their static schedule
+// (ptxas's stall counts, docs/forkjoin.md "Compiled schedules"): prologue
+// 73 cycles, a solution 29, the mask and dead-end test 35, the loop's entry
+// 8, a call 29, a back-edge 18, the loop's exit 5, the epilogue 48 up to the
+// return and 6 for it; a leaf 156-162 cycles for 46 instructions.
+constexpr CallShape kSearch{22 - 10, 15 - 10, 10, 73 - 10, 48 - 10, 6};
 
 std::uint64_t search(std::uint32_t full, std::uint32_t cols, std::uint32_t left, std::uint32_t right,
                      std::vector<Step>& steps) {
   steps.push_back({Ev::Enter});
-  steps.push_back({Ev::Alu, 9});
   std::uint64_t n = 0;
   if (cols == full) {
+    steps.push_back({Ev::Alu, 9, 29});
     n = 1;
-  } else if (const std::uint32_t free0 = full & ~(cols | left | right)) {
-    steps.push_back({Ev::Alu, 2});
-    for (std::uint32_t free = free0; free; free &= free - 1) {
-      const std::uint32_t p = free & (~free + 1);
-      steps.push_back({Ev::Alu, 13});
-      n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, steps);
-      steps.push_back({Ev::Alu, 2});
+  } else {
+    steps.push_back({Ev::Alu, 9, 35});
+    if (const std::uint32_t free0 = full & ~(cols | left | right)) {
+      steps.push_back({Ev::Alu, 2, 8});
+      for (std::uint32_t free = free0; free; free &= free - 1) {
+        const std::uint32_t p = free & (~free + 1);
+        steps.push_back({Ev::Alu, 13, 29});
+        n += search(full, cols | p, (left | p) << 1 & full, (right | p) >> 1, steps);
+        steps.push_back({Ev::Alu, 2, 18});
+      }
+      steps.push_back({Ev::Alu, 1, 5});
     }
-    steps.push_back({Ev::Alu, 1});
   }
   steps.push_back({Ev::Exit});
   return n;

@@ -32,19 +32,25 @@
 namespace fg::fj {
 
 // A compiled recursive function: its prologue's instructions besides the
-// frame's stores, its epilogue's besides the restores, its frame in 4-byte
-// words (all of them saved and restored by every invocation).
+// frame's stores, its epilogue's besides the restores (the return one of
+// them), its frame in 4-byte words (all of them saved and restored by every
+// invocation); and their static schedule (Lane::alu_sched; docs/forkjoin.md,
+// "Compiled schedules"): the prologue's cycles less one per store (the
+// model issues each), the epilogue's up to the return less one per restore,
+// the return's own after its wait for the restores.
 struct CallShape {
   std::uint32_t prologue, epilogue, frame;
+  std::uint32_t prologue_cycles, epilogue_cycles, ret_cycles;
 };
 
 // A lane's invocations in order: Enter (an invocation, one level deeper),
-// Alu (`n` instructions of the current invocation's body and call sites),
-// Exit (the end of the innermost invocation).
+// Alu (`n` instructions of the current invocation's body and call sites,
+// `cycles` their static schedule), Exit (the end of the innermost
+// invocation).
 enum class Ev : std::uint8_t { Enter, Alu, Exit };
 struct Step {
   Ev e;
-  std::uint32_t n = 0;
+  std::uint32_t n = 0, cycles = 0;
 };
 
 // The deepest invocation of `steps` (the stack it needs, in frames).
@@ -63,16 +69,26 @@ inline Task<void> save_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::ui
   for (std::uint32_t w = 0; w < words; ++w) co_await l.store<std::uint32_t>(t.local_word(depth * words + w), w, loc);
 }
 
-// An epilogue's restores of the frame at `depth`: its words' loads in
-// flight together, the return waiting once (RET waits on the one
-// scoreboard every restore sets), for the one that arrives last.
-inline Task<void> restore_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::uint32_t words) {
+// An epilogue of function `f` restoring the frame at `depth`: its words'
+// loads in flight together, the epilogue's other instructions issuing in
+// their shadow, the return waiting once (RET waits on the one scoreboard
+// every restore sets), for the one that arrives last.
+inline Task<void> epilogue(Lane& l, const Ctx& t, std::uint32_t depth, const CallShape& f) {
+  const std::uint32_t words = f.frame;
   Async<std::uint32_t> last = co_await l.load_async<std::uint32_t>(t.local_word(depth * words));
   for (std::uint32_t w = 1; w < words; ++w) {
     const Async<std::uint32_t> a = co_await l.load_async<std::uint32_t>(t.local_word(depth * words + w));
     if (a.ready > last.ready) last = a;
   }
+  co_await l.alu_sched(f.epilogue - 1, f.epilogue_cycles);
   co_await l.wait(last);
+  co_await l.alu_sched(1, f.ret_cycles);
+}
+
+// A prologue of function `f` saving the frame at `depth`.
+inline Task<void> prologue(Lane& l, const Ctx& t, std::uint32_t depth, const CallShape& f) {
+  co_await l.alu_sched(f.prologue, f.prologue_cycles);
+  co_await save_frame(l, t, depth, f.frame);
 }
 
 // Replay `steps` of function `f` on lane l of task t, its stack words
@@ -98,19 +114,17 @@ inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, 
   for (const Step& s : steps) {
     if (s.e == Ev::Alu) {
       l.path = frames.back().path;
-      co_await l.alu(s.n);
+      co_await l.alu_sched(s.n, s.cycles);
     } else if (s.e == Ev::Enter) {
       l.path = callee();
       frames.push_back({l.path, 0});
-      co_await l.alu(f.prologue);
-      co_await save_frame(l, t, depth, f.frame);
+      co_await prologue(l, t, depth, f);
       ++depth;
     } else {
       --depth;
       l.path = frames.back().path;
       frames.pop_back();
-      co_await restore_frame(l, t, depth, f.frame);
-      co_await l.alu(f.epilogue);
+      co_await epilogue(l, t, depth, f);
     }
   }
   l.path = 0;

@@ -65,27 +65,79 @@ const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
 // The serial code's steps as clang -O3 and ptxas compile the paper's
 // functions for sm_90 (counted from the machine code, clang 14 and ptxas
 // 13.0, 2026-11-29; GTaP 84591ae evaluation/2-comparison mergesort and
-// cilksort, the same cilksort code in Figs. 3, 4 and 10): a merge's output
-// key loads both inputs' heads again (cilksort's merge_device through its
+// cilksort, the same cilksort code in Figs. 3, 4 and 10), each region as
+// its instructions and its static schedule (the cycles a lone warp takes to
+// issue it, ptxas's stall counts; docs/forkjoin.md "Compiled schedules";
+// Lane::alu_sched), memory instructions included: a merge's output key
+// loads both inputs' heads again (cilksort's merge_device through its
 // ld.global.cg asm, mergesort's through generic loads) and stores one key,
-// 20 instructions (cilksort) or 26 (mergesort) in all; a leftover key 12
-// (cilksort) or 14 (mergesort), one load and one store; mergesort's copy
-// back 25 instructions per 8 keys (8 loads, 8 stores) and 10 per remaining
-// key; a binary-search step 12 with its load. The base case's network is
-// still charged as 2 instructions per compare-exchange in registers (the
-// compiled one keeps its 64 keys in a local-memory array: about 18
-// instructions, 2 local loads and a store per exchange; docs/forkjoin.md).
-struct MergeCode {
-  std::uint64_t per_output, leftover;  // instructions, with their loads and store
+// 18 instructions in 64 cycles (cilksort), 26 in 66 (mergesort's, inlined in
+// its recursive function) or 22 in 57 (inlined in its task); a leftover key
+// one load and one store, 12 in 30 (cilksort), 14 in 38 or 12 in 28
+// (mergesort's); mergesort's leftovers and copy back also go 8 keys an
+// iteration, each store waiting for the load before it (the pointers may
+// alias); a binary-search step 12 in 56 with its load.
+struct Code {
+  std::uint32_t n = 0, cycles = 0;  // instructions, static-schedule cycles
 };
-constexpr MergeCode kCilkMerge{20, 12}, kMsortMerge{26, 14};
-constexpr std::uint64_t kInstrPerSearch = 12, kInstrPerExchange = 2, kCopyPer8 = 25, kCopyPerKey = 10;
+struct MergeCode {
+  Code entry;                         // before the merge loop (mergesort's: its scratch pointer's load besides)
+  Code per_output;                    // a merged key: both heads' loads, the compare, the store
+  Code left_setup;                    // before a leftover loop that runs
+  Code left_key;                      // a leftover key: its load and store
+  Code left_8;                        // 8 leftover keys, unrolled (n 0: no such loop)
+  Code copy_setup, copy_key, copy_8;  // mergesort's copy back to the keys
+};
+// cilksort's merge_device: entry 8 in 22 and the loop's pre-header 5 in 11;
+// its leftover setups 7 in 35 (the b side's 7 in 34, its key 11 in 30).
+constexpr MergeCode kCilkMerge{{13, 33}, {18, 64}, {7, 35}, {12, 30}, {}, {}, {}, {}};
+// mergesort_rec_device's inlined merge: setup 16 in 40 (one of them the
+// scratch pointer's load, issued by the caller); leftover setups 13 in 58
+// (14 in 59), 8 keys 29 in 96; copy setup 8 in 46, a key 10 in 39, 8 keys
+// 25 in 95.
+constexpr MergeCode kMsortMerge{{15, 39}, {26, 66}, {13, 58}, {14, 38}, {29, 96}, {8, 46}, {10, 39}, {25, 95}};
+// The same merge inlined in the task after its taskwait (no ABI call, so no
+// reloads of the memory descriptor): a key 22 in 57, leftovers 12 in 28 and
+// 25 in 88 per 8, copy 8 in 30 per key and 21 in 86 per 8; its setups were
+// not read apart and are the recursive function's.
+constexpr MergeCode kMsortTaskMerge{{15, 39}, {22, 57}, {13, 58}, {12, 28}, {25, 88}, {8, 46}, {8, 30}, {21, 86}};
+constexpr Code kSearchStep{12, 56};
 
 struct Sort {
   std::uint64_t keys = 0, tmp = 0;
   std::uint32_t cutoff = 128, cutoff_sort = 64, cutoff_merge = 256;
   bool epaq = false;
 };
+
+// A merge's leftover keys of one side (n keys from src to dst), 8 at a time
+// where the code has such a loop, each store waiting for its load.
+Task<void> merge_leftover(Lane& l, const MergeCode& code, bool bypass, std::uint64_t src, std::uint32_t n,
+                          std::uint64_t dst) {
+  if (n == 0) co_return;
+  co_await l.alu_sched(code.left_setup.n, code.left_setup.cycles);
+  std::uint32_t u = 0;
+  if (code.left_8.n)
+    for (; u + 8 <= n; u += 8) {
+      co_await l.alu_sched(code.left_8.n - 16, code.left_8.cycles - 16);
+      for (std::uint32_t v = u; v < u + 8; ++v) {
+        std::int32_t x;
+        if (bypass)
+          x = co_await l.load_bypass<std::int32_t>(src + 4ull * v);
+        else
+          x = co_await l.load<std::int32_t>(src + 4ull * v);
+        co_await l.store<std::int32_t>(dst + 4ull * v, x);
+      }
+    }
+  for (; u < n; ++u) {
+    std::int32_t x;
+    if (bypass)
+      x = co_await l.load_bypass<std::int32_t>(src + 4ull * u);
+    else
+      x = co_await l.load<std::int32_t>(src + 4ull * u);
+    co_await l.alu_sched(code.left_key.n - 2, code.left_key.cycles - 2);
+    co_await l.store<std::int32_t>(dst + 4ull * u, x);
+  }
+}
 
 // Merge a[0, na) and b[0, nb) into dst (one lane): while both have keys,
 // both heads loaded (in flight together), the compare, the store; then the
@@ -97,11 +149,12 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
     return bypass ? l.load_async_bypass<std::int32_t>(addr) : l.load_async<std::int32_t>(addr);
   };
   std::uint32_t i = 0, j = 0, k = 0;
+  co_await l.alu_sched(code.entry.n, code.entry.cycles);
   while (i < na && j < nb) {
     const Async<std::int32_t> x = co_await load(a + 4ull * i);
     const Async<std::int32_t> y = co_await load(b + 4ull * j);
     co_await l.wait(x.ready > y.ready ? x : y);
-    co_await l.alu(code.per_output - 3);
+    co_await l.alu_sched(code.per_output.n - 3, code.per_output.cycles - 3);
     const bool take_a = x.value <= y.value;
     co_await l.store<std::int32_t>(dst + 4ull * k++, take_a ? x.value : y.value);
     if (take_a)
@@ -109,33 +162,27 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
     else
       ++j;
   }
-  for (; i < na; ++i, ++k) {
-    const Async<std::int32_t> x = co_await load(a + 4ull * i);
-    co_await l.wait(x);
-    co_await l.alu(code.leftover - 2);
-    co_await l.store<std::int32_t>(dst + 4ull * k, x.value);
-  }
-  for (; j < nb; ++j, ++k) {
-    const Async<std::int32_t> y = co_await load(b + 4ull * j);
-    co_await l.wait(y);
-    co_await l.alu(code.leftover - 2);
-    co_await l.store<std::int32_t>(dst + 4ull * k, y.value);
-  }
+  co_await merge_leftover(l, code, bypass, a + 4ull * i, na - i, dst + 4ull * k);
+  k += na - i;
+  co_await merge_leftover(l, code, bypass, b + 4ull * j, nb - j, dst + 4ull * k);
 }
 
 // Mergesort's copy back of n keys from src to dst (one lane): 8 keys per
-// iteration (8 loads in flight, then 8 stores), the rest one at a time.
-Task<void> copy_back(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
+// iteration, the rest one at a time; every store waits for the load before
+// it (the compiled code's: the two arrays may alias).
+Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
+  co_await l.alu_sched(code.copy_setup.n, code.copy_setup.cycles);
   std::uint32_t k = 0;
   for (; k + 8 <= n; k += 8) {
-    std::array<Async<std::int32_t>, 8> v;
-    for (std::uint32_t u = 0; u < 8; ++u) v[u] = co_await l.load_async<std::int32_t>(src + 4ull * (k + u));
-    co_await l.alu(kCopyPer8 - 16);
-    for (std::uint32_t u = 0; u < 8; ++u) co_await l.store<std::int32_t>(dst + 4ull * (k + u), co_await l.wait(v[u]));
+    co_await l.alu_sched(code.copy_8.n - 16, code.copy_8.cycles - 16);
+    for (std::uint32_t u = k; u < k + 8; ++u) {
+      const std::int32_t v = co_await l.load<std::int32_t>(src + 4ull * u);
+      co_await l.store<std::int32_t>(dst + 4ull * u, v);
+    }
   }
   for (; k < n; ++k) {
     const std::int32_t v = co_await l.load<std::int32_t>(src + 4ull * k);
-    co_await l.alu(kCopyPerKey - 2);
+    co_await l.alu_sched(code.copy_key.n - 2, code.copy_key.cycles - 2);
     co_await l.store<std::int32_t>(dst + 4ull * k, v);
   }
 }
@@ -149,28 +196,33 @@ Task<void> copy_back(Lane& l, std::uint64_t src, std::uint64_t dst, std::uint32_
 // caller's convergence barrier, four registers of the inlined loops) in a
 // prologue of 23 instructions and restores it in an epilogue of 18; 9 per
 // call; 16 to set the merge up (one of them the scratch pointer's load).
-constexpr CallShape kMsort{23 - 14, 18 - 14, 14};
+// Static schedule: prologue 78 cycles, epilogue 62 up to the return and 6
+// for it, the calls 22 and 20; a one-key range 146 cycles for 41
+// instructions.
+constexpr CallShape kMsort{23 - 14, 18 - 14, 14, 78 - 14, 62 - 14, 6};
 constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 
 // The serial recursive mergesort of keys[lo..hi] (inclusive), through tmp.
 Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth) {
-  co_await l.alu(kMsort.prologue);
-  co_await save_frame(l, t, depth, kMsort.frame);
+  co_await prologue(l, t, depth, kMsort);
   if (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    co_await l.alu(9);
+    co_await l.alu_sched(9, 22);
     co_await msort_serial(l, t, s, lo, mid, depth + 1);
-    co_await l.alu(9);
+    co_await l.alu_sched(9, 20);
     co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
     co_await l.load<std::uint64_t>(s.tmp);  // g_buf (modelled at the scratch array's first word)
-    co_await l.alu(15);
     co_await merge_serial(l, kMsortMerge, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid,
                           s.tmp + 4ull * lo, false);
-    co_await copy_back(l, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1);
+    co_await copy_back(l, kMsortMerge, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1);
   }
-  co_await restore_frame(l, t, depth, kMsort.frame);
-  co_await l.alu(kMsort.epilogue);
+  co_await epilogue(l, t, depth, kMsort);
 }
+
+// The paper's mergesort's record (GTaP's compiler): the parameters left and
+// right and the captured local mid, stored where it is assigned; the merge
+// after the taskwait loads left, mid and right.
+constexpr Ctx::Live kMsortLive{4, 12};
 
 Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
   if (lo >= hi) co_return;
@@ -182,10 +234,11 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
   const std::uint32_t mid = lo + (hi - lo) / 2;
   co_await t.spawn(msort_task, s, lo, mid);
   co_await t.spawn(msort_task, s, mid + 1, hi);
-  co_await t.taskwait();
-  co_await merge_serial(t.lane(), kMsortMerge, s->keys + 4ull * lo, mid - lo + 1, s->keys + 4ull * (mid + 1), hi - mid,
-                        s->tmp + 4ull * lo, false);
-  co_await copy_back(t.lane(), s->tmp + 4ull * lo, s->keys + 4ull * lo, n);
+  co_await t.taskwait(0, kMsortLive);
+  co_await t.lane().load<std::uint64_t>(s->tmp);  // g_buf, as the serial code's
+  co_await merge_serial(t.lane(), kMsortTaskMerge, s->keys + 4ull * lo, mid - lo + 1, s->keys + 4ull * (mid + 1),
+                        hi - mid, s->tmp + 4ull * lo, false);
+  co_await copy_back(t.lane(), kMsortTaskMerge, s->tmp + 4ull * lo, s->keys + 4ull * lo, n);
 }
 
 // ---- cilksort ----
@@ -203,19 +256,27 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
 // when the pair swaps (about 574 instructions and 64 local loads a pass at
 // 64); then each of the n keys loaded from the array and stored back. The
 // predicated stores are issued by every lane here, those that write nothing
-// on the GPU storing the value in place.
+// on the GPU storing the value in place. Static schedule of the 64-wide
+// network (docs/forkjoin.md "Compiled schedules"), used per position for
+// any width: the load phase 262 instructions in 622 cycles (8 a position
+// besides its load and store); a pass 570 in 2,128: an exchange's 8
+// instructions besides its 2 local loads and 2 stores in 48 cycles and 3
+// per position for the guards in 7.25; 4 in 30 per k; the write-back 28 in
+// 116 to enter, 25 in 77 per 8 keys (each store waiting for its load), 8
+// in 36 between, 12 in 28 per remaining key, 3 in 11 to return.
 Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, std::uint32_t n) {
   const std::uint32_t width = std::bit_ceil(s.cutoff_sort);  // GTaP's cutoffs are powers of two
   std::vector<Async<std::int32_t>> in(n);
   for (std::uint32_t i = 0; i < n; ++i) in[i] = co_await l.load_async_bypass<std::int32_t>(a + 4ull * i);
   for (std::uint32_t i = 0; i < width; ++i) {
-    co_await l.alu(2);
+    co_await l.alu_sched(2, 8);
     const std::int32_t v = i < n ? co_await l.wait(in[i]) : std::numeric_limits<std::int32_t>::max();
     co_await l.store<std::int32_t>(t.local_word(i), v);
   }
-  for (std::uint32_t k = 2; k <= width; k <<= 1)
+  for (std::uint32_t k = 2; k <= width; k <<= 1) {
+    co_await l.alu_sched(4, 30);
     for (std::uint32_t j = k >> 1; j > 0; j >>= 1) {
-      co_await l.alu(2ull * width);  // the guards
+      co_await l.alu_sched(3ull * width, 29ull * width / 4);  // the guards
       for (std::uint32_t i = 0; i < width; ++i) {
         const std::uint32_t ixj = i ^ j;
         if (ixj <= i) continue;
@@ -223,7 +284,7 @@ Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, s
         const Async<std::int32_t> ya = co_await l.load_async<std::int32_t>(t.local_word(ixj));
         co_await l.wait(x.ready > ya.ready ? x : ya);
         const std::int32_t y = ya.value;
-        co_await l.alu(10);
+        co_await l.alu_sched(8, 48);
         // The predicated stores: every lane issues both; a lane whose pair
         // is in order stores its keys where they are (the hardware's
         // predicated-off store writes nothing; here it writes the same
@@ -233,18 +294,42 @@ Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, s
         co_await l.store<std::int32_t>(t.local_word(ixj), swap ? x.value : y);
       }
     }
-  for (std::uint32_t i = 0; i < n; ++i) {
+  }
+  co_await l.alu_sched(28, 116);
+  std::uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    co_await l.alu_sched(25 - 16, 77 - 16);
+    for (std::uint32_t u = i; u < i + 8; ++u) {
+      const std::int32_t v = co_await l.load<std::int32_t>(t.local_word(u));
+      co_await l.store<std::int32_t>(a + 4ull * u, v);
+    }
+  }
+  co_await l.alu_sched(8, 36);
+  for (; i < n; ++i) {
     const std::int32_t v = co_await l.load<std::int32_t>(t.local_word(i));
+    co_await l.alu_sched(10, 26);
     co_await l.store<std::int32_t>(a + 4ull * i, v);
   }
+  co_await l.alu_sched(3, 11);
 }
 
 std::uint32_t sort_queue(const Sort& s, std::uint32_t n) { return s.epaq && n < s.cutoff_sort ? 1 : 0; }
 std::uint32_t merge_queue(const Sort& s, std::uint32_t n) { return s.epaq && n < s.cutoff_merge ? 2 : 0; }
 
+// The paper's cilksort's records (GTaP's compiler): cilkmerge's are its
+// parameters, which the swap assigns (a, b, a_len, b_len: 24 bytes stored
+// when it swaps; charged on the path that waits, the base cases' swaps are
+// not), nothing live after its taskwait; cilksort's its parameters and the
+// six lengths, stored where assigned before the first taskwait, after which
+// the merges load arr, tmp and five lengths (36 bytes), after the second
+// tmp, arr and two lengths (24), after the third nothing.
+constexpr Ctx::Live kCmergeLive{0, 0}, kCmergeSwappedLive{24, 0}, kCsortLive1{24, 36}, kCsortLive2{0, 24},
+    kCsortLive3{0, 0};
+
 Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, std::uint64_t b, std::uint32_t nb,
                      std::uint64_t dst) {
-  if (na < nb) {
+  const bool swapped = na < nb;
+  if (swapped) {
     std::swap(a, b);
     std::swap(na, nb);
   }
@@ -263,7 +348,7 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   std::uint32_t lo = 0, hi = nb;
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    co_await t.lane().alu(kInstrPerSearch - 1);
+    co_await t.lane().alu_sched(kSearchStep.n - 1, kSearchStep.cycles - 1);
     const std::int32_t v = co_await t.lane().load_bypass<std::int32_t>(b + 4ull * mid);
     if (v <= pivot)
       lo = mid + 1;
@@ -274,7 +359,8 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   co_await t.spawn_on(merge_queue(*s, sa + sb), cmerge_task, s, a, sa, b, sb, dst);
   co_await t.spawn_on(merge_queue(*s, na - sa + nb - sb), cmerge_task, s, a + 4ull * sa, na - sa, b + 4ull * sb,
                       nb - sb, dst + 4ull * (sa + sb));
-  co_await t.taskwait();
+  const Ctx::Live live = swapped ? kCmergeSwappedLive : kCmergeLive;
+  co_await t.taskwait(0, live);
 }
 
 Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, std::uint32_t n) {
@@ -289,12 +375,12 @@ Fn<void> csort_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint64_t tmp, s
   co_await t.spawn_on(sort_queue(*s, n2), csort_task, s, a2, t2, n2);
   co_await t.spawn_on(sort_queue(*s, n3), csort_task, s, a3, t3, n3);
   co_await t.spawn_on(sort_queue(*s, n4), csort_task, s, a4, t4, n4);
-  co_await t.taskwait();
+  co_await t.taskwait(0, kCsortLive1);
   co_await t.spawn_on(merge_queue(*s, n12), cmerge_task, s, a, n1, a2, n2, tmp);
   co_await t.spawn_on(merge_queue(*s, n34), cmerge_task, s, a3, n3, a4, n4, t3);
-  co_await t.taskwait();
+  co_await t.taskwait(0, kCsortLive2);
   co_await t.spawn_on(merge_queue(*s, n), cmerge_task, s, tmp, n12, t3, n34, a);
-  co_await t.taskwait();
+  co_await t.taskwait(0, kCsortLive3);
 }
 
 }  // namespace

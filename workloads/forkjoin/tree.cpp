@@ -123,6 +123,7 @@ std::uint32_t pruned_children(std::uint32_t id, std::uint32_t d, std::uint32_t d
 struct Shape {
   bool pruned = false, scaling = false;
   std::uint64_t indices = 0;          // scaling: the index array (u32 per input element)
+  std::uint64_t scalars = 0;          // scaling: GTaP's __device__ g_indices_n, g_indices, g_input
   std::uint32_t depth = 0, mask = 0;  // mask: the input's elements - 1
   std::uint64_t mem_ops = 0, compute = 0;
   std::uint64_t input = 0, out = 0;
@@ -168,30 +169,48 @@ Task<void> deliver(Lane& l, const Shape& s, std::uint32_t node, std::uint64_t v)
 // A thread's share: loads m = first, first + stride, ... of input[indices[(hash(node) + m) & mask]], summed
 // in order; then its share of the dependent chain x = fma(x, a, b) from the block's sum.
 constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
-// GTaP's index is (base + m) % g_indices_n, an unsigned remainder by a value
-// loaded at run time (the input's size), and base = hash32(node) % g_indices_n.
-// A remainder by a runtime divisor is, in the expansion NVIDIA's compiler
-// emits for it (counted from that expansion, not from a SASS listing of
-// GTaP's program: no ptxas here), a reciprocal of the divisor (I2F, MUFU.RCP,
-// an add, F2I, a negate, a multiply and a multiply-high: 7 dependent
-// instructions, loop-invariant, so once per task) and per remainder a
-// multiply-high, a negate, a multiply-add, two compare-and-subtract steps and
-// the divisor-zero select (8 dependent instructions). Each waits
-// gpu.cu.chain_latency (alu_chain). Per task: the hash (3 xor-shifts of 2
-// instructions and 2 multiplies: 8) and the reciprocal (7) are independent, so
-// the reciprocal issues in the hash's waits, then base's remainder (8): a
-// chain of 16 (MUFU.RCP, I2F and F2I take longer than 4 cycles on the H100:
-// some tens of cycles per task not charged). Per load: the add base + m, the
-// remainder and the index array's address (10, a chain), then after the
-// index's load the input's address (1, a chain), then after the value's load
-// the sum's add (1, an issue slot: the next load does not wait for it). Our
-// input's size is a power of two, so the host takes the remainder with a mask
-// (the same index). Per link of the chain (an iteration, the paper's
-// mix_fma): two dependent double FMAs, each waiting for the previous
-// (gpu.cu.fp64_latency); the loop's increment, compare and branch issue while
-// they wait and are not charged.
-constexpr std::uint64_t kChainPerTask = 16, kChainPerIndex = 10, kChainPerAddress = 1, kInstrPerSum = 1,
-                        kFmaPerLink = 2;
+// The body as clang -O3 and ptxas compile it for sm_90 (GTaP 84591ae:
+// evaluation/2-comparison/tree_load_compute's thread version, Fig. 3's
+// block version; the machine code read 2026-11-30, docs/forkjoin.md
+// "Compiled schedules"), each region as its instructions and its static
+// schedule (Lane::alu_sched: the cycles a lone warp takes to issue it,
+// ptxas's stall counts), memory instructions included. GTaP's index is
+// (base + m) % g_indices_n, an unsigned remainder by a value loaded at run
+// time; our input's size is a power of two, so the host takes the remainder
+// with a mask (the same index).
+//  - Per task: the test of mem_ops and the three __device__ scalars'
+//    addresses (5 instructions, 38 cycles), their loads (g_indices_n,
+//    g_indices, g_input, in flight together; the hash waits for them), then
+//    the hash, the divisor's reciprocal (hoisted out of the loop) and base's
+//    remainder: 36 instructions in 150 cycles (thread), 40 in 161 (block);
+//    a block's warps with no load skip it all, 5 in 26. The reciprocal's
+//    I2F, MUFU and F2I latencies are not charged.
+//  - Per load: the add base + m, the remainder (two of its compares 13
+//    cycles before the predicated instructions using them) and the index's
+//    address, 10 dependent instructions in 66 cycles (block: 64); the index
+//    load and 2 instructions in its shadow (6; block 7); after the index the
+//    value's address (1 in 6); the value load and 1 instruction (2); after
+//    the value the sum's add and the back-edge (2 in 11). 91 cycles (90)
+//    and 18 instructions (17) a load, one load in flight.
+//  - Between the loops: x = acc + (node & 255) * 1e-9 (an I2F and a DFMA)
+//    and the multiply-add loop's setup, 18 instructions in 38 cycles
+//    (thread; block: 18 in 47 after the first sum's shared load).
+//  - Per link of the chain (an iteration, the paper's mix_fma): two
+//    dependent double FMAs, the counter, its test and the branch, 5
+//    instructions in 23 cycles, not unrolled.
+//  - Block reduction (do_memory_and_compute's): the lane's store and a
+//    barrier (9 instructions in 31, the second reduction 5 in 22); per
+//    halving every warp issues the level's 10 instructions in 48 cycles
+//    (its body predicated), the lanes in the lower half loading their
+//    partner's slot and storing the sum (each keeps its own in a register),
+//    a barrier.
+struct Code {
+  std::uint32_t n, cycles;
+};
+constexpr Code kTaskHead{5, 38}, kTaskThread{36, 150}, kTaskBlock{40, 161}, kTaskSkip{5, 26};
+constexpr Code kIndexThread{10, 66}, kIndexBlock{10, 64}, kIndexShadowThread{2, 5}, kIndexShadowBlock{2, 6},
+    kAddress{1, 6}, kValueShadowThread{1, 1}, kSumAndBranch{2, 11}, kBetweenThread{18, 38}, kBetweenBlock{18, 47},
+    kLink{5, 23}, kReduceSetup1{9, 31}, kReduceSetup2{5, 22}, kReduceLevel{10, 48};
 
 // The host's value of node `n` of a block of `bs` lanes (1: a thread task),
 // given its children's values (leaves: none).
@@ -221,15 +240,16 @@ double scaling_value(const Shape& s, const std::vector<double>& input, const std
 // do_memory_and_compute): a barrier after the lanes' stores and one per
 // halving, none after the total's read (the task's second sum uses the next
 // area, where GTaP's reuses the same one).
-Task<double> block_sum(Lane& l, std::uint32_t base, double v) {
+Task<double> block_sum(Lane& l, std::uint32_t base, double v, const Code& setup) {
   const std::uint32_t i = l.local_id(), g = l.group_size();
+  co_await l.alu_sched(setup.n - 2, setup.cycles - 2);
   co_await l.lds_store<double>(base + 8 * i, v);
   co_await l.barrier();
   for (std::uint32_t half = std::bit_ceil(g) / 2; half; half /= 2) {
+    co_await l.alu_sched(kReduceLevel.n - 3, kReduceLevel.cycles - 3);
     if (i < half && i + half < g) {
-      const double a = co_await l.lds_load<double>(base + 8 * i);
-      const double b = co_await l.lds_load<double>(base + 8 * (i + half));
-      co_await l.lds_store<double>(base + 8 * i, a + b);
+      v += co_await l.lds_load<double>(base + 8 * (i + half));
+      co_await l.lds_store<double>(base + 8 * i, v);
     }
     co_await l.barrier();
   }
@@ -240,21 +260,41 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   const bool block = t.block();
   const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
   const std::uint32_t h = hash32(node);
-  co_await l.alu_chain(kChainPerTask);
   double acc = 0;
-  for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
-    co_await l.alu_chain(kChainPerIndex);
-    const std::uint32_t i = co_await l.load<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
-    co_await l.alu_chain(kChainPerAddress);
-    acc += co_await l.load<double>(s.input + 8ull * i);
-    co_await l.alu(kInstrPerSum);
+  if (first < s.mem_ops) {
+    const Code& task = block ? kTaskBlock : kTaskThread;
+    co_await l.alu_sched(kTaskHead.n, kTaskHead.cycles);
+    Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(s.scalars);
+    for (std::uint32_t k = 1; k < 3; ++k) {
+      const Async<std::uint64_t> a = co_await l.load_async<std::uint64_t>(s.scalars + 8 * k);
+      if (a.ready > last.ready) last = a;
+    }
+    co_await l.wait(last);
+    co_await l.alu_sched(task.n - kTaskHead.n - 3, task.cycles - kTaskHead.cycles - 3);
+  } else {
+    co_await l.alu_sched(kTaskSkip.n, kTaskSkip.cycles);
   }
-  const double sum = block ? co_await block_sum(l, t.lds(), acc) : acc;
+  const Code& index = block ? kIndexBlock : kIndexThread;
+  const Code& index_shadow = block ? kIndexShadowBlock : kIndexShadowThread;
+  for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
+    co_await l.alu_sched(index.n, index.cycles);
+    const Async<std::uint32_t> i = co_await l.load_async<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
+    co_await l.alu_sched(index_shadow.n, index_shadow.cycles);
+    co_await l.wait(i);
+    co_await l.alu_sched(kAddress.n, kAddress.cycles);
+    const Async<double> v = co_await l.load_async<double>(s.input + 8ull * i.value);
+    if (!block) co_await l.alu_sched(kValueShadowThread.n, kValueShadowThread.cycles);
+    acc += co_await l.wait(v);
+    co_await l.alu_sched(kSumAndBranch.n, kSumAndBranch.cycles);
+  }
+  const double sum = block ? co_await block_sum(l, t.lds(), acc, kReduceSetup1) : acc;
+  const Code& between = block ? kBetweenBlock : kBetweenThread;
+  co_await l.alu_sched(between.n, between.cycles);
   double x = sum;
   std::uint64_t links = 0;
   for (std::uint64_t it = first; it < s.compute; it += stride, ++links) x = std::fma(x, kChainA, kChainB);
-  if (links) co_await l.alu_fp64(kFmaPerLink * links);
-  const double own = block ? co_await block_sum(l, t.lds() + 8 * l.group_size(), x) : x;
+  if (links) co_await l.alu_sched(kLink.n * links, kLink.cycles * links);
+  const double own = block ? co_await block_sum(l, t.lds() + 8 * l.group_size(), x, kReduceSetup2) : x;
   if (first != 0) co_return;
   double v = own;
   if (d < s.depth) {
@@ -272,6 +312,12 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
 // count through shared memory and a barrier and waits only with children;
 // Fig. 3's block leaf meets at a barrier before its return (its inner
 // node's barrier before the taskwait is the runtime's: run_task).
+// The trees' records (GTaP's compiler): the parameters (node, height,
+// mem_ops, compute_iters; the pruned tree's also D and B), no local live
+// across the taskwait; the work after it loads node, mem_ops and
+// compute_iters.
+constexpr Ctx::Live kTreeLive{0, 12};
+
 Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) {
   const bool block = t.block();
   if (d < s->depth) {
@@ -295,7 +341,7 @@ Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) 
       co_await t.spawn(tree_task, s, 2 * node + 1, d + 1);
       co_await t.spawn(tree_task, s, 2 * node + 2, d + 1);
     }
-    if (n) co_await t.taskwait();
+    if (n) co_await t.taskwait(0, kTreeLive);
   }
   Lane& l = t.lane();
   if (s->scaling) {
@@ -337,6 +383,7 @@ void tree(Host& h) {
     std::uniform_int_distribution<std::uint32_t> pick(0, s.mask);
     for (auto& i : indices) i = pick(h.rng());
     s.indices = h.upload(indices);
+    s.scalars = h.upload(std::vector<std::uint64_t>{std::uint64_t{s.mask} + 1, s.indices, s.input});
   }
   // The host's tasks and values (a block task's: lane 0's share).
   const bool block = block_workers(cfg, false);
@@ -400,7 +447,7 @@ std::uint64_t tree_bytes(const Config& cfg) {
   const bool pruned = kShape.get(cfg) == "pruned";
   const std::uint64_t d = kDepth.get(cfg);
   const std::uint64_t out = pruned ? (kSinkMask + 1ull) : (d <= 22 ? (2ull << d) : 0);
-  return 12ull * (1ull << kInputLog2.get(cfg)) + 8 * out + runtime_bytes(cfg, 24, pruned ? 3 : 2);
+  return 12ull * (1ull << kInputLog2.get(cfg)) + 8 * out + 24 + runtime_bytes(cfg, 24, pruned ? 3 : 2);
 }
 
 const RegisterWorkload kReg{{"tree",

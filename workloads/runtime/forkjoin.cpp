@@ -371,7 +371,7 @@ class Runtime {
   Task<void> run_task(Lane& l, W w, std::uint32_t id);
   Task<void> finish(Lane& l, W w, Record& r);
   Task<void> suspend(Lane& l, Record& r, std::uint32_t queue);
-  Task<void> payload_io(Lane& l, std::uint32_t id, bool store);
+  Task<void> store_payload(Lane& l, std::uint32_t id, std::uint32_t bytes);
   struct Claim {
     std::uint32_t n_pop = 0, n_steal = 0, q = 0, tail = 0, vic = 0, vh = 0;
   };
@@ -436,6 +436,7 @@ std::uint64_t Ctx::local_word(std::uint32_t word) const { return rec_->rt->local
 std::coroutine_handle<> Ctx::TaskWait::await_suspend(std::coroutine_handle<>) const noexcept {
   c->waiting_ = true;
   c->wait_queue_ = queue;
+  c->live_ = live;
   detail::FnPromiseBase& p = c->frame_.promise();
   p.lane->current = p.continuation;
   return p.continuation;
@@ -700,15 +701,12 @@ Task<void> Runtime::push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t 
   ++*st_.per_queue[k];
 }
 
-Task<void> Runtime::payload_io(Lane& l, std::uint32_t id, bool store) {
-  // The spilled locals (GTaP's task data): 8 bytes per access.
-  for (std::uint32_t b = 0; b < payload_; b += 8) {
-    if (store)
-      co_await l.store<std::uint64_t>(pay(id) + b, 0);
-    else
-      co_await l.load<std::uint64_t>(pay(id) + b);
-  }
-  st_.payload_bytes += payload_;
+Task<void> Runtime::store_payload(Lane& l, std::uint32_t id, std::uint32_t bytes) {
+  // The arguments or the spilled locals (GTaP's task data): 8 bytes per
+  // access, the first `bytes` of the payload (Ctx::kWhole: all of it).
+  const std::uint32_t n = std::min(bytes, payload_);
+  for (std::uint32_t b = 0; b < n; b += 8) co_await l.store<std::uint64_t>(pay(id) + b, 0);
+  st_.payload_bytes += round_up(n, 8);
 }
 
 Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
@@ -750,7 +748,7 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
   }
   if (recs_.count(id)) co_await fault(l, fmt::format("forkjoin: task id {} handed out twice (runtime defect)", id));
   recs_.emplace(id, std::move(r));
-  co_await payload_io(l, id, true);  // the arguments
+  co_await store_payload(l, id, Ctx::kWhole);  // the arguments
   co_await push_generated(l, w, queue, id);
   ++parent.child_count;
   ++st_.spawned;
@@ -800,7 +798,6 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     co_await l.wait(last);
     ++st_.started;
     if (r.state) ++st_.resumed;
-    st_.payload_bytes += payload_;
   } else {
     // GTaP's block loop (84591ae and 14669e9, __gtap_execute_task_loop_device_impl):
     // thread 0 copies the header's generation, parent, parent's generation
@@ -821,7 +818,6 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
       }
       ++st_.started;
       if (r.state) ++st_.resumed;
-      st_.payload_bytes += payload_;
     }
     if (copy) co_await l.barrier();
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
@@ -829,10 +825,13 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   // __gtap_get_task_state: the jan2026 runtime loads the state even for a
   // spawn-only program (84591ae), the feb2026 one returns 0 there.
   if (!spawn_only_ || !feb_) co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);
-  {
+  // The arguments at a start; at a resumption the fields its taskwait
+  // named (Ctx::Live::reload), maybe none.
+  if (const std::uint32_t n = std::min(r.state ? c.live_.reload : payload_, payload_)) {
     Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(pay(id));
-    for (std::uint32_t b = 8; b < payload_; b += 8) later(last, co_await l.load_async<std::uint64_t>(pay(id) + b));
+    for (std::uint32_t b = 8; b < n; b += 8) later(last, co_await l.load_async<std::uint64_t>(pay(id) + b));
     co_await l.wait(last);
+    if (!block_ || leader(l)) st_.payload_bytes += round_up(n, 8);
   }
   c.lane_ = &l;
   c.waiting_ = false;
@@ -872,7 +871,7 @@ Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
   co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrTotal, total + r.child_count);
   co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrWaiting, r.child_count);
   if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + kHdrQueue, static_cast<std::uint16_t>(queue));
-  co_await payload_io(l, r.id, true);
+  co_await store_payload(l, r.id, r.ctx[0].live_.spill);
   r.total += r.child_count;
   r.child_count = 0;
 }

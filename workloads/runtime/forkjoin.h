@@ -32,7 +32,9 @@
 // total and waiting child counts, the ids of its children) and a payload of
 // `payload` bytes, the locals GTaP's compiler spills. The coroutine frame
 // holds what the payload stands for; the runtime charges the payload's
-// stores at every spawn and taskwait and its loads at every start and resume.
+// stores at every spawn and its loads at every start, and at a taskwait and
+// its resumption what the taskwait names (Ctx::Live; the whole payload if
+// it names nothing).
 // A child's result is stored into its payload and read from there.
 #pragma once
 
@@ -162,17 +164,32 @@ class Ctx {
     auto make = [f, args...](Ctx& c) { return f(c, args...).release(); };
     return spawn_frames(*lane_, queue, make, Lane::Loc::current());
   }
+  // What a taskwait stores into the task's record and what its resumption
+  // loads back (bytes, as 8-byte accesses): by default the whole payload,
+  // the coroutine frame's live bytes at their largest. GTaP's compiler keeps
+  // a task's parameters and the locals live across a taskwait in the record
+  // and stores each where it is assigned; a program that knows its fields
+  // names them (docs/forkjoin.md, "Task records"): `spill`, the captured
+  // locals assigned in the segment that ends at this taskwait (or from the
+  // children's results after it); `reload`, the fields the next segment
+  // uses.
+  static constexpr std::uint32_t kWhole = ~0u;
+  struct Live {
+    std::uint32_t spill = kWhole, reload = kWhole;
+  };
   // Wait for the children spawned since the last taskwait: the task returns
   // to the worker loop and resumes (maybe elsewhere) when the last finishes,
   // in queue `queue` of the warp that ran it. With no children it goes on.
   struct TaskWait {
     Ctx* c;
     std::uint32_t queue;
+    Live live;
     bool await_ready() const noexcept { return false; }
     std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) const noexcept;
     void await_resume() const noexcept {}
   };
-  TaskWait taskwait(std::uint32_t queue = 0) { return TaskWait{this, queue}; }
+  TaskWait taskwait(std::uint32_t queue = 0) { return TaskWait{this, queue, Live{kWhole, kWhole}}; }
+  TaskWait taskwait(std::uint32_t queue, Live live) { return TaskWait{this, queue, live}; }
   // A joined child's result (read from its payload).
   template <class R>
   Task<R> result(Child c, Lane::Loc loc = Lane::Loc::current()) {
@@ -196,6 +213,7 @@ class Ctx {
   std::coroutine_handle<detail::FnPromiseBase> frame_;
   bool waiting_ = false;  // suspended at a taskwait
   std::uint32_t wait_queue_ = 0;
+  Live live_;  // the last taskwait's record traffic
 };
 
 // What a program declares about its tasks (GTaP's compile-time parameters,
