@@ -32,15 +32,18 @@
 namespace fg::fj {
 
 // A compiled recursive function: its prologue's instructions besides the
-// frame's stores, its epilogue's besides the restores (the return one of
-// them), its frame in 4-byte words (all of them saved and restored by every
-// invocation); and their static schedule (Lane::alu_sched; docs/forkjoin.md,
-// "Compiled schedules"): the prologue's cycles less one per store (the
-// model issues each), the epilogue's up to the return less one per restore,
-// the return's own after its wait for the restores.
+// frame's stores, its epilogue's besides the restores (the stack pointer's
+// add and the return two of them), its frame in 4-byte words (all of them
+// saved and restored by every invocation); and their static schedule
+// (Lane::alu_sched; docs/forkjoin.md, "Compiled schedules"): the prologue's
+// cycles less one per store (the model issues each), the epilogue's up to
+// its last restore's issue less one per earlier restore (the restores issue
+// 4 cycles apart, the convergence barrier's wait and its register's restore
+// among them), the stack pointer's add after it, the return's own after its
+// wait for the restores.
 struct CallShape {
   std::uint32_t prologue, epilogue, frame;
-  std::uint32_t prologue_cycles, epilogue_cycles, ret_cycles;
+  std::uint32_t prologue_cycles, epilogue_cycles, tail_cycles, ret_cycles;
 };
 
 // A lane's invocations in order: Enter (an invocation, one level deeper),
@@ -70,17 +73,21 @@ inline Task<void> save_frame(Lane& l, const Ctx& t, std::uint32_t depth, std::ui
 }
 
 // An epilogue of function `f` restoring the frame at `depth`: its words'
-// loads in flight together, the epilogue's other instructions issuing in
-// their shadow, the return waiting once (RET waits on the one scoreboard
-// every restore sets), for the one that arrives last.
+// loads in flight together, the last issued once the epilogue's schedule up
+// to it has passed, the stack pointer's add, the return waiting once (RET
+// waits on the one scoreboard every restore sets) for the one that arrives
+// last.
 inline Task<void> epilogue(Lane& l, const Ctx& t, std::uint32_t depth, const CallShape& f) {
   const std::uint32_t words = f.frame;
   Async<std::uint32_t> last = co_await l.load_async<std::uint32_t>(t.local_word(depth * words));
-  for (std::uint32_t w = 1; w < words; ++w) {
+  for (std::uint32_t w = 1; w + 1 < words; ++w) {
     const Async<std::uint32_t> a = co_await l.load_async<std::uint32_t>(t.local_word(depth * words + w));
     if (a.ready > last.ready) last = a;
   }
-  co_await l.alu_sched(f.epilogue - 1, f.epilogue_cycles);
+  co_await l.alu_sched(f.epilogue - 2, f.epilogue_cycles);
+  const Async<std::uint32_t> a = co_await l.load_async<std::uint32_t>(t.local_word(depth * words + words - 1));
+  if (a.ready > last.ready) last = a;
+  co_await l.alu_sched(1, f.tail_cycles);
   co_await l.wait(last);
   co_await l.alu_sched(1, f.ret_cycles);
 }

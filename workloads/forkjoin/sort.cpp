@@ -80,34 +80,102 @@ const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
 struct Code {
   std::uint32_t n = 0, cycles = 0;  // instructions, static-schedule cycles
 };
+// A key's code around its load (or a merged key's two loads, issued
+// together): before the loads, in their shadow (the loads' own stalls past
+// their issue cycle and the instructions before the first use, which issue
+// while the loads are in flight), and from the use on besides the store
+// (whose issue the model charges). A lone warp takes pre + shadow + post +
+// one cycle per load and store when the loads take no longer than the
+// shadow, else pre + the loads' latency + post.
+struct Key {
+  Code pre, shadow, post;
+};
+// 8 keys unrolled, each store waiting for the load before it: before the
+// first load, and the rest besides the loads' and stores' issue cycles and
+// what issues in their shadows.
+struct Group {
+  Code pre, post;
+};
 struct MergeCode {
-  Code entry;                         // before the merge loop (mergesort's: its scratch pointer's load besides)
-  Code per_output;                    // a merged key: both heads' loads, the compare, the store
-  Code left_setup;                    // before a leftover loop that runs
-  Code left_key;                      // a leftover key: its load and store
-  Code left_8;                        // 8 leftover keys, unrolled (n 0: no such loop)
-  Code copy_setup, copy_key, copy_8;  // mergesort's copy back to the keys
+  Code entry;       // before the merge loop (mergesort's: its scratch pointer's load besides)
+  Key per_output;   // a merged key: both heads' loads, the compare, the store
+  Code left_setup;  // before a leftover loop that runs
+  Key left_key;     // a leftover key: its load and store
+  Group left_8;     // 8 leftover keys, unrolled (pre.n 0: no such loop)
+  Code copy_setup;  // mergesort's copy back to the keys: before it,
+  Key copy_key;     // a key,
+  Group copy_8;     // 8 keys
 };
 // cilksort's merge_device: entry 8 in 22 and the loop's pre-header 5 in 11;
-// its leftover setups 7 in 35 (the b side's 7 in 34, its key 11 in 30).
-constexpr MergeCode kCilkMerge{{13, 33}, {18, 64}, {7, 35}, {12, 30}, {}, {}, {}, {}};
+// a key 18 in 64 (2 in 6, the loads, 6 in 18 in their shadow, 8 in 38 from
+// the compare, both predicated stores issued); its leftover setups 7 in 35
+// (the b side's 7 in 34), a leftover key 12 in 30 (1 in 5, the load, 4 in
+// 8, 6 in 16; the b side's 11 in 30).
+constexpr MergeCode kCilkMerge{{13, 33}, {{2, 6}, {6, 18}, {7, 37}}, {7, 35}, {{1, 5}, {4, 8}, {5, 15}}, {}, {}, {},
+                               {}};
 // mergesort_rec_device's inlined merge: setup 16 in 40 (one of them the
-// scratch pointer's load, issued by the caller); leftover setups 13 in 58
-// (14 in 59), 8 keys 29 in 96; copy setup 8 in 46, a key 10 in 39, 8 keys
-// 25 in 95.
-constexpr MergeCode kMsortMerge{{15, 39}, {26, 66}, {13, 58}, {14, 38}, {29, 96}, {8, 46}, {10, 39}, {25, 95}};
+// scratch pointer's load, issued by the caller); a key 26 in 66 (6 in 15,
+// the loads, 4 in 10, 14 in 39); leftover setups 13 in 58 (14 in 59), a key
+// 14 in 38 (3 in 15, the load, 4 in 5, 6 in 17), 8 keys 29 in 96 (3 in 15
+// before, 54 cycles not in a load's shadow); copy setup 8 in 46, a key 10 in
+// 39 (3 in 15, the load, 4 in 7, 2 in 16), 8 keys 25 in 95 (3 in 15, 57 not
+// in a shadow).
+constexpr MergeCode kMsortMerge{{15, 39},
+                                {{6, 15}, {4, 10}, {13, 38}},
+                                {13, 58},
+                                {{3, 15}, {4, 5}, {5, 16}},
+                                {{3, 15}, {10, 54 - 15 - 16}},
+                                {8, 46},
+                                {{3, 15}, {4, 7}, {1, 15}},
+                                {{3, 15}, {6, 57 - 15 - 16}}};
 // The same merge inlined in the task after its taskwait (no ABI call, so no
-// reloads of the memory descriptor): a key 22 in 57, leftovers 12 in 28 and
-// 25 in 88 per 8, copy 8 in 30 per key and 21 in 86 per 8; its setups were
+// reloads of the memory descriptor): a key 22 in 57 (2 in 6, the loads, 4 in
+// 10, 14 in 39), leftovers 12 in 28 (1 in 5, 4 in 5, 6 in 17) and 25 in 88
+// per 8 (1 in 5, 48 not in a shadow), copy 8 in 30 per key (1 in 6, 4 in 6,
+// 2 in 17) and 21 in 86 per 8 (1 in 5, 50 not in a shadow); its setups were
 // not read apart and are the recursive function's.
-constexpr MergeCode kMsortTaskMerge{{15, 39}, {22, 57}, {13, 58}, {12, 28}, {25, 88}, {8, 46}, {8, 30}, {21, 86}};
-constexpr Code kSearchStep{12, 56};
+constexpr MergeCode kMsortTaskMerge{{15, 39},
+                                    {{2, 6}, {4, 10}, {13, 38}},
+                                    {13, 58},
+                                    {{1, 5}, {4, 5}, {5, 16}},
+                                    {{1, 5}, {8, 48 - 5 - 16}},
+                                    {8, 46},
+                                    {{1, 6}, {4, 6}, {1, 16}},
+                                    {{1, 5}, {4, 50 - 5 - 16}}};
+// A binary-search step, 12 in 56: 4 in 20, the load, 1 in 5, 6 in 30.
+constexpr Key kSearchStep{{4, 20}, {1, 5}, {6, 30}};
 
 struct Sort {
   std::uint64_t keys = 0, tmp = 0;
   std::uint32_t cutoff = 128, cutoff_sort = 64, cutoff_merge = 256;
   bool epaq = false;
 };
+
+// A key's load (through the L2 if `bypass`) in flight.
+OpAwaiter<Async<std::int32_t>> load_key(Lane& l, bool bypass, std::uint64_t addr) {
+  return bypass ? l.load_async_bypass<std::int32_t>(addr) : l.load_async<std::int32_t>(addr);
+}
+
+// One key copied from src to dst with the code around its load (Key).
+Task<void> copy_key(Lane& l, const Key& code, bool bypass, std::uint64_t src, std::uint64_t dst) {
+  co_await l.alu_sched(code.pre.n, code.pre.cycles);
+  const Async<std::int32_t> x = co_await load_key(l, bypass, src);
+  co_await l.alu_sched(code.shadow.n, code.shadow.cycles);
+  const std::int32_t v = co_await l.wait(x);
+  co_await l.alu_sched(code.post.n, code.post.cycles);
+  co_await l.store<std::int32_t>(dst, v);
+}
+
+// 8 keys copied from src to dst (Group), each store waiting for its load.
+Task<void> copy_group(Lane& l, const Group& code, bool bypass, std::uint64_t src, std::uint64_t dst) {
+  co_await l.alu_sched(code.pre.n, code.pre.cycles);
+  for (std::uint32_t u = 0; u < 8; ++u) {
+    const Async<std::int32_t> x = co_await load_key(l, bypass, src + 4ull * u);
+    const std::int32_t v = co_await l.wait(x);
+    co_await l.store<std::int32_t>(dst + 4ull * u, v);
+  }
+  co_await l.alu_sched(code.post.n, code.post.cycles);
+}
 
 // A merge's leftover keys of one side (n keys from src to dst), 8 at a time
 // where the code has such a loop, each store waiting for its load.
@@ -116,45 +184,26 @@ Task<void> merge_leftover(Lane& l, const MergeCode& code, bool bypass, std::uint
   if (n == 0) co_return;
   co_await l.alu_sched(code.left_setup.n, code.left_setup.cycles);
   std::uint32_t u = 0;
-  if (code.left_8.n)
-    for (; u + 8 <= n; u += 8) {
-      co_await l.alu_sched(code.left_8.n - 16, code.left_8.cycles - 16);
-      for (std::uint32_t v = u; v < u + 8; ++v) {
-        std::int32_t x;
-        if (bypass)
-          x = co_await l.load_bypass<std::int32_t>(src + 4ull * v);
-        else
-          x = co_await l.load<std::int32_t>(src + 4ull * v);
-        co_await l.store<std::int32_t>(dst + 4ull * v, x);
-      }
-    }
-  for (; u < n; ++u) {
-    std::int32_t x;
-    if (bypass)
-      x = co_await l.load_bypass<std::int32_t>(src + 4ull * u);
-    else
-      x = co_await l.load<std::int32_t>(src + 4ull * u);
-    co_await l.alu_sched(code.left_key.n - 2, code.left_key.cycles - 2);
-    co_await l.store<std::int32_t>(dst + 4ull * u, x);
-  }
+  if (code.left_8.pre.n)
+    for (; u + 8 <= n; u += 8) co_await copy_group(l, code.left_8, bypass, src + 4ull * u, dst + 4ull * u);
+  for (; u < n; ++u) co_await copy_key(l, code.left_key, bypass, src + 4ull * u, dst + 4ull * u);
 }
 
 // Merge a[0, na) and b[0, nb) into dst (one lane): while both have keys,
 // both heads loaded (in flight together), the compare, the store; then the
-// leftover keys copied one at a time. `bypass`: cilksort's loads through
-// the L2.
+// leftover keys. `bypass`: cilksort's loads through the L2.
 Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::uint32_t na, std::uint64_t b,
                         std::uint32_t nb, std::uint64_t dst, bool bypass) {
-  auto load = [&l, bypass](std::uint64_t addr) {
-    return bypass ? l.load_async_bypass<std::int32_t>(addr) : l.load_async<std::int32_t>(addr);
-  };
+  const Key& key = code.per_output;
   std::uint32_t i = 0, j = 0, k = 0;
   co_await l.alu_sched(code.entry.n, code.entry.cycles);
   while (i < na && j < nb) {
-    const Async<std::int32_t> x = co_await load(a + 4ull * i);
-    const Async<std::int32_t> y = co_await load(b + 4ull * j);
+    co_await l.alu_sched(key.pre.n, key.pre.cycles);
+    const Async<std::int32_t> x = co_await load_key(l, bypass, a + 4ull * i);
+    const Async<std::int32_t> y = co_await load_key(l, bypass, b + 4ull * j);
+    co_await l.alu_sched(key.shadow.n, key.shadow.cycles);
     co_await l.wait(x.ready > y.ready ? x : y);
-    co_await l.alu_sched(code.per_output.n - 3, code.per_output.cycles - 3);
+    co_await l.alu_sched(key.post.n, key.post.cycles);
     const bool take_a = x.value <= y.value;
     co_await l.store<std::int32_t>(dst + 4ull * k++, take_a ? x.value : y.value);
     if (take_a)
@@ -173,18 +222,8 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
 Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
   co_await l.alu_sched(code.copy_setup.n, code.copy_setup.cycles);
   std::uint32_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    co_await l.alu_sched(code.copy_8.n - 16, code.copy_8.cycles - 16);
-    for (std::uint32_t u = k; u < k + 8; ++u) {
-      const std::int32_t v = co_await l.load<std::int32_t>(src + 4ull * u);
-      co_await l.store<std::int32_t>(dst + 4ull * u, v);
-    }
-  }
-  for (; k < n; ++k) {
-    const std::int32_t v = co_await l.load<std::int32_t>(src + 4ull * k);
-    co_await l.alu_sched(code.copy_key.n - 2, code.copy_key.cycles - 2);
-    co_await l.store<std::int32_t>(dst + 4ull * k, v);
-  }
+  for (; k + 8 <= n; k += 8) co_await copy_group(l, code.copy_8, false, src + 4ull * k, dst + 4ull * k);
+  for (; k < n; ++k) co_await copy_key(l, code.copy_key, false, src + 4ull * k, dst + 4ull * k);
 }
 
 // ---- mergesort ----
@@ -196,10 +235,10 @@ Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uin
 // caller's convergence barrier, four registers of the inlined loops) in a
 // prologue of 23 instructions and restores it in an epilogue of 18; 9 per
 // call; 16 to set the merge up (one of them the scratch pointer's load).
-// Static schedule: prologue 78 cycles, epilogue 62 up to the return and 6
-// for it, the calls 22 and 20; a one-key range 146 cycles for 41
-// instructions.
-constexpr CallShape kMsort{23 - 14, 18 - 14, 14, 78 - 14, 62 - 14, 6};
+// Static schedule: prologue 78 cycles, epilogue 59 up to its last restore's
+// issue, 3 more to the return and 6 for it, the calls 22 and 20; a one-key
+// range 146 cycles for 41 instructions.
+constexpr CallShape kMsort{23 - 14, 18 - 14, 14, 78 - 14, 59 - 13, 2, 6};
 constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 
 // The serial recursive mergesort of keys[lo..hi] (inclusive), through tmp.
@@ -250,20 +289,21 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
 // compile it for sm_90 (the machine code counted 2026-11-29): only the
 // innermost loop is unrolled, so the array stays in local memory; a key's
 // load through the L2 (predicated: the padding loads nothing) and its store
-// to the array, about 4 instructions each; per pass (k, j) a guard of 2
+// to the array, about 4 instructions each; per pass (k, j) a guard of 3
 // instructions per position and per compare-exchange the two keys' local
-// loads, about 10 instructions and two predicated stores, which write only
-// when the pair swaps (about 574 instructions and 64 local loads a pass at
-// 64); then each of the n keys loaded from the array and stored back. The
+// loads, 8 instructions and two predicated stores, which write only when
+// the pair swaps (about 570 instructions and 63 local loads a pass at 64);
+// then each of the n keys loaded from the array and stored back. The
 // predicated stores are issued by every lane here, those that write nothing
 // on the GPU storing the value in place. Static schedule of the 64-wide
 // network (docs/forkjoin.md "Compiled schedules"), used per position for
 // any width: the load phase 262 instructions in 622 cycles (8 a position
 // besides its load and store); a pass 570 in 2,128: an exchange's 8
 // instructions besides its 2 local loads and 2 stores in 48 cycles and 3
-// per position for the guards in 7.25; 4 in 30 per k; the write-back 28 in
-// 116 to enter, 25 in 77 per 8 keys (each store waiting for its load), 8
-// in 36 between, 12 in 28 per remaining key, 3 in 11 to return.
+// per position for the guards in 7.25; 4 in 30 per k; the write-back 9 in
+// 34 to enter, 25 in 77 per 8 keys (each store waiting for its load), 8
+// in 36 between, 12 in 28 per remaining key, 3 in 11 to return (5 in 23
+// after the groups when no key remains).
 Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, std::uint32_t n) {
   const std::uint32_t width = std::bit_ceil(s.cutoff_sort);  // GTaP's cutoffs are powers of two
   std::vector<Async<std::int32_t>> in(n);
@@ -295,7 +335,7 @@ Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, s
       }
     }
   }
-  co_await l.alu_sched(28, 116);
+  co_await l.alu_sched(9, 34);
   std::uint32_t i = 0;
   for (; i + 8 <= n; i += 8) {
     co_await l.alu_sched(25 - 16, 77 - 16);
@@ -303,6 +343,10 @@ Task<void> network_sort(Lane& l, const Ctx& t, const Sort& s, std::uint64_t a, s
       const std::int32_t v = co_await l.load<std::int32_t>(t.local_word(u));
       co_await l.store<std::int32_t>(a + 4ull * u, v);
     }
+  }
+  if (i == n) {  // no key left: the return after the groups
+    co_await l.alu_sched(5, 23);
+    co_return;
   }
   co_await l.alu_sched(8, 36);
   for (; i < n; ++i) {
@@ -348,8 +392,12 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   std::uint32_t lo = 0, hi = nb;
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    co_await t.lane().alu_sched(kSearchStep.n - 1, kSearchStep.cycles - 1);
-    const std::int32_t v = co_await t.lane().load_bypass<std::int32_t>(b + 4ull * mid);
+    Lane& l = t.lane();
+    co_await l.alu_sched(kSearchStep.pre.n, kSearchStep.pre.cycles);
+    const Async<std::int32_t> x = co_await l.load_async_bypass<std::int32_t>(b + 4ull * mid);
+    co_await l.alu_sched(kSearchStep.shadow.n, kSearchStep.shadow.cycles);
+    const std::int32_t v = co_await l.wait(x);
+    co_await l.alu_sched(kSearchStep.post.n, kSearchStep.post.cycles);
     if (v <= pivot)
       lo = mid + 1;
     else

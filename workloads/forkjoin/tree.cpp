@@ -182,9 +182,10 @@ constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
 //    addresses (5 instructions, 38 cycles), their loads (g_indices_n,
 //    g_indices, g_input, in flight together; the hash waits for them), then
 //    the hash, the divisor's reciprocal (hoisted out of the loop) and base's
-//    remainder: 36 instructions in 150 cycles (thread), 40 in 161 (block);
-//    a block's warps with no load skip it all, 5 in 26. The reciprocal's
-//    I2F, MUFU and F2I latencies are not charged.
+//    remainder: 36 instructions in 150 cycles (thread; the head 5 in 38),
+//    40 in 161 (block; the head 7 in 41); a block's warps with no load skip
+//    it all, 4 in 21 (a thread task with no load 2 in 18). The
+//    reciprocal's I2F, MUFU and F2I latencies are not charged.
 //  - Per load: the add base + m, the remainder (two of its compares 13
 //    cycles before the predicated instructions using them) and the index's
 //    address, 10 dependent instructions in 66 cycles (block: 64); the index
@@ -194,7 +195,8 @@ constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
 //    and 18 instructions (17) a load, one load in flight.
 //  - Between the loops: x = acc + (node & 255) * 1e-9 (an I2F and a DFMA)
 //    and the multiply-add loop's setup, 18 instructions in 38 cycles
-//    (thread; block: 18 in 47 after the first sum's shared load).
+//    (thread; block: 18 in 47 after the first sum's shared load). Charged
+//    as code; the value omits the term (x = acc here and on the host).
 //  - Per link of the chain (an iteration, the paper's mix_fma): two
 //    dependent double FMAs, the counter, its test and the branch, 5
 //    instructions in 23 cycles, not unrolled.
@@ -207,7 +209,8 @@ constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
 struct Code {
   std::uint32_t n, cycles;
 };
-constexpr Code kTaskHead{5, 38}, kTaskThread{36, 150}, kTaskBlock{40, 161}, kTaskSkip{5, 26};
+constexpr Code kTaskHeadThread{5, 38}, kTaskHeadBlock{7, 41}, kTaskThread{36, 150}, kTaskBlock{40, 161},
+    kTaskSkipThread{2, 18}, kTaskSkipBlock{4, 21};
 constexpr Code kIndexThread{10, 66}, kIndexBlock{10, 64}, kIndexShadowThread{2, 5}, kIndexShadowBlock{2, 6},
     kAddress{1, 6}, kValueShadowThread{1, 1}, kSumAndBranch{2, 11}, kBetweenThread{18, 38}, kBetweenBlock{18, 47},
     kLink{5, 23}, kReduceSetup1{9, 31}, kReduceSetup2{5, 22}, kReduceLevel{10, 48};
@@ -263,16 +266,18 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   double acc = 0;
   if (first < s.mem_ops) {
     const Code& task = block ? kTaskBlock : kTaskThread;
-    co_await l.alu_sched(kTaskHead.n, kTaskHead.cycles);
+    const Code& head = block ? kTaskHeadBlock : kTaskHeadThread;
+    co_await l.alu_sched(head.n, head.cycles);
     Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(s.scalars);
     for (std::uint32_t k = 1; k < 3; ++k) {
       const Async<std::uint64_t> a = co_await l.load_async<std::uint64_t>(s.scalars + 8 * k);
       if (a.ready > last.ready) last = a;
     }
     co_await l.wait(last);
-    co_await l.alu_sched(task.n - kTaskHead.n - 3, task.cycles - kTaskHead.cycles - 3);
+    co_await l.alu_sched(task.n - head.n - 3, task.cycles - head.cycles - 3);
   } else {
-    co_await l.alu_sched(kTaskSkip.n, kTaskSkip.cycles);
+    const Code& skip = block ? kTaskSkipBlock : kTaskSkipThread;
+    co_await l.alu_sched(skip.n, skip.cycles);
   }
   const Code& index = block ? kIndexBlock : kIndexThread;
   const Code& index_shadow = block ? kIndexShadowBlock : kIndexShadowThread;
