@@ -31,6 +31,16 @@
 
 namespace fg::fj {
 
+// A stretch of compiled code: its instructions and its static schedule, the
+// cycles a lone warp takes to issue it (docs/forkjoin.md, "Compiled
+// schedules"), charged by sched() at the caller's site.
+struct Code {
+  std::uint32_t n = 0, cycles = 0;
+};
+inline OpAwaiter<void> sched(Lane& l, const Code& c, Lane::Loc loc = Lane::Loc::current()) {
+  return l.alu_sched(c.n, c.cycles, loc);
+}
+
 // A compiled recursive function: its prologue's instructions besides the
 // frame's stores, its epilogue's besides the restores (the stack pointer's
 // add and the return two of them), its frame in 4-byte words (all of them

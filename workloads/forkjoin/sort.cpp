@@ -77,9 +77,6 @@ const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
 // (mergesort's); mergesort's leftovers and copy back also go 8 keys an
 // iteration, each store waiting for the load before it (the pointers may
 // alias); a binary-search step 12 in 56 with its load.
-struct Code {
-  std::uint32_t n = 0, cycles = 0;  // instructions, static-schedule cycles
-};
 // A key's code around its load (or a merged key's two loads, issued
 // together): before the loads, in their shadow (the loads' own stalls past
 // their issue cycle and the instructions before the first use, which issue
@@ -158,23 +155,23 @@ OpAwaiter<Async<std::int32_t>> load_key(Lane& l, bool bypass, std::uint64_t addr
 
 // One key copied from src to dst with the code around its load (Key).
 Task<void> copy_key(Lane& l, const Key& code, bool bypass, std::uint64_t src, std::uint64_t dst) {
-  co_await l.alu_sched(code.pre.n, code.pre.cycles);
+  co_await sched(l, code.pre);
   const Async<std::int32_t> x = co_await load_key(l, bypass, src);
-  co_await l.alu_sched(code.shadow.n, code.shadow.cycles);
+  co_await sched(l, code.shadow);
   const std::int32_t v = co_await l.wait(x);
-  co_await l.alu_sched(code.post.n, code.post.cycles);
+  co_await sched(l, code.post);
   co_await l.store<std::int32_t>(dst, v);
 }
 
 // 8 keys copied from src to dst (Group), each store waiting for its load.
 Task<void> copy_group(Lane& l, const Group& code, bool bypass, std::uint64_t src, std::uint64_t dst) {
-  co_await l.alu_sched(code.pre.n, code.pre.cycles);
+  co_await sched(l, code.pre);
   for (std::uint32_t u = 0; u < 8; ++u) {
     const Async<std::int32_t> x = co_await load_key(l, bypass, src + 4ull * u);
     const std::int32_t v = co_await l.wait(x);
     co_await l.store<std::int32_t>(dst + 4ull * u, v);
   }
-  co_await l.alu_sched(code.post.n, code.post.cycles);
+  co_await sched(l, code.post);
 }
 
 // A merge's leftover keys of one side (n keys from src to dst), 8 at a time
@@ -182,7 +179,7 @@ Task<void> copy_group(Lane& l, const Group& code, bool bypass, std::uint64_t src
 Task<void> merge_leftover(Lane& l, const MergeCode& code, bool bypass, std::uint64_t src, std::uint32_t n,
                           std::uint64_t dst) {
   if (n == 0) co_return;
-  co_await l.alu_sched(code.left_setup.n, code.left_setup.cycles);
+  co_await sched(l, code.left_setup);
   std::uint32_t u = 0;
   if (code.left_8.pre.n)
     for (; u + 8 <= n; u += 8) co_await copy_group(l, code.left_8, bypass, src + 4ull * u, dst + 4ull * u);
@@ -196,14 +193,14 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
                         std::uint32_t nb, std::uint64_t dst, bool bypass) {
   const Key& key = code.per_output;
   std::uint32_t i = 0, j = 0, k = 0;
-  co_await l.alu_sched(code.entry.n, code.entry.cycles);
+  co_await sched(l, code.entry);
   while (i < na && j < nb) {
-    co_await l.alu_sched(key.pre.n, key.pre.cycles);
+    co_await sched(l, key.pre);
     const Async<std::int32_t> x = co_await load_key(l, bypass, a + 4ull * i);
     const Async<std::int32_t> y = co_await load_key(l, bypass, b + 4ull * j);
-    co_await l.alu_sched(key.shadow.n, key.shadow.cycles);
+    co_await sched(l, key.shadow);
     co_await l.wait(x.ready > y.ready ? x : y);
-    co_await l.alu_sched(key.post.n, key.post.cycles);
+    co_await sched(l, key.post);
     const bool take_a = x.value <= y.value;
     co_await l.store<std::int32_t>(dst + 4ull * k++, take_a ? x.value : y.value);
     if (take_a)
@@ -220,7 +217,7 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
 // iteration, the rest one at a time; every store waits for the load before
 // it (the compiled code's: the two arrays may alias).
 Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
-  co_await l.alu_sched(code.copy_setup.n, code.copy_setup.cycles);
+  co_await sched(l, code.copy_setup);
   std::uint32_t k = 0;
   for (; k + 8 <= n; k += 8) co_await copy_group(l, code.copy_8, false, src + 4ull * k, dst + 4ull * k);
   for (; k < n; ++k) co_await copy_key(l, code.copy_key, false, src + 4ull * k, dst + 4ull * k);
@@ -393,11 +390,11 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     Lane& l = t.lane();
-    co_await l.alu_sched(kSearchStep.pre.n, kSearchStep.pre.cycles);
+    co_await sched(l, kSearchStep.pre);
     const Async<std::int32_t> x = co_await l.load_async_bypass<std::int32_t>(b + 4ull * mid);
-    co_await l.alu_sched(kSearchStep.shadow.n, kSearchStep.shadow.cycles);
+    co_await sched(l, kSearchStep.shadow);
     const std::int32_t v = co_await l.wait(x);
-    co_await l.alu_sched(kSearchStep.post.n, kSearchStep.post.cycles);
+    co_await sched(l, kSearchStep.post);
     if (v <= pivot)
       lo = mid + 1;
     else

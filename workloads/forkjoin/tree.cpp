@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "forkjoin/apps.h"
+#include "forkjoin/serial.h"
 #include "gpu/host.h"
 #include "runtime/forkjoin.h"
 #include "sim/config.h"
@@ -206,9 +207,6 @@ constexpr double kChainA = 1.0000001192092896, kChainB = 1e-7;
 //    (its body predicated), the lanes in the lower half loading their
 //    partner's slot and storing the sum (each keeps its own in a register),
 //    a barrier.
-struct Code {
-  std::uint32_t n, cycles;
-};
 constexpr Code kTaskHeadThread{5, 38}, kTaskHeadBlock{7, 41}, kTaskThread{36, 150}, kTaskBlock{40, 161},
     kTaskSkipThread{2, 18}, kTaskSkipBlock{4, 21};
 constexpr Code kIndexThread{10, 66}, kIndexBlock{10, 64}, kIndexShadowThread{2, 5}, kIndexShadowBlock{2, 6},
@@ -267,7 +265,7 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
   if (first < s.mem_ops) {
     const Code& task = block ? kTaskBlock : kTaskThread;
     const Code& head = block ? kTaskHeadBlock : kTaskHeadThread;
-    co_await l.alu_sched(head.n, head.cycles);
+    co_await sched(l, head);
     Async<std::uint64_t> last = co_await l.load_async<std::uint64_t>(s.scalars);
     for (std::uint32_t k = 1; k < 3; ++k) {
       const Async<std::uint64_t> a = co_await l.load_async<std::uint64_t>(s.scalars + 8 * k);
@@ -277,24 +275,24 @@ Task<void> scaling_work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t nod
     co_await l.alu_sched(task.n - head.n - 3, task.cycles - head.cycles - 3);
   } else {
     const Code& skip = block ? kTaskSkipBlock : kTaskSkipThread;
-    co_await l.alu_sched(skip.n, skip.cycles);
+    co_await sched(l, skip);
   }
   const Code& index = block ? kIndexBlock : kIndexThread;
   const Code& index_shadow = block ? kIndexShadowBlock : kIndexShadowThread;
   for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
-    co_await l.alu_sched(index.n, index.cycles);
+    co_await sched(l, index);
     const Async<std::uint32_t> i = co_await l.load_async<std::uint32_t>(s.indices + 4ull * ((h + m) & s.mask));
-    co_await l.alu_sched(index_shadow.n, index_shadow.cycles);
+    co_await sched(l, index_shadow);
     co_await l.wait(i);
-    co_await l.alu_sched(kAddress.n, kAddress.cycles);
+    co_await sched(l, kAddress);
     const Async<double> v = co_await l.load_async<double>(s.input + 8ull * i.value);
-    if (!block) co_await l.alu_sched(kValueShadowThread.n, kValueShadowThread.cycles);
+    if (!block) co_await sched(l, kValueShadowThread);
     acc += co_await l.wait(v);
-    co_await l.alu_sched(kSumAndBranch.n, kSumAndBranch.cycles);
+    co_await sched(l, kSumAndBranch);
   }
   const double sum = block ? co_await block_sum(l, t.lds(), acc, kReduceSetup1) : acc;
   const Code& between = block ? kBetweenBlock : kBetweenThread;
-  co_await l.alu_sched(between.n, between.cycles);
+  co_await sched(l, between);
   double x = sum;
   std::uint64_t links = 0;
   for (std::uint64_t it = first; it < s.compute; it += stride, ++links) x = std::fma(x, kChainA, kChainB);
