@@ -263,6 +263,61 @@ TEST(ForkJoin, TheScalingTreesIndexFollowsItsCompiledSchedule) {
   EXPECT_NEAR(extra, 3 * 9 * 68 * kGh200CycleNs, 0.01 * 3 * 9 * 68 * kGh200CycleNs);
 }
 
+// Figs. 7-9's tree body (tree.body=work) of depth 1, 3 tasks one after the
+// other on one block worker of 32 lanes, with `loads` loads and `iters`
+// multiply-adds per task; with the compiled code's static schedule less
+// without it.
+double work_stall_ns(int loads, int iters) {
+  double ns[2];
+  for (bool stalls : {false, true}) {
+    const auto s = run_stats(fmt::format(
+        "tree --preset gh200 --set tree.depth=1 --set tree.mem_ops={} --set tree.compute_iters={} --set "
+        "forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 --set gpu.cu.static_stalls={}",
+        loads, iters, stalls));
+    ns[stalls] = s["workload"]["results"]["kernel_ns"].get<double>();
+  }
+  return ns[1] - ns[0];
+}
+
+// A load step of GTaP's block program: the index's xorshift and address, 6
+// instructions in 29 cycles, the load, the loop's counters in its shadow (4
+// in 7, hidden by the load), the add waiting for the value and the back-edge
+// (2 in 17): 38 cycles more than their issue slots. 10 loads a lane against
+// 1: 9 x 38 cycles more per task, 3 tasks.
+TEST(ForkJoin, TheTreeBodysLoadStepFollowsItsCompiledSchedule) {
+  const double extra = work_stall_ns(320, 32) - work_stall_ns(32, 32);
+  EXPECT_NEAR(extra, 3 * 9 * 38 * kGh200CycleNs, 0.01 * 3 * 9 * 38 * kGh200CycleNs);
+}
+
+// A multiply-add step (the xorshift, I2F, DFMA, xor and the counters): 17
+// instructions in 41 cycles, 24 more than their issue slots.
+TEST(ForkJoin, TheTreeBodysMultiplyAddStepFollowsItsCompiledSchedule) {
+  const double extra = work_stall_ns(32, 320) - work_stall_ns(32, 32);
+  EXPECT_NEAR(extra, 3 * 9 * 24 * kGh200CycleNs, 0.01 * 3 * 9 * 24 * kGh200CycleNs);
+}
+
+// The full tree's thread program has no `#pragma unroll 1`: its load loop,
+// unrolled 4 times, has 4 loads in flight, where the pruned tree's has one.
+// Depth 1 on one worker, both trees two waves of tasks (the leaves together,
+// then the root): the time a load adds is about a quarter of the pruned
+// tree's (0.26; two loads in flight would make it half).
+TEST(ForkJoin, TheFullTreesThreadProgramHasFourLoadsInFlight) {
+  auto per_load = [](const std::string& shape) {
+    double ns[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto s = run_stats(
+          fmt::format("tree --preset gh200 --set tree.shape={} --set tree.depth=1 --set tree.mem_ops={} --set "
+                      "tree.compute_iters=0 --set forkjoin.groups=1",
+                      shape, i ? 404 : 4));
+      ns[i] = s["workload"]["results"]["kernel_ns"].get<double>();
+    }
+    return (ns[1] - ns[0]) / 400;
+  };
+  const double full = per_load("full"), pruned = per_load("pruned");
+  EXPECT_GT(pruned, 0);
+  EXPECT_LT(full, 0.35 * pruned) << full << " " << pruned;
+}
+
 // Batches: one worker runs up to a warp of tasks per iteration, publishes
 // what it does not keep and pops it back; nobody steals. A batch is what the
 // last one generated (kept) or, when it generated nothing, a pop: as the

@@ -78,10 +78,6 @@ const Param<std::uint64_t> kCompute{
     {{0}, {1u << 20}}};
 
 constexpr std::uint32_t kSinkMask = (1u << 20) - 1;  // the pruned tree's 2^20-slot sink
-// Per load: the index's xorshift, multiply-add and mask, the address, the
-// accumulate; per multiply-add iteration: the xorshift, add, convert, FMA
-// and xor (the instructions of the paper's loops, assumed one each).
-constexpr std::uint64_t kInstrPerLoad = 8, kInstrPerIter = 10;
 
 std::uint32_t xorshift32(std::uint32_t s) {
   s ^= s << 13;
@@ -125,6 +121,7 @@ struct Shape {
   bool pruned = false, scaling = false;
   std::uint64_t indices = 0;          // scaling: the index array (u32 per input element)
   std::uint64_t scalars = 0;          // scaling: GTaP's __device__ g_indices_n, g_indices, g_input
+  std::uint64_t globals = 0;          // work: GTaP's __device__ g_input_n, g_input, g_out (full) or g_sink, g_sink_n
   std::uint32_t depth = 0, mask = 0;  // mask: the input's elements - 1
   std::uint64_t mem_ops = 0, compute = 0;
   std::uint64_t input = 0, out = 0;
@@ -141,28 +138,181 @@ std::uint64_t host_value(const Shape& s, const std::vector<double>& input, std::
   return static_cast<std::uint64_t>(acc) ^ mix;
 }
 
-// A task's work on lane `l`: this lane's share of the loops; its value.
-Task<std::uint64_t> work(Lane& l, const Shape& s, std::uint32_t node, std::uint32_t first, std::uint32_t stride) {
-  const std::uint32_t seed = seed_of(node);
-  std::int64_t acc = 0;
-  for (std::uint64_t m = first; m < s.mem_ops; m += stride) {
-    co_await l.alu(kInstrPerLoad);
-    const double v = co_await l.load<double>(s.input + 8ull * load_index(seed, m, s.mask));
-    acc += fixed(v);
-  }
-  std::uint32_t mix = 0;
-  std::uint64_t iters = 0;
-  for (std::uint64_t it = first; it < s.compute; it += stride, ++iters) mix ^= mix_of(seed, it);
-  if (iters) co_await l.alu(kInstrPerIter * iters);
-  co_return static_cast<std::uint64_t>(acc) ^ mix;
+// ---- the body of Figs. 7-9's trees (tree.body=work; yukim0359/GTaP,
+// evaluation/2-comparison/{binary_tree,prob_Bary_tree} at 14669e9,
+// do_memory_and_compute and the task's store) ----
+// As clang -O3 and ptxas compile it for sm_90 (the machine code read
+// 2026-11-30, docs/forkjoin.md "Figs. 7-9's tree body, compiled"), each
+// region as its instructions besides the global-memory ones and its static
+// schedule (Lane::alu_sched; ptxas's stall counts), memory instructions
+// issued where the code issues them. The four programs share one body but
+// for two things, so there are three codes:
+//  - the pruned tree's thread program (loops `#pragma unroll 1`, one load
+//    in flight);
+//  - the full tree's thread program, whose loops carry no pragma: clang
+//    unrolls both 4 times (4 independent loads in flight, then their adds
+//    in order), with a remainder loop of the one-step code;
+//  - the block programs (lane i takes steps i, i + blockDim, ...; no
+//    reduction: thread 0 stores its own share's value).
+// Per task: the seed's xorshift and the mem_ops test; then, where there is a
+// load, the addresses of the __device__ scalars g_input_n and g_input, their
+// two loads in flight together and the mask waiting for the first. A load
+// step: the index's xorshift and address (6 in 29), the load, the loop's
+// counters in its shadow (4 in 7), the add waiting for the value and the
+// back-edge (2 in 17). A multiply-add step: the xorshift, I2F, DFMA, xor and
+// the loop's counters, 17 instructions in 41 (the I2F's latency is not
+// charged; 45 in 84 per four steps unrolled). Then the value's I2F and the
+// store: the full tree loads g_out's pointer first, the pruned tree loads
+// g_sink_n and g_sink and hashes the node (the thread program does both
+// between its loops: ptxas hoisted them there).
+constexpr Code kHeadT1{11, 37}, kHeadT2{12, 42}, kHeadBlock{12, 38}, kSkip{1, 5};
+constexpr Code kScalarsPre{2, 9}, kScalarsShadowT1{4, 10}, kScalarsPostT1{1, 7}, kScalarsShadowT2{7, 13},
+    kScalarsPostT2{2, 15}, kScalarsShadowBlock{7, 15}, kScalarsPostBlock{1, 7};
+constexpr Code kStepPre{6, 29}, kStepShadow{4, 7}, kStepPost{2, 17}, kLoadExit{3, 12};
+// The full thread program's load loop, 4 steps an iteration: its setup, the
+// four indices' xorshifts up to the first load, the other three loads'
+// addresses, the counters in their shadow, the four adds (the third waits
+// for the third and fourth loads: they share a scoreboard), the back-edge;
+// the remainder loop's setup (its last two instructions only with a
+// remainder).
+constexpr Code kQuadSetup{5, 12}, kQuadPre{23, 34}, kQuadAddr2{3, 6}, kQuadAddr3{3, 10}, kQuadAddr4{1, 8},
+    kQuadShadow{4, 7}, kQuadAdd{1, 8}, kQuadBack{2, 11}, kRemSetup{3, 14}, kRemSetupMore{2, 9};
+constexpr Code kBetweenT1Shadow{2, 7}, kBetweenT1{8, 28}, kBetween{5, 18}, kPreheaderT1{1, 7}, kPreheaderBlock{5, 12},
+    kIter{17, 41};
+constexpr Code kIterSetupT2{7, 23}, kIterSetupQuad{4, 12}, kIterQuad{45, 84}, kIterRemSetup{2, 10},
+    kIterRemSetupMore{2, 9};
+constexpr Code kAfterT1{6, 21}, kAfterT2{2, 7}, kAfterBlock{2, 10}, kOutLoad{1, 2}, kOutConvert{1, 2},
+    kOutConvertBlock{2, 4}, kOutAddress{2, 9}, kSinkHash{8, 34}, kSinkAddress{3, 15};
+
+// The two scalar loads of a task with loads: g_input_n's (the mask waits
+// for it) and g_input's; their values.
+struct Globals {
+  std::uint32_t mask = 0;
+  std::uint64_t input = 0;
+};
+Task<Globals> load_globals(Lane& l, const Shape& s, const Code& shadow, const Code& post) {
+  co_await sched(l, kScalarsPre);
+  const Async<std::uint32_t> n = co_await l.load_async<std::uint32_t>(s.globals);
+  const Async<std::uint64_t> in = co_await l.load_async<std::uint64_t>(s.globals + 8);
+  co_await sched(l, shadow);
+  Globals g;
+  g.mask = co_await l.wait(n) - 1;
+  co_await sched(l, post);
+  g.input = co_await l.wait(in);
+  co_return g;
 }
 
-// The value to out[] or the sink.
-Task<void> deliver(Lane& l, const Shape& s, std::uint32_t node, std::uint64_t v) {
-  if (s.pruned)
-    co_await l.atomic_nr<std::uint64_t>(AtomicOp::Add, s.out + 8ull * sink_slot(node), v);
-  else
-    co_await l.store<std::uint64_t>(s.out + 8ull * node, v);
+// The pruned tree's sink: g_sink_n's and g_sink's loads, the node's hash;
+// the slot's address. `shadow` runs while the loads are in flight, `post`
+// after them.
+Task<std::uint64_t> sink_address(Lane& l, const Shape& s, std::uint32_t node, const Code& shadow, const Code& post) {
+  co_await sched(l, kScalarsPre);
+  const Async<std::uint32_t> n = co_await l.load_async<std::uint32_t>(s.globals + 24);
+  const Async<std::uint64_t> sink = co_await l.load_async<std::uint64_t>(s.globals + 16);
+  co_await sched(l, shadow);
+  const std::uint32_t mask = co_await l.wait(n) - 1;
+  const std::uint64_t base = co_await l.wait(sink);
+  co_await sched(l, post);
+  co_return base + 8ull * (hash32(node) & mask);
+}
+
+// A task's work on lane `l`: this lane's share of the loops (all of them in
+// a thread task), then lane 0's value to out[node] or the sink (added, so
+// that the run can be checked: GTaP stores it, the last writer winning).
+Task<void> work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t node) {
+  const bool block = t.block(), unrolled = !block && !s.pruned;
+  const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
+  const std::uint32_t seed = seed_of(node);
+  std::int64_t acc = 0;
+  co_await sched(l, block ? kHeadBlock : unrolled ? kHeadT2 : kHeadT1);
+  if (first < s.mem_ops) {
+    Globals g;  // (g++ 12: no co_await in a conditional expression)
+    if (block)
+      g = co_await load_globals(l, s, kScalarsShadowBlock, kScalarsPostBlock);
+    else if (unrolled)
+      g = co_await load_globals(l, s, kScalarsShadowT2, kScalarsPostT2);
+    else
+      g = co_await load_globals(l, s, kScalarsShadowT1, kScalarsPostT1);
+    std::uint64_t m = first;
+    if (unrolled && s.mem_ops >= 4) {
+      co_await sched(l, kQuadSetup);
+      for (; m + 4 <= s.mem_ops; m += 4) {
+        co_await sched(l, kQuadPre);
+        const Async<double> a = co_await l.load_async<double>(g.input + 8ull * load_index(seed, m, g.mask));
+        co_await sched(l, kQuadAddr2);
+        const Async<double> b = co_await l.load_async<double>(g.input + 8ull * load_index(seed, m + 1, g.mask));
+        co_await sched(l, kQuadAddr3);
+        const Async<double> c = co_await l.load_async<double>(g.input + 8ull * load_index(seed, m + 2, g.mask));
+        co_await sched(l, kQuadAddr4);
+        const Async<double> d = co_await l.load_async<double>(g.input + 8ull * load_index(seed, m + 3, g.mask));
+        co_await sched(l, kQuadShadow);
+        acc += fixed(co_await l.wait(a));
+        co_await sched(l, kQuadAdd);
+        acc += fixed(co_await l.wait(b));
+        co_await sched(l, kQuadAdd);
+        acc += fixed(co_await l.wait(c));
+        acc += fixed(co_await l.wait(d));
+        co_await sched(l, kQuadAdd);
+        co_await sched(l, kQuadBack);
+      }
+    }
+    if (unrolled) {
+      co_await sched(l, kRemSetup);
+      if (m < s.mem_ops) co_await sched(l, kRemSetupMore);
+    }
+    for (; m < s.mem_ops; m += stride) {
+      co_await sched(l, kStepPre);
+      const Async<double> v = co_await l.load_async<double>(g.input + 8ull * load_index(seed, m, g.mask));
+      co_await sched(l, kStepShadow);
+      acc += fixed(co_await l.wait(v));
+      co_await sched(l, kStepPost);
+    }
+    co_await sched(l, kLoadExit);
+  } else {
+    co_await sched(l, kSkip);
+  }
+  std::uint64_t sink = 0;
+  if (!block && s.pruned) {  // ptxas hoisted the sink's loads and hash here
+    sink = co_await sink_address(l, s, node, kBetweenT1Shadow, kBetweenT1);
+  } else {
+    co_await sched(l, kBetween);
+  }
+  std::uint32_t mix = 0;
+  std::uint64_t it = first;
+  if (unrolled && s.compute > 0) {
+    co_await sched(l, kIterSetupT2);
+    if (s.compute >= 4) co_await sched(l, kIterSetupQuad);
+    for (; it + 4 <= s.compute; it += 4) {
+      for (std::uint64_t k = 0; k < 4; ++k) mix ^= mix_of(seed, it + k);
+      co_await sched(l, kIterQuad);
+    }
+    co_await sched(l, kIterRemSetup);
+    if (it < s.compute) co_await sched(l, kIterRemSetupMore);
+  } else if (it < s.compute) {
+    co_await sched(l, block ? kPreheaderBlock : kPreheaderT1);
+  }
+  std::uint64_t iters = 0;
+  for (; it < s.compute; it += stride, ++iters) mix ^= mix_of(seed, it);
+  if (iters) co_await l.alu_sched(kIter.n * iters, kIter.cycles * iters);
+  const std::uint64_t v = static_cast<std::uint64_t>(acc) ^ mix;
+  if (!block && s.pruned) {
+    co_await sched(l, kAfterT1);
+    co_await l.atomic_nr<std::uint64_t>(AtomicOp::Add, sink, v);
+    co_return;
+  }
+  co_await sched(l, block ? kAfterBlock : kAfterT2);
+  if (first != 0) co_return;
+  if (s.pruned) {  // a block's thread 0
+    sink = co_await sink_address(l, s, node, kSinkHash, kSinkAddress);
+    co_await l.atomic_nr<std::uint64_t>(AtomicOp::Add, sink, v);
+    co_return;
+  }
+  if (block) co_await sched(l, kOutLoad);
+  const Async<std::uint64_t> out = co_await l.load_async<std::uint64_t>(s.globals + 16);
+  co_await sched(l, block ? kOutConvertBlock : kOutConvert);
+  const std::uint64_t base = co_await l.wait(out);
+  co_await sched(l, kOutAddress);
+  co_await l.store<std::uint64_t>(base + 8ull * node, v);
 }
 
 // ---- the body of Fig. 3's trees (tree.body=scaling; yukim0359/GTaP,
@@ -352,11 +502,7 @@ Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) 
     if (block && d == s->depth) co_await l.barrier();
     co_return;
   }
-  // A thread task's lane does it all; a block task's lanes share it and lane
-  // 0 delivers its share's value.
-  const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
-  const std::uint64_t v = co_await work(l, *s, node, first, stride);
-  if (first == 0) co_await deliver(l, *s, node, v);
+  co_await work(l, t, *s, node);
 }
 
 void tree(Host& h) {
@@ -427,6 +573,8 @@ void tree(Host& h) {
   static const std::array<std::uint64_t, 4096> kZeros{};
   for (std::size_t i = 0; i < want.size(); i += kZeros.size())
     h.copy_in(s.out + 8 * i, kZeros.data(), 8 * std::min(kZeros.size(), want.size() - i));
+  if (!s.scaling)  // GTaP's __device__ scalars, read by every task: g_input_n, g_input, g_out or g_sink, g_sink_n
+    s.globals = h.upload(std::vector<std::uint64_t>{std::uint64_t{s.mask} + 1, s.input, s.out, kSinkMask + 1ull});
   Program p;
   p.name = "tree";
   p.block_ok = true;
@@ -450,7 +598,7 @@ std::uint64_t tree_bytes(const Config& cfg) {
   const bool pruned = kShape.get(cfg) == "pruned";
   const std::uint64_t d = kDepth.get(cfg);
   const std::uint64_t out = pruned ? (kSinkMask + 1ull) : (d <= 22 ? (2ull << d) : 0);
-  return 12ull * (1ull << kInputLog2.get(cfg)) + 8 * out + 24 + runtime_bytes(cfg, 24, pruned ? 3 : 2);
+  return 12ull * (1ull << kInputLog2.get(cfg)) + 8 * out + 32 + runtime_bytes(cfg, 24, pruned ? 3 : 2);
 }
 
 const RegisterWorkload kReg{{"tree",
