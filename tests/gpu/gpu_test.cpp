@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fg_test.h"
+#include "forkjoin/serial.h"
 #include "gpu/compute_unit.h"
 #include "gpu/host.h"
 #include "sim/error.h"
@@ -79,6 +80,33 @@ TEST(Divergence, LanesInDifferentFramesIssueApart) {
   EXPECT_EQ(util.count(), 40u * 201);
   EXPECT_EQ(util.buckets()[5], 40u * 200);
   EXPECT_EQ(util.buckets()[9], 40u);
+}
+
+// A helper serving two compiled regions (forkjoin/serial.h enter_region):
+// lanes at its one site issue apart when they come from different regions,
+// together from the same one.
+Task<> helper(Lane& l, std::uint32_t work) {
+  for (std::uint32_t k = 0; k < work; ++k) co_await l.alu(1);
+}
+Task<> two_regions(Lane& l, std::uint32_t work, std::uint32_t regions) {
+  const std::uint32_t frame = fj::enter_region(l, 1 + l.lane_id() % regions);
+  co_await helper(l, work);
+  l.path = frame;
+  co_await l.alu(1);
+}
+
+TEST(Divergence, LanesFromDifferentRegionsOfAHelperIssueApart) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    host.run_kernel({"regions", 64 * 40, 64, 8, 0, [](Lane& l) { return two_regions(l, 100, 2); }});
+    host.run_kernel({"region", 64 * 40, 64, 8, 0, [](Lane& l) { return two_regions(l, 100, 1); }});
+  });
+  h.run();
+  const auto& util = h.top().cu(0).simd_utilization;
+  // Per wavefront of the first kernel: the helper twice at 32/64 lanes, then
+  // the join; of the second: the helper and the join at 64/64.
+  EXPECT_EQ(util.buckets()[5], 40u * 200);
+  EXPECT_EQ(util.buckets()[9], 40u + 40u * 101);
 }
 
 // Lanes in a deeper frame issue first (Lane::path's top byte), as a

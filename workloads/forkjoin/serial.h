@@ -117,16 +117,35 @@ inline Task<void> prologue(Lane& l, const Ctx& t, std::uint32_t depth, const Cal
 // leave a call early wait in their invocation for the others and make their
 // next call with them, as a warp's lanes reconverge at the convergence
 // barrier each invocation arms, never across call depths or sibling calls.
+// The frame (Lane::path) of the k-th call (from 1) that an invocation with
+// frame `caller` makes, at call depth `depth` (1: the task function's first
+// call): its depth and a hash of its path.
+constexpr std::uint32_t frame_path(std::uint32_t caller, std::uint32_t depth, std::uint32_t k) {
+  return (std::min<std::uint32_t>(depth, 255) << Lane::kDepthShift) |
+         ((caller * 0x9E3779B1u + k) & ((1u << Lane::kDepthShift) - 1));
+}
+
+// A compiled region's own sites. A warp's lanes issue together at the same
+// operation site in the same frame (Lane::path); a helper serving regions
+// that are different code on the GPU (a merge's two leftover loops and
+// mergesort's copy back; one merge inlined in two functions) runs with the
+// region's tag in the frame's low bits (its depth kept), so that its lanes
+// issue together only from the same region. Returns the frame to restore.
+inline std::uint32_t enter_region(Lane& l, std::uint32_t tag) {
+  const std::uint32_t saved = l.path, low = (1u << Lane::kDepthShift) - 1;
+  l.path = (saved & ~low) | ((saved * 0x85EBCA6Bu + tag * 0x9E3779B1u) & low);
+  return saved;
+}
+
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, const CallShape& f) {
   std::uint32_t depth = 0;
   struct Frame {
     std::uint32_t path, calls;
   };
   std::vector<Frame> frames{{1, 0}};  // the caller's frame, and the calls it has made
-  const auto callee = [&frames] {     // the frame of the caller's next call: its depth, a hash of its path
+  const auto callee = [&frames] {     // the frame of the caller's next call
     Frame& fr = frames.back();
-    const std::uint32_t d = std::min<std::uint32_t>(static_cast<std::uint32_t>(frames.size()), 255);
-    return (d << Lane::kDepthShift) | ((fr.path * 0x9E3779B1u + ++fr.calls) & ((1u << Lane::kDepthShift) - 1));
+    return frame_path(fr.path, static_cast<std::uint32_t>(frames.size()), ++fr.calls);
   };
   for (const Step& s : steps) {
     if (s.e == Ev::Alu) {

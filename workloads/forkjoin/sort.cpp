@@ -102,14 +102,16 @@ struct MergeCode {
   Code copy_setup;  // mergesort's copy back to the keys: before it,
   Key copy_key;     // a key,
   Group copy_8;     // 8 keys
+  // Which compiled merge (enter_region): the same helpers serve the three.
+  std::uint32_t region = 0;
 };
 // cilksort's merge_device: entry 8 in 22 and the loop's pre-header 5 in 11;
 // a key 18 in 64 (2 in 6, the loads, 6 in 18 in their shadow, 8 in 38 from
 // the compare, both predicated stores issued); its leftover setups 7 in 35
 // (the b side's 7 in 34), a leftover key 12 in 30 (1 in 5, the load, 4 in
 // 8, 6 in 16; the b side's 11 in 30).
-constexpr MergeCode kCilkMerge{{13, 33}, {{2, 6}, {6, 18}, {7, 37}}, {7, 35}, {{1, 5}, {4, 8}, {5, 15}}, {}, {}, {},
-                               {}};
+constexpr MergeCode kCilkMerge{{13, 33}, {{2, 6}, {6, 18}, {7, 37}}, {7, 35}, {{1, 5}, {4, 8}, {5, 15}}, {}, {}, {}, {},
+                               1};
 // mergesort_rec_device's inlined merge: setup 16 in 40 (one of them the
 // scratch pointer's load, issued by the caller); a key 26 in 66 (6 in 15,
 // the loads, 4 in 10, 14 in 39); leftover setups 13 in 58 (14 in 59), a key
@@ -124,7 +126,8 @@ constexpr MergeCode kMsortMerge{{15, 39},
                                 {{3, 15}, {10, 54 - 15 - 16}},
                                 {8, 46},
                                 {{3, 15}, {4, 7}, {1, 15}},
-                                {{3, 15}, {6, 57 - 15 - 16}}};
+                                {{3, 15}, {6, 57 - 15 - 16}},
+                                2};
 // The same merge inlined in the task after its taskwait (no ABI call, so no
 // reloads of the memory descriptor): a key 22 in 57 (2 in 6, the loads, 4 in
 // 10, 14 in 39), leftovers 12 in 28 (1 in 5, 4 in 5, 6 in 17) and 25 in 88
@@ -138,7 +141,8 @@ constexpr MergeCode kMsortTaskMerge{{15, 39},
                                     {{1, 5}, {8, 48 - 5 - 16}},
                                     {8, 46},
                                     {{1, 6}, {4, 6}, {1, 16}},
-                                    {{1, 5}, {4, 50 - 5 - 16}}};
+                                    {{1, 5}, {4, 50 - 5 - 16}},
+                                    3};
 // A binary-search step, 12 in 56: 4 in 20, the load, 1 in 5, 6 in 30.
 constexpr Key kSearchStep{{4, 20}, {1, 5}, {6, 30}};
 
@@ -176,14 +180,17 @@ Task<void> copy_group(Lane& l, const Group& code, bool bypass, std::uint64_t src
 
 // A merge's leftover keys of one side (n keys from src to dst), 8 at a time
 // where the code has such a loop, each store waiting for its load.
-Task<void> merge_leftover(Lane& l, const MergeCode& code, bool bypass, std::uint64_t src, std::uint32_t n,
-                          std::uint64_t dst) {
+// `side`: 1 for a's loop, 2 for b's (two loops of the compiled code).
+Task<void> merge_leftover(Lane& l, const MergeCode& code, std::uint32_t side, bool bypass, std::uint64_t src,
+                          std::uint32_t n, std::uint64_t dst) {
   if (n == 0) co_return;
+  const std::uint32_t frame = enter_region(l, 4 * code.region + side);
   co_await sched(l, code.left_setup);
   std::uint32_t u = 0;
   if (code.left_8.pre.n)
     for (; u + 8 <= n; u += 8) co_await copy_group(l, code.left_8, bypass, src + 4ull * u, dst + 4ull * u);
   for (; u < n; ++u) co_await copy_key(l, code.left_key, bypass, src + 4ull * u, dst + 4ull * u);
+  l.path = frame;
 }
 
 // Merge a[0, na) and b[0, nb) into dst (one lane): while both have keys,
@@ -193,6 +200,7 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
                         std::uint32_t nb, std::uint64_t dst, bool bypass) {
   const Key& key = code.per_output;
   std::uint32_t i = 0, j = 0, k = 0;
+  const std::uint32_t frame = enter_region(l, 4 * code.region);
   co_await sched(l, code.entry);
   while (i < na && j < nb) {
     co_await sched(l, key.pre);
@@ -208,19 +216,22 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
     else
       ++j;
   }
-  co_await merge_leftover(l, code, bypass, a + 4ull * i, na - i, dst + 4ull * k);
+  l.path = frame;
+  co_await merge_leftover(l, code, 1, bypass, a + 4ull * i, na - i, dst + 4ull * k);
   k += na - i;
-  co_await merge_leftover(l, code, bypass, b + 4ull * j, nb - j, dst + 4ull * k);
+  co_await merge_leftover(l, code, 2, bypass, b + 4ull * j, nb - j, dst + 4ull * k);
 }
 
 // Mergesort's copy back of n keys from src to dst (one lane): 8 keys per
 // iteration, the rest one at a time; every store waits for the load before
 // it (the compiled code's: the two arrays may alias).
 Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uint64_t dst, std::uint32_t n) {
+  const std::uint32_t frame = enter_region(l, 4 * code.region + 3);
   co_await sched(l, code.copy_setup);
   std::uint32_t k = 0;
   for (; k + 8 <= n; k += 8) co_await copy_group(l, code.copy_8, false, src + 4ull * k, dst + 4ull * k);
   for (; k < n; ++k) co_await copy_key(l, code.copy_key, false, src + 4ull * k, dst + 4ull * k);
+  l.path = frame;
 }
 
 // ---- mergesort ----
@@ -239,20 +250,26 @@ constexpr CallShape kMsort{23 - 14, 18 - 14, 14, 78 - 14, 59 - 13, 2, 6};
 constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 
 // The serial recursive mergesort of keys[lo..hi] (inclusive), through tmp.
-Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth) {
+// Each invocation runs in its own frame (Lane::path), `call` the caller's
+// how-manyth call it is, as replay's (serial.h).
+Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth,
+                        std::uint32_t call) {
+  const std::uint32_t caller = l.path;
+  l.path = frame_path(caller, depth + 1, call);
   co_await prologue(l, t, depth, kMsort);
   if (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     co_await l.alu_sched(9, 22);
-    co_await msort_serial(l, t, s, lo, mid, depth + 1);
+    co_await msort_serial(l, t, s, lo, mid, depth + 1, 1);
     co_await l.alu_sched(9, 20);
-    co_await msort_serial(l, t, s, mid + 1, hi, depth + 1);
+    co_await msort_serial(l, t, s, mid + 1, hi, depth + 1, 2);
     co_await l.load<std::uint64_t>(s.tmp);  // g_buf (modelled at the scratch array's first word)
     co_await merge_serial(l, kMsortMerge, s.keys + 4ull * lo, mid - lo + 1, s.keys + 4ull * (mid + 1), hi - mid,
                           s.tmp + 4ull * lo, false);
     co_await copy_back(l, kMsortMerge, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1);
   }
   co_await epilogue(l, t, depth, kMsort);
+  l.path = caller;
 }
 
 // The paper's mergesort's record (GTaP's compiler): the parameters left and
@@ -264,7 +281,7 @@ Fn<void> msort_task(Ctx& t, const Sort* s, std::uint32_t lo, std::uint32_t hi) {
   if (lo >= hi) co_return;
   const std::uint32_t n = hi - lo + 1;
   if (n <= s->cutoff) {
-    co_await msort_serial(t.lane(), t, *s, lo, hi, 0);
+    co_await msort_serial(t.lane(), t, *s, lo, hi, 0, 1);
     co_return;
   }
   const std::uint32_t mid = lo + (hi - lo) / 2;
