@@ -281,7 +281,7 @@ double work_stall_ns(int loads, int iters) {
 
 // A load step of GTaP's block program: the index's xorshift and address, 6
 // instructions in 29 cycles, the load, the loop's counters in its shadow (4
-// in 7, hidden by the load), the add waiting for the value and the back-edge
+// in 6, hidden by the load), the add waiting for the value and the back-edge
 // (2 in 17): 38 cycles more than their issue slots. 10 loads a lane against
 // 1: 9 x 38 cycles more per task, 3 tasks.
 TEST(ForkJoin, TheTreeBodysLoadStepFollowsItsCompiledSchedule) {
@@ -296,10 +296,30 @@ TEST(ForkJoin, TheTreeBodysMultiplyAddStepFollowsItsCompiledSchedule) {
   EXPECT_NEAR(extra, 3 * 9 * 24 * kGh200CycleNs, 0.01 * 3 * 9 * 24 * kGh200CycleNs);
 }
 
+// The full tree's thread program's multiply-add loop, unrolled 4 times: 45
+// instructions in 84 cycles per 4 steps, 39 more than their issue slots.
+// Depth 1 on one warp of 32 thread workers: two waves (the leaves together,
+// then the root), 400 steps a task against 4: 2 x 100 x 39 cycles more.
+TEST(ForkJoin, TheFullTreesThreadProgramsUnrolledStepsFollowTheirCompiledSchedule) {
+  auto stall = [](int iters) {
+    double ns[2];
+    for (bool stalls : {false, true}) {
+      const auto s = run_stats(
+          fmt::format("tree --preset gh200 --set tree.depth=1 --set tree.mem_ops=4 --set tree.compute_iters={} --set "
+                      "forkjoin.groups=1 --set gpu.cu.static_stalls={}",
+                      iters, stalls));
+      ns[stalls] = s["workload"]["results"]["kernel_ns"].get<double>();
+    }
+    return ns[1] - ns[0];
+  };
+  const double extra = stall(404) - stall(4);
+  EXPECT_NEAR(extra, 2 * 100 * 39 * kGh200CycleNs, 0.01 * 2 * 100 * 39 * kGh200CycleNs);
+}
+
 // The full tree's thread program has no `#pragma unroll 1`: its load loop,
 // unrolled 4 times, has 4 loads in flight, where the pruned tree's has one.
-// Depth 1 on one worker, both trees two waves of tasks (the leaves together,
-// then the root): the time a load adds is about a quarter of the pruned
+// Depth 1 on one warp of 32 thread workers, both trees two waves of tasks
+// (the leaves together on their lanes, then the root): the time a load adds is about a quarter of the pruned
 // tree's (0.26; two loads in flight would make it half).
 TEST(ForkJoin, TheFullTreesThreadProgramHasFourLoadsInFlight) {
   auto per_load = [](const std::string& shape) {

@@ -138,6 +138,7 @@ inline std::uint32_t enter_region(Lane& l, std::uint32_t tag) {
 }
 
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, const CallShape& f) {
+  const std::uint32_t caller = l.path;
   std::uint32_t depth = 0;
   struct Frame {
     std::uint32_t path, calls;
@@ -163,7 +164,7 @@ inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, 
       co_await epilogue(l, t, depth, f);
     }
   }
-  l.path = 0;
+  l.path = caller;
 }
 
 // 8-byte local slots for a stack of `depth` frames of `words` 4-byte words.

@@ -251,7 +251,7 @@ constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 
 // The serial recursive mergesort of keys[lo..hi] (inclusive), through tmp.
 // Each invocation runs in its own frame (Lane::path), `call` the caller's
-// how-manyth call it is, as replay's (serial.h).
+// how-manyth call it is: the scheme of replay's frames (serial.h).
 Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth,
                         std::uint32_t call) {
   const std::uint32_t caller = l.path;

@@ -13,8 +13,9 @@
 // The work of a task, after its taskwait (the paper's do_memory_and_compute):
 // mem_ops loads of random elements of an array of doubles (2^20, 8 MiB, in
 // the paper; tree.input_log2) and compute_iters independent multiply-adds,
-// one after the other (the paper's loops are `#pragma unroll 1`: one load in
-// flight). A thread task does all of it; a block task's lanes take every
+// one after the other, as compiled (work() below: one load in flight, but 4
+// in the full tree's thread program, whose loops have no `#pragma unroll 1`).
+// A thread task does all of it; a block task's lanes take every
 // group_size-th load and multiply-add, and lane 0 writes its own share's
 // value (the paper's block programs reduce nothing). A task's value (the
 // loads' sum in 2^-32 fixed point, so that it does not depend on order, xor
@@ -142,13 +143,15 @@ std::uint64_t host_value(const Shape& s, const std::vector<double>& input, std::
 // evaluation/2-comparison/{binary_tree,prob_Bary_tree} at 14669e9,
 // do_memory_and_compute and the task's store) ----
 // As clang -O3 and ptxas compile it for sm_90 (the machine code read
-// 2026-11-30, docs/forkjoin.md "Figs. 7-9's tree body, compiled"), each
-// region as its instructions besides the global-memory ones and its static
-// schedule (Lane::alu_sched; ptxas's stall counts), memory instructions
-// issued where the code issues them. The four programs share one body but
+// 2026-11-30, docs/forkjoin.md "Compiled schedules"), each region as its
+// instructions besides the global-memory ones and its static schedule
+// (Lane::alu_sched; ptxas's stall counts, a load's own stall past its issue
+// cycle in the region after it), memory instructions issued where the code
+// issues them. The four programs share one body but
 // for two things, so there are three codes:
 //  - the pruned tree's thread program (loops `#pragma unroll 1`, one load
-//    in flight);
+//    in flight; read with the pragma put back into clang 14's PTX, which
+//    drops it, where LLVM 19 on keeps it);
 //  - the full tree's thread program, whose loops carry no pragma: clang
 //    unrolls both 4 times (4 independent loads in flight, then their adds
 //    in order), with a remainder loop of the one-step code;
@@ -158,31 +161,31 @@ std::uint64_t host_value(const Shape& s, const std::vector<double>& input, std::
 // load, the addresses of the __device__ scalars g_input_n and g_input, their
 // two loads in flight together and the mask waiting for the first. A load
 // step: the index's xorshift and address (6 in 29), the load, the loop's
-// counters in its shadow (4 in 7), the add waiting for the value and the
+// counters in its shadow (4 in 6), the add waiting for the value and the
 // back-edge (2 in 17). A multiply-add step: the xorshift, I2F, DFMA, xor and
 // the loop's counters, 17 instructions in 41 (the I2F's latency is not
 // charged; 45 in 84 per four steps unrolled). Then the value's I2F and the
 // store: the full tree loads g_out's pointer first, the pruned tree loads
-// g_sink_n and g_sink and hashes the node (the thread program does both
+// g_sink_n and g_sink and hashes the node (its thread program does both
 // between its loops: ptxas hoisted them there).
 constexpr Code kHeadT1{11, 37}, kHeadT2{12, 42}, kHeadBlock{12, 38}, kSkip{1, 5};
-constexpr Code kScalarsPre{2, 9}, kScalarsShadowT1{4, 10}, kScalarsPostT1{1, 7}, kScalarsShadowT2{7, 13},
-    kScalarsPostT2{2, 15}, kScalarsShadowBlock{7, 15}, kScalarsPostBlock{1, 7};
-constexpr Code kStepPre{6, 29}, kStepShadow{4, 7}, kStepPost{2, 17}, kLoadExit{3, 12};
+constexpr Code kScalarsPre{2, 9}, kScalarsShadowT1{4, 8}, kScalarsPostT1{1, 7}, kScalarsShadowT2{7, 11},
+    kScalarsPostT2{2, 15}, kScalarsShadowBlock{7, 13}, kScalarsPostBlock{1, 7};
+constexpr Code kStepPre{6, 29}, kStepShadow{4, 6}, kStepPost{2, 17}, kLoadExit{3, 12};
 // The full thread program's load loop, 4 steps an iteration: its setup, the
 // four indices' xorshifts up to the first load, the other three loads'
 // addresses, the counters in their shadow, the four adds (the third waits
 // for the third and fourth loads: they share a scoreboard), the back-edge;
 // the remainder loop's setup (its last two instructions only with a
 // remainder).
-constexpr Code kQuadSetup{5, 12}, kQuadPre{23, 34}, kQuadAddr2{3, 6}, kQuadAddr3{3, 10}, kQuadAddr4{1, 8},
-    kQuadShadow{4, 7}, kQuadAdd{1, 8}, kQuadBack{2, 11}, kRemSetup{3, 14}, kRemSetupMore{2, 9};
-constexpr Code kBetweenT1Shadow{2, 7}, kBetweenT1{8, 28}, kBetween{5, 18}, kPreheaderT1{1, 7}, kPreheaderBlock{5, 12},
+constexpr Code kQuadSetup{5, 12}, kQuadPre{23, 34}, kQuadAddr2{3, 5}, kQuadAddr3{3, 9}, kQuadAddr4{1, 7},
+    kQuadShadow{4, 6}, kQuadAdd{1, 8}, kQuadBack{2, 11}, kRemSetup{3, 14}, kRemSetupMore{2, 9};
+constexpr Code kBetweenT1Shadow{2, 5}, kBetweenT1{8, 28}, kBetween{5, 18}, kPreheaderT1{1, 7}, kPreheaderBlock{5, 12},
     kIter{17, 41};
 constexpr Code kIterSetupT2{7, 23}, kIterSetupQuad{4, 12}, kIterQuad{45, 84}, kIterRemSetup{2, 10},
     kIterRemSetupMore{2, 9};
-constexpr Code kAfterT1{6, 21}, kAfterT2{2, 7}, kAfterBlock{2, 10}, kOutLoad{1, 2}, kOutConvert{1, 2},
-    kOutConvertBlock{2, 4}, kOutAddress{2, 9}, kSinkHash{8, 34}, kSinkAddress{3, 15};
+constexpr Code kAfterT1{6, 21}, kAfterT2{2, 7}, kAfterBlock{2, 10}, kOutLoad{1, 2}, kOutConvert{1, 1},
+    kOutConvertBlock{2, 3}, kOutAddress{2, 9}, kSinkHash{8, 32}, kSinkAddress{3, 15};
 
 // The two scalar loads of a task with loads: g_input_n's (the mask waits
 // for it) and g_input's; their values.
