@@ -320,15 +320,16 @@ TEST(ForkJoin, TheFullTreesThreadProgramsUnrolledStepsFollowTheirCompiledSchedul
 // unrolled 4 times, has 4 loads in flight, where the pruned tree's has one.
 // Depth 1 on one warp of 32 thread workers, both trees two waves of tasks
 // (the leaves together on their lanes, then the root): the time a load adds is about a quarter of the pruned
-// tree's (0.26; two loads in flight would make it half).
+// tree's (0.26; two loads in flight would make it half); without the
+// unrolling (tree.unroll=none) about the same as the pruned tree's.
 TEST(ForkJoin, TheFullTreesThreadProgramHasFourLoadsInFlight) {
-  auto per_load = [](const std::string& shape) {
+  auto per_load = [](const std::string& shape, const std::string& unroll = "compiled") {
     double ns[2];
     for (int i = 0; i < 2; ++i) {
       const auto s = run_stats(
           fmt::format("tree --preset gh200 --set tree.shape={} --set tree.depth=1 --set tree.mem_ops={} --set "
-                      "tree.compute_iters=0 --set forkjoin.groups=1",
-                      shape, i ? 404 : 4));
+                      "tree.compute_iters=0 --set forkjoin.groups=1 --set tree.unroll={}",
+                      shape, i ? 404 : 4, unroll));
       ns[i] = s["workload"]["results"]["kernel_ns"].get<double>();
     }
     return (ns[1] - ns[0]) / 400;
@@ -336,6 +337,10 @@ TEST(ForkJoin, TheFullTreesThreadProgramHasFourLoadsInFlight) {
   const double full = per_load("full"), pruned = per_load("pruned");
   EXPECT_GT(pruned, 0);
   EXPECT_LT(full, 0.35 * pruned) << full << " " << pruned;
+  // The ablation tree.unroll=none: one load in flight, as the pruned tree's.
+  const double none = per_load("full", "none");
+  EXPECT_GT(none, 0.9 * pruned) << none << " " << pruned;
+  EXPECT_LT(none, 1.1 * pruned) << none << " " << pruned;
 }
 
 // Batches: one worker runs up to a warp of tasks per iteration, publishes

@@ -64,6 +64,11 @@ const Param<std::string> kBody{"tree.body", "work", std::vector<std::string>{"wo
                                "trees (each load through an index array, the block's sums reduced in LDS, a "
                                "dependent multiply-add chain, the parent combining its children's values; full "
                                "trees)"};
+const Param<std::string> kUnroll{
+    "tree.unroll", "compiled", std::vector<std::string>{"compiled", "none"},
+    "compiled: each body as clang compiles it (the full tree's thread program, which has no `#pragma unroll 1`, "
+    "unrolled 4 times: 4 loads in flight); none: the full tree's thread program one step an iteration, one load in "
+    "flight, as the pruned tree's (an ablation; docs/forkjoin.md \"Compiled schedules\")"};
 const Param<std::uint64_t> kInputLog2{
     "tree.input_log2",
     20,
@@ -123,6 +128,7 @@ struct Shape {
   std::uint64_t indices = 0;          // scaling: the index array (u32 per input element)
   std::uint64_t scalars = 0;          // scaling: GTaP's __device__ g_indices_n, g_indices, g_input
   std::uint64_t globals = 0;          // work: GTaP's __device__ g_input_n, g_input, g_out (full) or g_sink, g_sink_n
+  bool unroll = true;                 // work: the full tree's thread program unrolled 4 times (tree.unroll)
   std::uint32_t depth = 0, mask = 0;  // mask: the input's elements - 1
   std::uint64_t mem_ops = 0, compute = 0;
   std::uint64_t input = 0, out = 0;
@@ -154,7 +160,9 @@ std::uint64_t host_value(const Shape& s, const std::vector<double>& input, std::
 //    drops it, where LLVM 19 on keeps it);
 //  - the full tree's thread program, whose loops carry no pragma: clang
 //    unrolls both 4 times (4 independent loads in flight, then their adds
-//    in order), with a remainder loop of the one-step code;
+//    in order), with a remainder loop of the one-step code (tree.unroll=none:
+//    the pruned program's one-step code instead, with the full tree's
+//    store; an ablation);
 //  - the block programs (lane i takes steps i, i + blockDim, ...; no
 //    reduction: thread 0 stores its own share's value).
 // Per task: the seed's xorshift and the mem_ops test; then, where there is a
@@ -223,7 +231,7 @@ Task<std::uint64_t> sink_address(Lane& l, const Shape& s, std::uint32_t node, co
 // a thread task), then lane 0's value to out[node] or the sink (added, so
 // that the run can be checked: GTaP stores it, the last writer winning).
 Task<void> work(Lane& l, const Ctx& t, const Shape& s, std::uint32_t node) {
-  const bool block = t.block(), unrolled = !block && !s.pruned;
+  const bool block = t.block(), unrolled = !block && !s.pruned && s.unroll;
   const std::uint32_t first = block ? l.local_id() : 0, stride = block ? l.group_size() : 1;
   const std::uint32_t seed = seed_of(node);
   std::int64_t acc = 0;
@@ -521,6 +529,7 @@ void tree(Host& h) {
                     "beyond what the model simulates",
                     s.depth));
   s.scaling = kBody.get(cfg) == "scaling";
+  s.unroll = kUnroll.get(cfg) == "compiled";
   if (s.scaling && s.pruned) throw UserError("tree.body=scaling: Fig. 3's trees are full (tree.shape=full)");
   s.mask = static_cast<std::uint32_t>((1ull << kInputLog2.get(cfg)) - 1);
   // The input: doubles uniform in [-1, 1) (the paper draws them from
@@ -539,6 +548,10 @@ void tree(Host& h) {
   }
   // The host's tasks and values (a block task's: lane 0's share).
   const bool block = block_workers(cfg, false);
+  if (!s.unroll && (block || s.pruned || s.scaling))
+    throw UserError(
+        "tree.unroll=none: only the full tree's thread program is unrolled (tree.shape=full, "
+        "forkjoin.workers=thread, tree.body=work)");
   const std::uint64_t size = std::get<std::uint64_t>(cfg.value("forkjoin.group_size"));
   const std::uint32_t stride = block ? static_cast<std::uint32_t>(size ? size : 256) : 1;
   std::vector<std::uint64_t> want;
