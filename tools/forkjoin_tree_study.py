@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The measurements behind docs/forkjoin.md's account of Figs. 7-8 and the mechanisms page's cilksort traffic.
+Parts (--parts, default all):
+  ablation  Fig. 7a's runs (gh200, 125 groups of 64, feb2026): thread workers with the compiled code and with
+            tree.unroll=none (one load in flight), block workers; kernel us and block over thread;
+  stalls    Fig. 8a at D 18: thread and block workers with gpu.cu.static_stalls on and off; kernel us, block over
+            thread, the CUs' cycles issuing / waiting for memory / waiting for a dependency;
+  profile   the full tree at D 12 on thread workers: a worker loop's task functions (trace spans `run N`) with the
+            compiled code and the ablation, mean and 10th-90th percentile of the loops over 20 us, and the rest;
+  l2        orr2014 fork-join cilksort of 65,536 keys on 4 CUs (the mechanisms page's `sort` study) with its L2
+            as configured, with 64 ways, with 2 MiB, and with hashed bank selection (mem.interleave=xor) on 2,
+            4 and 8 CUs.
+Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2]"""
+import statistics
+import sys
+
+import fgtool  # tools/fgtool.py, beside this script
+
+ap = fgtool.parser(__doc__)
+ap.add_argument("--parts", type=fgtool.choice_list("ablation", "stalls", "profile", "l2"),
+                default=["ablation", "stalls", "profile", "l2"])
+opts = fgtool.parse(ap)
+
+# The fixed settings of the validation page's Figs. 7-8 (experiments/forkjoin.yaml).
+page = ["--preset", "gh200", "--set", "forkjoin.groups=125", "--set", "forkjoin.group_size=64", "--set",
+        "tree.input_log2=19", "--set", "forkjoin.runtime=feb2026"]
+
+
+def tree(*settings):
+    return [opts.fgsim, "run", "tree", *page, *[x for kv in settings for x in ("--set", kv)]]
+
+
+def kernel_us(st):
+    return st["workload"]["results"]["kernel_ns"] / 1000
+
+
+def cycle_shares(st):
+    cycles = {k[len("gpu.cu.cycles_"):]: v for k, v in st["totals"].items() if k.startswith("gpu.cu.cycles_")}
+    total = max(sum(cycles.values()), 1)
+    return " / ".join(f"{100 * cycles.get(k, 0) / total:.0f}%" for k in ("issuing", "memory", "dependency"))
+
+
+if "ablation" in opts.parts:
+    print("| D | thread, compiled (us) | thread, tree.unroll=none (us) | block (us) | block over thread: compiled "
+          "| none |")
+    print("|---|---|---|---|---|---|")
+    for d in (7, 10, 13, 16):
+        t = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread")))
+        n = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread", "tree.unroll=none")))
+        b = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=block")))
+        print(f"| {d} | {t:,.1f} | {n:,.1f} | {b:,.1f} | {b / t:.2f} | {b / n:.2f} |")
+    sys.stdout.flush()
+
+if "stalls" in opts.parts:
+    print("\n| pruned tree D 18 | gpu.cu.static_stalls | kernel us | CU cycles: issuing / memory / dependency |")
+    print("|---|---|---|---|")
+    us = {}
+    for workers in ("thread", "block"):
+        for on in ("true", "false"):
+            st = fgtool.stats(tree("tree.shape=pruned", "tree.depth=18", f"forkjoin.workers={workers}",
+                                   f"gpu.cu.static_stalls={on}"))
+            us[workers, on] = kernel_us(st)
+            print(f"| {workers} | {on} | {us[workers, on]:,.1f} | {cycle_shares(st)} |")
+    print(f"\nblock over thread: {us['block', 'true'] / us['thread', 'true']:.2f} with the static schedule, "
+          f"{us['block', 'false'] / us['thread', 'false']:.2f} without")
+    sys.stdout.flush()
+
+if "profile" in opts.parts:
+    print("\n| full tree D 12, thread workers | loops | over 20 us: mean us | 10th-90th percentile us "
+          "| the others: mean us |")
+    print("|---|---|---|---|---|")
+    for unroll in ("compiled", "none"):
+        _, events = fgtool.traced(tree("tree.depth=12", "forkjoin.workers=thread", f"tree.unroll={unroll}"))
+        runs = sorted(e["dur"] for e in events if e["ph"] == "X" and e["name"].startswith("run "))
+        big = [r for r in runs if r > 20]
+        small = [r for r in runs if r <= 20]
+        pct = f"{big[len(big) // 10]:.0f}-{big[9 * len(big) // 10]:.0f}" if big else "-"
+        print(f"| {unroll} | {len(runs)} | {statistics.mean(big) if big else 0:.1f} | {pct} | "
+              f"{statistics.mean(small) if small else 0:.1f} |")
+    sys.stdout.flush()
+
+if "l2" in opts.parts:
+    print("\n| orr2014 cilksort 65,536 keys | CUs | kernel us | DRAM MB |")
+    print("|---|---|---|---|")
+    for name, cus, extra in (("as configured", 4, []), ("64 ways", 4, ["gpu.l2.ways=64"]),
+                             ("2 MiB", 4, ["gpu.l2.size=2097152"]), ("mem.interleave=xor", 2, ["mem.interleave=xor"]),
+                             ("mem.interleave=xor", 4, ["mem.interleave=xor"]),
+                             ("mem.interleave=xor", 8, ["mem.interleave=xor"])):
+        st = fgtool.stats([opts.fgsim, "run", "sort", "--preset", "orr2014", "--set", "sort.n=65536", "--set",
+                           "sort.algorithm=cilksort", "--set", "sort.mechanism=forkjoin", "--set", f"gpu.cus={cus}",
+                           *[x for kv in extra for x in ("--set", kv)]])
+        print(f"| {name} | {cus} | {kernel_us(st):,.1f} | {st['stats']['gpu.dram.bytes'] / 1e6:.1f} |")
