@@ -224,22 +224,27 @@ TEST(ForkJoin, CilksortsNetworkRoundsItsWidthUp) {
   }
 }
 
-// Fig. 3's tree body (tree.body=scaling), depth 1 on one block worker of 32
-// lanes: 3 tasks one after the other. The kernel time (ns) with `loads` loads
-// and `iters` chain iterations per task, with or without the compiled code's
-// static schedule (gpu.cu.static_stalls).
-double scaling_tree_ns(int loads, int iters, bool stalls) {
-  const auto s = run_stats(fmt::format(
-      "tree --preset gh200 --set tree.body=scaling --set tree.depth=1 --set tree.mem_ops={} --set "
-      "tree.compute_iters={} --set forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 "
-      "--set gpu.cu.static_stalls={}",
-      loads, iters, stalls));
-  return s["workload"]["results"]["kernel_ns"].get<double>();
+// What the compiled code's static schedule (gpu.cu.static_stalls) adds to
+// the kernel time (ns) of the run `args` (gh200).
+double stall_ns(const std::string& args) {
+  double ns[2];
+  for (bool stalls : {false, true}) {
+    const auto s = run_stats(fmt::format("{} --preset gh200 --set gpu.cu.static_stalls={}", args, stalls));
+    ns[stalls] = s["workload"]["results"]["kernel_ns"].get<double>();
+  }
+  return ns[1] - ns[0];
 }
-// What the static schedule adds to a run of `loads` and `iters`.
-double stall_ns(int loads, int iters) {
-  return scaling_tree_ns(loads, iters, true) - scaling_tree_ns(loads, iters, false);
+// A tree of depth 1 on one block worker of 32 lanes, 3 tasks one after the
+// other, with `loads` loads and `iters` iterations per task and the body
+// `body` (tree.body).
+std::string block_tree(const std::string& body, int loads, int iters) {
+  return fmt::format(
+      "tree --set tree.body={} --set tree.depth=1 --set tree.mem_ops={} --set tree.compute_iters={} --set "
+      "forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1",
+      body, loads, iters);
 }
+// Fig. 3's tree body (tree.body=scaling).
+double scaling_stall_ns(int loads, int iters) { return stall_ns(block_tree("scaling", loads, iters)); }
 constexpr double kGh200CycleNs = 1000.0 / 1980;
 
 // Each iteration of the tree body's chain is the paper's mix_fma, two
@@ -248,7 +253,7 @@ constexpr double kGh200CycleNs = 1000.0 / 1980;
 // more than their issue slots. 100 iterations a lane against 1: 99 x 18
 // cycles more per task, 3 tasks.
 TEST(ForkJoin, TheScalingTreesChainFollowsItsCompiledSchedule) {
-  const double extra = stall_ns(32, 3200) - stall_ns(32, 32);
+  const double extra = scaling_stall_ns(32, 3200) - scaling_stall_ns(32, 32);
   EXPECT_NEAR(extra, 3 * 99 * 18 * kGh200CycleNs, 0.01 * 3 * 99 * 18 * kGh200CycleNs);
 }
 
@@ -259,25 +264,12 @@ TEST(ForkJoin, TheScalingTreesChainFollowsItsCompiledSchedule) {
 // cycles, wait for the load anyway). 10 loads a lane against 1: 9 x 68
 // cycles more per task, 3 tasks.
 TEST(ForkJoin, TheScalingTreesIndexFollowsItsCompiledSchedule) {
-  const double extra = stall_ns(320, 32) - stall_ns(32, 32);
+  const double extra = scaling_stall_ns(320, 32) - scaling_stall_ns(32, 32);
   EXPECT_NEAR(extra, 3 * 9 * 68 * kGh200CycleNs, 0.01 * 3 * 9 * 68 * kGh200CycleNs);
 }
 
-// Figs. 7-9's tree body (tree.body=work) of depth 1, 3 tasks one after the
-// other on one block worker of 32 lanes, with `loads` loads and `iters`
-// multiply-adds per task; with the compiled code's static schedule less
-// without it.
-double work_stall_ns(int loads, int iters) {
-  double ns[2];
-  for (bool stalls : {false, true}) {
-    const auto s = run_stats(fmt::format(
-        "tree --preset gh200 --set tree.depth=1 --set tree.mem_ops={} --set tree.compute_iters={} --set "
-        "forkjoin.workers=block --set forkjoin.group_size=32 --set forkjoin.groups=1 --set gpu.cu.static_stalls={}",
-        loads, iters, stalls));
-    ns[stalls] = s["workload"]["results"]["kernel_ns"].get<double>();
-  }
-  return ns[1] - ns[0];
-}
+// Figs. 7-9's tree body (tree.body=work).
+double work_stall_ns(int loads, int iters) { return stall_ns(block_tree("work", loads, iters)); }
 
 // A load step of GTaP's block program: the index's xorshift and address, 6
 // instructions in 29 cycles, the load, the loop's counters in its shadow (4
@@ -302,15 +294,8 @@ TEST(ForkJoin, TheTreeBodysMultiplyAddStepFollowsItsCompiledSchedule) {
 // then the root), 400 steps a task against 4: 2 x 100 x 39 cycles more.
 TEST(ForkJoin, TheFullTreesThreadProgramsUnrolledStepsFollowTheirCompiledSchedule) {
   auto stall = [](int iters) {
-    double ns[2];
-    for (bool stalls : {false, true}) {
-      const auto s = run_stats(
-          fmt::format("tree --preset gh200 --set tree.depth=1 --set tree.mem_ops=4 --set tree.compute_iters={} --set "
-                      "forkjoin.groups=1 --set gpu.cu.static_stalls={}",
-                      iters, stalls));
-      ns[stalls] = s["workload"]["results"]["kernel_ns"].get<double>();
-    }
-    return ns[1] - ns[0];
+    return stall_ns(fmt::format(
+        "tree --set tree.depth=1 --set tree.mem_ops=4 --set tree.compute_iters={} --set forkjoin.groups=1", iters));
   };
   const double extra = stall(404) - stall(4);
   EXPECT_NEAR(extra, 2 * 100 * 39 * kGh200CycleNs, 0.01 * 2 * 100 * 39 * kGh200CycleNs);

@@ -108,15 +108,6 @@ inline Task<void> prologue(Lane& l, const Ctx& t, std::uint32_t depth, const Cal
   co_await save_frame(l, t, depth, f.frame);
 }
 
-// Replay `steps` of function `f` on lane l of task t, its stack words
-// depth x f.frame on (Program::local_slots, 8 bytes each, holds two). Each
-// invocation runs in its own frame (Lane::path: its depth and the path of
-// invocations from the lane's first, the k-th call of an invocation being
-// its k-th child): lanes at the same operation issue together only in the
-// same invocation of the same path, and the deepest go first, so lanes that
-// leave a call early wait in their invocation for the others and make their
-// next call with them, as a warp's lanes reconverge at the convergence
-// barrier each invocation arms, never across call depths or sibling calls.
 // The frame (Lane::path) of the k-th call (from 1) that an invocation with
 // frame `caller` makes, at call depth `depth` (1: the task function's first
 // call): its depth and a hash of its path.
@@ -137,6 +128,15 @@ inline std::uint32_t enter_region(Lane& l, std::uint32_t tag) {
   return saved;
 }
 
+// Replay `steps` of function `f` on lane l of task t, its stack words
+// depth x f.frame on (Program::local_slots, 8 bytes each, holds two). Each
+// invocation runs in its own frame (Lane::path: its depth and the path of
+// invocations from the lane's first, the k-th call of an invocation being
+// its k-th child): lanes at the same operation issue together only in the
+// same invocation of the same path, and the deepest go first, so lanes that
+// leave a call early wait in their invocation for the others and make their
+// next call with them, as a warp's lanes reconverge at the convergence
+// barrier each invocation arms, never across call depths or sibling calls.
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, const CallShape& f) {
   const std::uint32_t caller = l.path;
   std::uint32_t depth = 0;
