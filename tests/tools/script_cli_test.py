@@ -18,8 +18,8 @@ import tempfile
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_tree_study", "mem_limits",
-           "sync_quantum", "wl_bench", "wl_quantum"]
+           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_fib_study", "forkjoin_loop_profile",
+           "forkjoin_quantum", "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -37,6 +37,7 @@ BAD_VALUES = [
     ("forkjoin_loop_profile", "--cutoff=0", "--cutoff"),
     ("forkjoin_batch_starts", "--n=x", "--n"),
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
+    ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
@@ -82,7 +83,8 @@ for s, arg, names in BAD_VALUES:
 
 # Scripts that stop on a failing run (the others report it in their table).
 STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
-            "forkjoin_loop_profile", "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_quantum"]
+            "forkjoin_fib_study", "forkjoin_loop_profile", "forkjoin_tree_study", "mem_limits", "sync_quantum",
+            "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:
