@@ -4,14 +4,18 @@
 in the model) and of the L1 carveout (gh200).
 Parts (--parts, default all):
   serial    a lone lane's serial fib (fib.n 15 and 17 under cutoff 18, so the root task runs fib_sequential):
-            the time of one invocation, ns and cycles (the difference over the 3,194 invocations between them);
-  runtime   fib 28 at cutoff 2 (no serial code to speak of: the runtime's spawns, joins and batches), one queue and
+            the time of one invocation, ns and cycles (the difference over the 1,597 invocations between them;
+            an invocation of the compiled code: fib_sequential(m) is one call in a loop, F(m+1) invocations where
+            the source makes 2 F(m+1) - 1 calls: docs/forkjoin.md, "Serial code");
+  runtime   fib 28 at cutoff 2 (the runtime's spawns, joins and batches; its serial code is a third of its tasks, the
+            leaves, one invocation each), one queue and
             EPAQ: tasks per us per SM, against the paper's fib 40 at cutoff 2 (GTaP 84591ae,
             evaluation/3-epaq/fib/epaq_performance_results_fib.csv: 98.104 and 98.962 ms on 132 SMs); then Fig. 10's
             cutoff 10 (fib 32; the paper's fib 40, 8.261 and 4.576 ms) split into the runtime at that rate and the
-            rest, per serial invocation per SM;
-  tail      fib 34 at cutoff 18, where a few serial fib(17)s end the run: the kernel time over a lone fib(17)'s,
-            one queue and EPAQ, and the paper's fib 40 at cutoff 18 (9.903 and 5.1585 ms);
+            rest, per serial invocation per SM (a rough split: the two overlap);
+  tail      fib 36 at cutoff 18, where a few serial fib(17)s end the run (0.67 serial tasks per lane, 684 per SM;
+            the paper's fib 40 there 0.59 and 568): the kernel time over a lone fib(17)'s, one queue and EPAQ, and
+            what that ratio makes of the paper's fib 40 at cutoff 18 (9.903 and 5.1585 ms);
   slack     Fig. 10's fib 32 at cutoff 10 on 2, 4 and 16 SMs (more serial tasks per lane on fewer): the mean
             task-function time of a worker loop (trace spans `run N`) and the kernel time;
   carveout  each figure's kernel at the L1 its shared memory leaves (docs/forkjoin.md, "The L1 carveout"):
@@ -54,12 +58,12 @@ def kernel_us(st):
 
 def fib_shape(n, cutoff):
     """fib(n) at `cutoff`: its spawning tasks (the nodes at or above the cutoff), its serial tasks (the nodes below
-    it whose parent is at or above it) and their serial invocations (fib_sequential(m) makes 2 F(m+1) - 1)."""
+    it whose parent is at or above it) and their serial invocations (fib_sequential(m) compiled: F(m+1))."""
     memo = {}
 
     def walk(m):
         if m < cutoff:
-            return 0, 1, 2 * fibn(m + 1) - 1
+            return 0, 1, fibn(m + 1)
         if m not in memo:
             a, b = walk(m - 1), walk(m - 2)
             memo[m] = (a[0] + b[0] + 1, a[1] + b[1], a[2] + b[2])
@@ -87,11 +91,11 @@ lone = {}
 if "serial" in opts.parts or "tail" in opts.parts:
     for n in (15, 17):
         lone[n] = kernel_us(fgtool.stats(fib(n, 18)))
-    per = (lone[17] - lone[15]) * 1000 / ((2 * fibn(18) - 1) - (2 * fibn(16) - 1))
+    per = (lone[17] - lone[15]) * 1000 / (fibn(18) - fibn(16))
     if "serial" in opts.parts:
         print("| a lone lane's serial fib | kernel us |\n|---|---|")
         for n in (15, 17):
-            print(f"| fib({n}), {2 * fibn(n + 1) - 1:,} invocations | {lone[n]:.1f} |")
+            print(f"| fib({n}), {fibn(n + 1):,} invocations | {lone[n]:.1f} |")
         print(f"\none invocation: {per:.1f} ns, {per * clock_ghz:.0f} cycles at {clock_ghz} GHz")
         sys.stdout.flush()
 
@@ -128,15 +132,15 @@ if "runtime" in opts.parts:
     sys.stdout.flush()
 
 if "tail" in opts.parts:
-    print("\n| cutoff 18 | ours: fib 34, kernel us | over a lone fib(17) | the paper's fib 40, ms | a fib(17) there at "
+    print("\n| cutoff 18 | ours: fib 36, kernel us | over a lone fib(17) | the paper's fib 40, ms | a fib(17) there at "
           "our ratio, ms | one invocation there, ns |")
     print("|---|---|---|---|---|---|")
     for queues, paper_ms in ((1, 9.903), (3, 5.1585)):
-        us = kernel_us(fgtool.stats(fib(34, 18, queues)))
+        us = kernel_us(fgtool.stats(fib(36, 18, queues)))
         ratio = us / lone[17]
         serial_ms = paper_ms / ratio
         print(f"| {'one queue' if queues == 1 else 'EPAQ'} | {us:,.1f} | {ratio:.2f} | {paper_ms} | {serial_ms:.2f} | "
-              f"{serial_ms * 1e6 / (2 * fibn(18) - 1):.0f} |")
+              f"{serial_ms * 1e6 / fibn(18):.0f} |")
     sys.stdout.flush()
 
 if "slack" in opts.parts:
