@@ -102,3 +102,8 @@ def traced(cmd):
         st = stats([*cmd, "--trace", trace])
         with open(trace) as f:
             return st, json.load(f)["traceEvents"]
+
+
+def kernel_us(st):
+    """A run's kernel time in us (stats document from stats() or traced())."""
+    return st["workload"]["results"]["kernel_ns"] / 1000

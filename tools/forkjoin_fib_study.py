@@ -52,10 +52,6 @@ def fib(n, cutoff, queues=1, *extra, l1=156):
                                                                  "forkjoin.terminate=first", *L1[l1], *extra)]
 
 
-def kernel_us(st):
-    return st["workload"]["results"]["kernel_ns"] / 1000
-
-
 def fib_shape(n, cutoff):
     """fib(n) at `cutoff`: its spawning tasks (the nodes at or above the cutoff), its serial tasks (the nodes below
     it whose parent is at or above it) and their serial invocations (fib_sequential(m) compiled: F(m+1))."""
@@ -86,11 +82,12 @@ def fibn(m):
     return a
 
 
-clock_ghz = 1.98  # gh200's gpu.clock (models/presets/gh200.yaml)
 lone = {}
 if "serial" in opts.parts or "tail" in opts.parts:
     for n in (15, 17):
-        lone[n] = kernel_us(fgtool.stats(fib(n, 18)))
+        st = fgtool.stats(fib(n, 18))
+        lone[n] = fgtool.kernel_us(st)
+    clock_ghz = st["config"]["gpu.clock"] / 1000  # MHz in the run's config
     per = (lone[17] - lone[15]) * 1000 / (fibn(18) - fibn(16))
     if "serial" in opts.parts:
         print("| a lone lane's serial fib | kernel us |\n|---|---|")
@@ -107,7 +104,7 @@ if "runtime" in opts.parts:
     ours_tasks = fib_tasks(28, 2)
     paper_tasks = fib_tasks(40, 2)
     for queues, paper_ms in ((1, 98.104), (3, 98.962)):
-        us = kernel_us(fgtool.stats(fib(28, 2, queues)))
+        us = fgtool.kernel_us(fgtool.stats(fib(28, 2, queues)))
         ours = ours_tasks / us / 16
         paper = paper_tasks / (paper_ms * 1000) / 132
         print(f"| {'one queue' if queues == 1 else 'EPAQ'} | {ours_tasks:,} | {us:,.1f} | {ours:.1f} | {paper:.1f} | "
@@ -122,7 +119,7 @@ if "runtime" in opts.parts:
     _, ours_inv = fib_shape(32, 10)[1:]
     _, paper_inv = fib_shape(40, 10)[1:]
     for queues, paper_ms in ((1, 8.261), (3, 4.576)):
-        us = kernel_us(fgtool.stats(fib(32, 10, queues)))
+        us = fgtool.kernel_us(fgtool.stats(fib(32, 10, queues)))
         runtime_us = fib_tasks(32, 10) / rate[queues][0] / 16
         ours_ns = (us - runtime_us) * 1000 / (ours_inv / 16)
         paper_rt = fib_tasks(40, 10) / rate[queues][1] / 132 / 1000
@@ -136,7 +133,7 @@ if "tail" in opts.parts:
           "our ratio, ms | one invocation there, ns |")
     print("|---|---|---|---|---|---|")
     for queues, paper_ms in ((1, 9.903), (3, 5.1585)):
-        us = kernel_us(fgtool.stats(fib(36, 18, queues)))
+        us = fgtool.kernel_us(fgtool.stats(fib(36, 18, queues)))
         ratio = us / lone[17]
         serial_ms = paper_ms / ratio
         print(f"| {'one queue' if queues == 1 else 'EPAQ'} | {us:,.1f} | {ratio:.2f} | {paper_ms} | {serial_ms:.2f} | "
@@ -152,7 +149,7 @@ if "slack" in opts.parts:
             st, events = fgtool.traced(fib(32, 10, queues, f"gpu.cus={cus}"))
             runs = [e["dur"] for e in events if e["ph"] == "X" and e["name"].startswith("run ")]
             lanes = st["kernels"][0]["wavefronts"] * 32
-            print(f"| | {cus} | {serial / lanes:.2f} | {queues} | {kernel_us(st):,.1f} | "
+            print(f"| | {cus} | {serial / lanes:.2f} | {queues} | {fgtool.kernel_us(st):,.1f} | "
                   f"{statistics.mean(runs) if runs else 0:.2f} |")
         sys.stdout.flush()
 
@@ -169,5 +166,5 @@ if "carveout" in opts.parts:
                              ("tree D 12, thread workers", [*tree, *sets("forkjoin.workers=thread")], (192, 92)),
                              ("tree D 12, block workers", [*tree, *sets("forkjoin.workers=block")], (192, 240))):
         for kib in sizes:
-            print(f"| {name} | {kib} | {kernel_us(fgtool.stats([*cmd, *sets(*L1[kib])])):,.1f} |")
+            print(f"| {name} | {kib} | {fgtool.kernel_us(fgtool.stats([*cmd, *sets(*L1[kib])])):,.1f} |")
             sys.stdout.flush()

@@ -31,10 +31,6 @@ def tree(*settings):
     return [opts.fgsim, "run", "tree", *page, *[x for kv in settings for x in ("--set", kv)]]
 
 
-def kernel_us(st):
-    return st["workload"]["results"]["kernel_ns"] / 1000
-
-
 def cycle_shares(st):
     cycles = {k[len("gpu.cu.cycles_"):]: v for k, v in st["totals"].items() if k.startswith("gpu.cu.cycles_")}
     total = max(sum(cycles.values()), 1)
@@ -46,9 +42,9 @@ if "ablation" in opts.parts:
           "| none |")
     print("|---|---|---|---|---|---|")
     for d in (7, 10, 13, 16):
-        t = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread")))
-        n = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread", "tree.unroll=none")))
-        b = kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=block")))
+        t = fgtool.kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread")))
+        n = fgtool.kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=thread", "tree.unroll=none")))
+        b = fgtool.kernel_us(fgtool.stats(tree(f"tree.depth={d}", "forkjoin.workers=block")))
         print(f"| {d} | {t:,.1f} | {n:,.1f} | {b:,.1f} | {b / t:.2f} | {b / n:.2f} |")
     sys.stdout.flush()
 
@@ -60,7 +56,7 @@ if "stalls" in opts.parts:
         for on in ("true", "false"):
             st = fgtool.stats(tree("tree.shape=pruned", "tree.depth=18", f"forkjoin.workers={workers}",
                                    f"gpu.cu.static_stalls={on}"))
-            us[workers, on] = kernel_us(st)
+            us[workers, on] = fgtool.kernel_us(st)
             print(f"| {workers} | {on} | {us[workers, on]:,.1f} | {cycle_shares(st)} |")
     print(f"\nblock over thread: {us['block', 'true'] / us['thread', 'true']:.2f} with the static schedule, "
           f"{us['block', 'false'] / us['thread', 'false']:.2f} without")
@@ -90,4 +86,4 @@ if "l2" in opts.parts:
         st = fgtool.stats([opts.fgsim, "run", "sort", "--preset", "orr2014", "--set", "sort.n=65536", "--set",
                            "sort.algorithm=cilksort", "--set", "sort.mechanism=forkjoin", "--set", f"gpu.cus={cus}",
                            *[x for kv in extra for x in ("--set", kv)]])
-        print(f"| {name} | {cus} | {kernel_us(st):,.1f} | {st['stats']['gpu.dram.bytes'] / 1e6:.1f} |")
+        print(f"| {name} | {cus} | {fgtool.kernel_us(st):,.1f} | {st['stats']['gpu.dram.bytes'] / 1e6:.1f} |")
