@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -16,6 +18,27 @@
 namespace fg {
 
 namespace fs = std::filesystem;
+
+namespace {
+// The temporary files of the OutputFiles open now (remove_open_temp_files).
+std::mutex g_temps_mutex;
+std::set<std::string>& open_temps() {
+  static std::set<std::string> temps;
+  return temps;
+}
+void forget_temp(const std::string& tmp) {
+  if (tmp.empty()) return;
+  const std::lock_guard<std::mutex> lock(g_temps_mutex);
+  open_temps().erase(tmp);
+}
+}  // namespace
+
+void remove_open_temp_files() noexcept {
+  std::unique_lock<std::mutex> lock(g_temps_mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  for (const std::string& t : open_temps()) ::unlink(t.c_str());
+  open_temps().clear();
+}
 
 OutputFile::FdBuf::FdBuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
 
@@ -71,6 +94,10 @@ OutputFile::OutputFile(std::string path, std::string option) : path_(std::move(p
   buf_ = std::make_unique<FdBuf>(fd);
   out_.rdbuf(buf_.get());
   open_ = true;
+  if (!tmp_.empty()) {
+    const std::lock_guard<std::mutex> lock(g_temps_mutex);
+    open_temps().insert(tmp_);
+  }
 }
 
 OutputFile::~OutputFile() { discard(); }
@@ -80,6 +107,7 @@ void OutputFile::commit() {
   out_.flush();
   const int e = buf_->close();
   open_ = false;
+  forget_temp(tmp_);
   if (e) {
     if (!tmp_.empty()) std::remove(tmp_.c_str());
     throw UserError(fmt::format("{} {}: write failed ({})", option_, shown(path_), std::strerror(e)));
@@ -98,6 +126,7 @@ void OutputFile::discard() {
   if (!open_) return;
   buf_->close();
   open_ = false;
+  forget_temp(tmp_);
   if (!tmp_.empty()) std::remove(tmp_.c_str());
 }
 

@@ -59,6 +59,13 @@ class OutputFile {
   bool open_ = false;
 };
 
+// Removes the temporary files of every OutputFile still open (neither
+// committed nor discarded), for a process about to end without unwinding
+// (the stall watchdog, top/simulation.cpp): the targets stay as they were.
+// Safe from any thread; skips the removal if another thread is opening or
+// closing an OutputFile at that moment.
+void remove_open_temp_files() noexcept;
+
 // Whether two output paths name the same file (the same path, or an existing
 // file reached through different paths).
 bool same_file(const std::string& a, const std::string& b);

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "top/simulation.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -51,6 +57,12 @@ const Param<double> kMaxHost{"sim.max_host_seconds",
                              "s",
                              "host-time limit: a run still going after this much wall time stops (0 = none)",
                              {{0}, {1e9}}};
+const Param<double> kStallSeconds{"sim.stall_seconds",
+                                  60.0,
+                                  "s",
+                                  "livelock watchdog: a time slice still running this long after a SIGINT, a SIGTERM "
+                                  "or sim.max_host_seconds ends the run as a fault (exit 3, no statistics)",
+                                  {{0.1}, {1e9}}};
 const Param<double> kTraceStart{"trace.start", 0.0, "ns", "trace window start (simulated time)", {{0}, {1e15}}};
 const Param<double> kTraceEnd{"trace.end", 0.0, "ns", "trace window end (0 = end of run)", {{0}, {1e15}}};
 
@@ -206,7 +218,10 @@ Config resolve_config(const RunSpec& spec) {
 }
 
 namespace {
-volatile std::sig_atomic_t g_signal = 0;
+// Lock-free, so that the signal handler may set it and the stall watchdog's
+// thread read it.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 // The first SIGINT or SIGTERM stops the run at the next slice; a second one
 // ends the process at once (a run stuck inside a slice or in its setup).
 extern "C" void on_signal(int sig) {
@@ -242,20 +257,109 @@ class SignalGuard {
   void (*old_term_)(int) = SIG_DFL;
 };
 
+// The stall watchdog. The run loop stops between time slices; a slice in
+// which the model loops without advancing simulated time (delta cycles
+// without end, or a process that never waits) never returns, so neither a
+// signal nor sim.max_host_seconds would stop it. A host thread watches the
+// slices: when one is still running sim.stall_seconds after a SIGINT or
+// SIGTERM arrived or the host-time limit passed, it prints the diagnosis,
+// removes the outputs' temporary files (earlier files stay as they were) and
+// ends the process with exit 3, writing no statistics: the SystemC kernel,
+// stuck in its scheduler, cannot be stopped or read from outside it.
+class SliceWatch {
+ public:
+  using Clock = std::chrono::steady_clock;
+  SliceWatch(double max_host_s, double stall_s, Clock::time_point t0)
+      : max_host_s_(max_host_s), stall_s_(stall_s), t0_(t0), thread_([this] { watch(); }) {}
+  ~SliceWatch() {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  SliceWatch(const SliceWatch&) = delete;
+  SliceWatch& operator=(const SliceWatch&) = delete;
+
+  // Around each sc_start: the slice's simulated span, for the diagnosis.
+  void enter(double from_ns, double to_ns) {
+    const std::lock_guard<std::mutex> lock(m_);
+    in_slice_ = true, from_ns_ = from_ns, to_ns_ = to_ns, asked_ = false;
+  }
+  void leave() {
+    const std::lock_guard<std::mutex> lock(m_);
+    in_slice_ = false;
+  }
+
+ private:
+  void watch() {
+    // Signals go to the simulation's thread, as without the watchdog.
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, nullptr);
+    std::unique_lock<std::mutex> lock(m_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (stop_ || !in_slice_) continue;
+      const Clock::time_point now = Clock::now();
+      const int sig = g_signal.load();
+      const double host = std::chrono::duration<double>(now - t0_).count();
+      if (!sig && !(max_host_s_ > 0 && host >= max_host_s_)) continue;
+      if (!asked_) {
+        asked_ = true, asked_at_ = now, asked_host_ = host, why_ = sig;
+        continue;
+      }
+      if (std::chrono::duration<double>(now - asked_at_).count() < stall_s_) continue;
+      const std::string cause = why_ ? fmt::format("{} arrived", why_ == SIGTERM ? "SIGTERM" : "SIGINT")
+                                     : fmt::format("sim.max_host_seconds ({} s) passed", max_host_s_);
+      const std::string msg = fmt::format(
+          "fgsim: simulated fault: livelock: {} at {:.1f} s of host time, but the time slice from {} ns to {} ns "
+          "was still running {:.1f} s later (sim.stall_seconds): the model loops without advancing simulated time "
+          "(delta cycles without end, or a process that never waits), or the slice is slower than sim.stall_seconds "
+          "allows; stopped without statistics or outputs\n",
+          cause, asked_host_, from_ns_, to_ns_, std::chrono::duration<double>(now - asked_at_).count());
+      remove_open_temp_files();
+      std::fputs(isatty(fileno(stderr)) ? ("\n" + msg).c_str() : msg.c_str(), stderr);
+      std::fflush(stderr);
+      std::_Exit(kExitSimFault);
+    }
+  }
+  const double max_host_s_, stall_s_;
+  const Clock::time_point t0_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false, in_slice_ = false, asked_ = false;
+  double from_ns_ = 0, to_ns_ = 0, asked_host_ = 0;
+  int why_ = 0;
+  Clock::time_point asked_at_;
+  std::thread thread_;  // last: started once the members above are
+};
+
 // Runs SystemC in slices of simulated time so that a signal or the progress
 // line is noticed between slices (slicing does not change the event order).
 // Returns false when interrupted or stopped by the host-time limit
 // (`host_limited` says which).
-bool run_sliced(double max_ns, double max_host_s, bool progress, std::chrono::steady_clock::time_point t0,
-                bool& host_limited) {
+bool run_sliced(double max_ns, double max_host_s, double stall_s, bool progress,
+                std::chrono::steady_clock::time_point t0, bool& host_limited) {
   host_limited = false;
+  SliceWatch watch(max_host_s, stall_s, t0);
+  // One slice: sc_start(span, ...) under the watchdog.
+  const auto run_slice = [&](const sc_core::sc_time& span, sc_core::sc_starvation_policy policy) {
+    const auto now = sc_core::sc_time_stamp().value();
+    watch.enter(tick_to_ns(now), tick_to_ns(now + span.value()));
+    sc_core::sc_start(span, policy);
+    watch.leave();
+  };
   using sc_core::sc_time;
   const sc_time slice(1, sc_core::SC_US);
   const sc_time limit = max_ns > 0 ? sc_time(max_ns, sc_core::SC_NS) : sc_core::SC_ZERO_TIME;
   auto last_report = t0;
   const bool tty = isatty(fileno(stderr));
   bool reported = false;
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration and the delta cycles at time 0
+  run_slice(sc_core::SC_ZERO_TIME, sc_core::SC_RUN_TO_TIME);  // elaboration and the delta cycles at time 0
   for (;;) {
     if (g_signal || sc_core::sc_get_status() == sc_core::SC_STOPPED) break;
     if (!sc_core::sc_pending_activity()) break;  // finished, or nothing left to happen (deadlock)
@@ -265,12 +369,12 @@ bool run_sliced(double max_ns, double max_host_s, bool progress, std::chrono::st
       const sc_time left = limit - sc_core::sc_time_stamp();
       if (left <= sc_core::SC_ZERO_TIME) break;
       if (next > left) {  // nothing more before the watchdog: run up to it
-        sc_core::sc_start(left, sc_core::SC_RUN_TO_TIME);
+        run_slice(left, sc_core::SC_RUN_TO_TIME);
         break;
       }
       step = std::min(step, left);
     }
-    sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
+    run_slice(step, sc_core::SC_EXIT_ON_STARVATION);
     if (max_host_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= max_host_s &&
         sc_core::sc_get_status() != sc_core::SC_STOPPED && sc_core::sc_pending_activity()) {
       host_limited = true;
@@ -338,7 +442,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   const double max_ns = kMaxTime.get(cfg);
   const auto t0 = std::chrono::steady_clock::now();
   bool host_limited = false;
-  const bool finished = run_sliced(max_ns, kMaxHost.get(cfg), spec.progress, t0, host_limited);
+  const bool finished = run_sliced(max_ns, kMaxHost.get(cfg), kStallSeconds.get(cfg), spec.progress, t0, host_limited);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::exception_ptr failure = first_failure();
@@ -428,7 +532,11 @@ int simulate(const RunSpec& spec, const Config& cfg) {
     std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n",
                  shown(spec.output_file, 200).c_str(), status.c_str());
   // With the stats on standard output the summary goes to standard error.
-  if (!spec.quiet) print_summary(stats_to_stdout ? std::cerr : std::cout, report);
+  // Bad input found inside the run (an input file's content, a key that
+  // does not apply to the generator) is its line on standard error alone,
+  // as bad input found before the run (docs/reliability.md); the stats, if
+  // asked for, are still written.
+  if (!spec.quiet && status != "input error") print_summary(stats_to_stdout ? std::cerr : std::cout, report);
   // Watchdog, deadlock, host-time limit, signal: the kernel is paused with
   // threads suspended; unwind them (a failure inside a process was reaped
   // when it happened). After the report: unwinding may free what it reads.

@@ -12,7 +12,8 @@ the message. A case file is a header of `# key: value` lines, then the content o
 
 Placeholders: {file} (the case's content), {out}, {out2} (output paths in a scratch directory), {dir} (that
 directory). Every case also checks: no crash (exit 0, 2 or 3 only), done within 60 s, standard error is UTF-8
-text, nothing left in the scratch directory but what the run was meant to write.
+text, nothing left in the scratch directory but what the run was meant to write, and for exit 2 nothing on
+standard output (unless `--stats -` put the stats there).
 
     bad_input_test.py [--asan-fiber-warning] [--skip CASE]... FGSIM [CASE_DIR]
 
@@ -112,6 +113,11 @@ def run_case(fgsim, path, scratch):
             problems.append(f"no line matches /{m}/")
     if "first" in meta and not (err_lines and regex(meta["first"]).search(err_lines[0])):
         problems.append(f"the first line does not match /{meta['first']}/")
+    # Bad input is the line on standard error alone: nothing on standard output (not the run's summary,
+    # which an error found inside a run printed there until 2026-11-30), unless the case asked for the
+    # stats there (`--stats -`).
+    if want == 2 and r.stdout and "-" not in [a for i, a in enumerate(args) if i and args[i - 1] == "--stats"]:
+        problems.append(f"standard output not empty: {r.stdout[:200]!r}")
     for p, content in before.items():
         if not os.path.exists(p) or open(p).read() != content:
             problems.append(f"{os.path.basename(p)} was changed or removed")
