@@ -113,6 +113,7 @@ const Param<bool> kCoalesceAtomics{"gpu.cu.coalesce_atomics", false, "",
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
+extern const Param<std::uint64_t> kSectorSize;
 
 ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   Params p;
@@ -131,6 +132,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.static_stalls = kStaticStalls.get(cfg);
   p.greedy_then_oldest = kPolicy.get(cfg) == "gto";
   p.line = static_cast<unsigned>(kLineSize.get(cfg));
+  p.sector = static_cast<unsigned>(kSectorSize.get(cfg));
   p.max_workgroups = static_cast<std::uint32_t>(kMaxGroups.get(cfg));
   p.sync_order = kSyncOrder.get(cfg);
   p.order_memory = kOrderMemory.get(cfg);
@@ -207,6 +209,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.chain_cycles = p_.chain_latency;
   timing_.static_stalls = p_.static_stalls;
   timing_.line = p_.line;
+  timing_.sector = p_.sector;
   timing_.width = p_.wavefront_width;
   timing_.coalesce_atomics = p_.coalesce_atomics;
   // Per-CU state of every device operation, in name order (deterministic stats).

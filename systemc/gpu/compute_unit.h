@@ -59,6 +59,7 @@ class ComputeUnit : public sc_core::sc_module {
     bool greedy_then_oldest = false;
     bool sync_order = true, order_memory = false, coalesce_atomics = false;
     unsigned line = 64;
+    unsigned sector = 0;  // gpu.sector
     static Params from(const Config& cfg);
   };
 

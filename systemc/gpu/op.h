@@ -124,6 +124,7 @@ struct CuTiming {
   std::uint32_t chain_cycles = 0;  // a chained integer result's latency from issue (gpu.cu.chain_latency; 0: busy())
   bool static_stalls = false;      // alu_sched charges its code's static schedule (gpu.cu.static_stalls)
   unsigned line = 64;              // cache line (B)
+  unsigned sector = 0;             // sector (B; gpu.sector, 0: whole lines): a load asks for its lanes' sectors
   std::uint32_t width = 64;        // wavefront width
   bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }

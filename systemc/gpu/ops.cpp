@@ -13,6 +13,7 @@
 #include "gpu/wavefront.h"
 #include "mem/mem_port.h"
 #include "mem/memory_system.h"
+#include "mem/sector.h"
 #include "sim/error.h"
 #include "sim/stats.h"
 
@@ -154,10 +155,12 @@ struct LoadStats : UnitState {
   Average reqs_per_load;
 };
 
-// Coalesced load: one request per distinct line, lanes served from it in lane
+// Coalesced load: one request per distinct line, for the sectors its lanes
+// touch (gpu.sector; the whole line without), lanes served from it in lane
 // order. Returns when the last line arrives.
 Tick coalesced_load(IssueContext& c, LoadStats& st, std::vector<unsigned char>& buf) {
   const unsigned line = c.timing().line;
+  const Sectors sectors{line, c.timing().sector};
   buf.resize(line);
   const sc_core::sc_time local = IssueContext::local(c.issue());
   Tick done = c.issue();
@@ -165,7 +168,13 @@ Tick coalesced_load(IssueContext& c, LoadStats& st, std::vector<unsigned char>& 
   while (todo) {
     const Lane& lead = c.lane(std::countr_zero(todo));
     const std::uint64_t ln = lead.pending.addr / line;
-    const sc_core::sc_time t = c.port().read(ln * line, buf.data(), line, local, lead.pending.bypass_l1);
+    std::uint32_t need = 0;
+    if (sectors.on())
+      for (std::uint64_t m = todo; m; m &= m - 1) {
+        const Lane& l = c.lane(std::countr_zero(m));
+        if (l.pending.addr / line == ln) need |= sectors.span(l.pending.addr % line, l.pending.size);
+      }
+    const sc_core::sc_time t = c.port().read(ln * line, buf.data(), line, local, lead.pending.bypass_l1, need);
     done = std::max<Tick>(done, now_ps() + t.value());
     ++c.mem_requests;
     for (std::uint64_t m = todo; m; m &= m - 1) {

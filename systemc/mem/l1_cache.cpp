@@ -25,7 +25,8 @@ const Param<std::uint64_t> kMshrs{
     "gpu.l1.mshrs", 0, "", "MSHRs: read misses in flight per L1 (0 = unlimited; GPGPU-Sim Fermi: 32)", {{0}, {4096}}};
 }  // namespace
 
-extern const Param<std::uint64_t> kLineSize;  // memory_system.cpp
+extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
+extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
 
 L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   Params p;
@@ -35,6 +36,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
   p.mshrs = static_cast<unsigned>(kMshrs.get(cfg));
+  p.sector = static_cast<unsigned>(kSectorSize.get(cfg));
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
   p.magic = std::get<bool>(cfg.value("mem.magic"));
   if (p.size % (std::uint64_t{p.line} * p.ways))
@@ -52,6 +54,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       reads(StatGroup(stats_path), "reads", "read requests (one per line)", ""),
       read_hits(StatGroup(stats_path), "hits", "read hits", ""),
       read_misses(StatGroup(stats_path), "misses", "read misses", ""),
+      sector_misses(StatGroup(stats_path), "sector_misses",
+                    "read misses on a line held without a sector the read needs (gpu.sector; among the misses)", ""),
       coherence_misses(StatGroup(stats_path), "coherence_misses",
                        "read misses on a line another requester's write or atomic invalidated", ""),
       writes(StatGroup(stats_path), "writes", "write requests (write-through to L2)", ""),
@@ -84,6 +88,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       store_(store),
       tags_(p.size / p.line, p.ways),
       line_div_(p.line),
+      sectors_{p.line, p.sector},
       mshr_(p.mshrs) {
   dir_req_.set_extension(&dir_ext_);
   target.register_b_transport(this, &L1Cache::b_transport);
@@ -315,13 +320,44 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   }
   ++reads;
   Tick done;
-  if (CacheLine* l = tags_.find(line, line)) {
-    if (l->ready > start)
+  const std::uint32_t need = sectors_.of(p, ext);
+  CacheLine* held = tags_.find(line, line);
+  if (held && sectors_.on() && (held->sectors & need) != need) {
+    // Present without a sector the read needs: a miss for the missing
+    // sectors, which join the line as pending until their fill completes (a
+    // read of them meanwhile waits for it; one of the sectors held does not).
+    ++read_misses, ++sector_misses;
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
+    const Tick tag_done = start + clock_.cycles(p_.hit_latency);
+    const Tick go = mshr_.earliest(tag_done);
+    if (go > tag_done) ++mshr_stalls;
+    mshr_stall.sample(tick_to_ns(go - tag_done));
+    if (go > tag_done) block(tag_done, go);
+    delay = sc_core::sc_time::from_value(go - now);
+    auto* fetch = p.get_extension<MemExt>();
+    const std::uint32_t asked = fetch ? fetch->sectors : 0, missing = need & ~held->sectors;
+    if (fetch) fetch->sectors = missing;  // the L2 moves only the missing sectors
+    forward(p, delay);
+    if (fetch) fetch->sectors = asked;
+    done = now + delay.value();
+    mshr_.hold(go, done);
+    // The needed sectors the line holds may still be arriving themselves.
+    if (need & held->sectors) done = std::max(done, held->ready);
+    if (need & held->pending) done = std::max(done, held->pending_ready);
+    if (held->pending_ready <= now) held->pending = 0;
+    held->sectors |= missing;
+    held->pending |= missing;
+    held->pending_ready = std::max(held->pending_ready, done);
+    tags_.touch(held);
+  } else if (CacheLine* l = held) {
+    // The line's fill, or a later sector fill of a sector this read needs.
+    const Tick ready = (l->pending & need) ? std::max(l->ready, l->pending_ready) : l->ready;
+    if (ready > start)
       ++mshr_merges;  // its fill is still in flight
     else
       ++read_hits;
     tags_.touch(l);
-    done = std::max(start, l->ready) + clock_.cycles(p_.hit_latency);
+    done = std::max(start, ready) + clock_.cycles(p_.hit_latency);
     store_.read(addr, p.get_data_ptr(), p.get_data_length());
     p.set_response_status(tlm::TLM_OK_RESPONSE);
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "read hit", start, clock_.cycles(p_.occupancy));
@@ -344,6 +380,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     v->line = line;
     v->valid = true;
     v->ready = done;
+    v->sectors = need;
     tags_.touch(v);
   }
   delay = sc_core::sc_time::from_value(done - now);

@@ -5,6 +5,9 @@
 // the delay. Reads: one line access per `occupancy` cycles through the port
 // (a reservation calendar), hit latency `hit_latency` cycles of this cache's
 // clock; a miss forwards to the L2 after the tag check and fills the line.
+// With sectors (gpu.sector) a miss fetches only the sectors the read needs and
+// a line holds those it fetched: a read that needs one it lacks is a miss
+// (also counted as a sector miss), which adds them to the line.
 // Writes are write-through, no-allocate (the own copy, if present, stays valid);
 // atomics bypass the L1 and execute at the L2. The L2 directory calls
 // invalidate() when another requester writes a line this cache holds.
@@ -25,6 +28,7 @@
 
 #include "mem/mem_ext.h"
 #include "mem/resource.h"
+#include "mem/sector.h"
 #include "mem/tag_array.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -60,9 +64,10 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned ways = 16;
     unsigned hit_latency = 4;
     unsigned occupancy = 1;
-    unsigned mshrs = 0;  // outstanding read misses (0 = unlimited)
-    bool moesi = false;  // write-back, kept coherent by the L2's MOESI directory
-    bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
+    unsigned mshrs = 0;   // outstanding read misses (0 = unlimited)
+    unsigned sector = 0;  // gpu.sector: bytes per sector (0: whole lines; mem/sector.h)
+    bool moesi = false;   // write-back, kept coherent by the L2's MOESI directory
+    bool magic = false;   // mem.magic: every access a hit after hit_latency, no contention
     static Params from(const Config& cfg);
   };
 
@@ -85,9 +90,9 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   bool holds(std::uint64_t line) override;
   const Params& params() const { return p_; }
 
-  Counter reads, read_hits, read_misses, coherence_misses, writes, atomics, invalidations, self_invalidations,
-      back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics, upgrades,
-      misses_for_ownership, stalls, stall_cycles;
+  Counter reads, read_hits, read_misses, sector_misses, coherence_misses, writes, atomics, invalidations,
+      self_invalidations, back_invalidations, bypass_reads, mshr_merges, mshr_stalls, local_writes, local_atomics,
+      upgrades, misses_for_ownership, stalls, stall_cycles;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
 
@@ -116,6 +121,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   BackingStore& store_;
   TagArray tags_;
   FastDiv line_div_;
+  Sectors sectors_;
   Resource port_;
   Slots mshr_;
   // Back-pressure: no request enters the L1 before this (an earlier miss

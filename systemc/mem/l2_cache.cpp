@@ -69,6 +69,7 @@ const Param<std::string> kInterleave{
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
+extern const Param<std::uint64_t> kSectorSize;
 
 L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   Params p;
@@ -78,6 +79,7 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.banks = static_cast<unsigned>(kBanks.get(cfg));
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
+  p.sector = static_cast<unsigned>(kSectorSize.get(cfg));
   p.atomic_latency = static_cast<unsigned>(kAtomic.get(cfg));
   p.atomic_interval = static_cast<unsigned>(kAtomicInterval.get(cfg));
   p.forward_latency = static_cast<unsigned>(kForward.get(cfg));
@@ -330,7 +332,15 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   // Back-pressure: the request enters the bank's queue when it has room.
   const Tick accept = b.queue.earliest(arrival);
   if (accept > arrival) ++b.queue_full;
-  const Tick start = b.port.reserve(accept, clock_.cycles(p_.occupancy), now);
+  // The port moves the request's sectors (the whole line without gpu.sector),
+  // and takes at most one request per cycle (as GPGPU-Sim's L2 sub-partition,
+  // memory_sub_partition::cache_cycle: one request from its queue a cycle).
+  Tick occupancy = clock_.cycles(p_.occupancy);
+  if (p_.sector && occupancy) {
+    const Sectors s{p_.line, p_.sector};
+    occupancy = std::max<Tick>(clock_.cycles(1), occupancy * s.number(s.of(p, ext)) / s.count());
+  }
+  const Tick start = b.port.reserve(accept, occupancy, now);
   b.queue_delay.sample(tick_to_ns(start - arrival));
   dram_stall_ = 0;
   const Tick leave = access(b, p, ext, start, now, delay);

@@ -4,7 +4,8 @@
 //
 // Timing contract: loosely timed; b_transport never waits. Lines interleave
 // across banks (bank = line mod banks). Each bank has a port reservation
-// calendar (one access per `occupancy` cycles), hit latency `hit_latency`
+// calendar (one access per `occupancy` cycles; with sectors, gpu.sector, the
+// fraction of that for the sectors a request moves, at least a cycle), hit latency `hit_latency`
 // cycles of the L2 clock, and an atomic unit whose calendar serializes the
 // read-modify-writes of the bank (pipelined: one starts every `atomic_interval` cycles,
 // each takes `atomic_latency`, and atomics to one line are serialised). Each
@@ -35,6 +36,7 @@
 
 #include "mem/mem_ext.h"
 #include "mem/resource.h"
+#include "mem/sector.h"
 #include "mem/tag_array.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -53,6 +55,7 @@ class L2Cache : public sc_core::sc_module {
     unsigned banks = 16;
     unsigned hit_latency = 16;
     unsigned occupancy = 1;
+    unsigned sector = 0;  // gpu.sector: a request holds the port occupancy x its sectors / the line's (0: whole lines)
     unsigned atomic_latency = 4, atomic_interval = 1;
     unsigned forward_latency = 8;  // moesi: one hop between the directory and an L1
     unsigned queue = 8;            // requests waiting per bank (0 = unlimited)

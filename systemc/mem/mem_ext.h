@@ -79,6 +79,9 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   bool exclusive = false;  // response to GetS: granted E (no other copy)
   bool dirty = false;      // Put: the evicted line was M or O
   bool bypass_l1 = false;  // loads and stores served by the L2 (the L1 neither hits nor allocates)
+  // A read's sectors of the line (gpu.sector; bit i: sector i) when it asks
+  // for the whole line but its lanes need only these; 0: the payload's span.
+  std::uint32_t sectors = 0;
   AtomicOp op = AtomicOp::None;
   std::uint8_t size = 4;  // atomic width in bytes: 4 or 8
   std::uint64_t operand = 0;

@@ -43,11 +43,14 @@ void MemPort::setup(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* dat
 }
 
 sc_core::sc_time MemPort::read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue,
-                               bool bypass_l1) {
+                               bool bypass_l1, std::uint32_t sectors) {
   ext_.op = AtomicOp::None;
   ext_.bypass_l1 = bypass_l1;
+  ext_.sectors = sectors;
   setup(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(dst), len, nullptr);
-  return transport(issue);
+  sc_core::sc_time d = transport(issue);
+  ext_.sectors = 0;
+  return d;
 }
 
 void MemPort::peek(std::uint64_t addr, void* dst, unsigned len) {

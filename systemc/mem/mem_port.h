@@ -31,8 +31,9 @@ class MemPort : public sc_core::sc_module {
   // port never decrease (checked: a violation is an internal error). Reads and writes stay
   // within one cache line.
   // bypass_l1: served by the L2; the L1 neither hits nor allocates.
+  // sectors: the sectors of the line the lanes need (gpu.sector; 0: all of [addr, addr + len)).
   sc_core::sc_time read(std::uint64_t addr, void* dst, unsigned len, const sc_core::sc_time& issue,
-                        bool bypass_l1 = false);
+                        bool bypass_l1 = false, std::uint32_t sectors = 0);
   sc_core::sc_time write(std::uint64_t addr, const void* src, unsigned len, const sc_core::sc_time& issue,
                          const unsigned char* byte_enable = nullptr, bool bypass_l1 = false);
   // A functional read (TLM debug transport): no time, no cache state.

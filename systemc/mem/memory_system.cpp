@@ -11,6 +11,13 @@ namespace fg {
 
 extern const Param<std::uint64_t> kLineSize;
 const Param<std::uint64_t> kLineSize{"gpu.line", 64, "B", "cache line size of every level", {{16}, {1024}}};
+extern const Param<std::uint64_t> kSectorSize;
+const Param<std::uint64_t> kSectorSize{"gpu.sector",
+                                       0,
+                                       "B",
+                                       "sector size: lines move between the L1 and the L2 a sector at a time, an L1 "
+                                       "line holding some of its sectors (0: whole lines; mem/sector.h)",
+                                       {{0}, {1024}}};
 namespace {
 const Param<std::uint64_t> kMemSize{
     "gpu.mem.size", 1ull << 30, "B", "device memory capacity", {{1 << 20}, {1ull << 40}}};
@@ -19,6 +26,13 @@ const Param<std::uint64_t> kMemSize{
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, const std::vector<L1Spec>& l1s)
     : sc_module(name), line_(static_cast<unsigned>(kLineSize.get(cfg))), store_(kMemSize.get(cfg)), host_("host") {
   if (line_ & (line_ - 1)) throw UserError(fmt::format("gpu.line: {} is not a power of two", line_));
+  if (const std::uint64_t s = kSectorSize.get(cfg); s) {
+    if (s & (s - 1)) throw UserError(fmt::format("gpu.sector: {} is not a power of two (or 0: whole lines)", s));
+    if (s > line_ || line_ / s > 32)
+      throw UserError(fmt::format("gpu.sector: {} B sectors of {} B lines: a line holds 1 to 32 sectors", s, line_));
+    if (std::get<std::string>(cfg.value("mem.coherence")) == "moesi")
+      throw UserError("gpu.sector: sectored lines are modelled with mem.coherence=gpu only, and this run has moesi");
+  }
   l2_ = std::make_unique<L2Cache>("l2", L2Cache::Params::from(cfg), store_, "gpu.l2");
   dram_ = std::make_unique<Dram>("dram", Dram::Params::from(cfg), "gpu.dram");
   l2_->to_dram.bind(dram_->target);

@@ -46,6 +46,9 @@ struct CacheLine {
   std::uint64_t sharers = 0;  // L2 only: L1s holding a copy (bit = requester id)
   int owner = -1;             // L2 only, moesi: the L1 holding it M, O or E
   std::uint8_t state = 0;     // L1 only, moesi: MoesiState
+  std::uint32_t sectors = 0;  // L1 only, gpu.sector: the sectors held (bit i: sector i)
+  std::uint32_t pending = 0;  // L1 only, gpu.sector: sectors a later sector miss is filling, ready at pending_ready
+  Tick pending_ready = 0;
   bool valid = false;
   bool dirty = false;
   bool invalidated = false;  // tag kept after a coherence invalidation

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -270,14 +271,28 @@ class SliceWatch {
  public:
   using Clock = std::chrono::steady_clock;
   SliceWatch(double max_host_s, double stall_s, Clock::time_point t0)
-      : max_host_s_(max_host_s), stall_s_(stall_s), t0_(t0), thread_([this] { watch(); }) {}
+      : max_host_s_(max_host_s), stall_s_(stall_s), t0_(t0) {
+    // The thread starts with SIGINT and SIGTERM blocked (they go to the
+    // simulation's thread, as without the watchdog); a thread that cannot be
+    // made (a process limit) leaves the run unwatched, as before the watchdog.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    try {
+      thread_ = std::thread([this] { watch(); });
+    } catch (const std::system_error&) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
   ~SliceWatch() {
     {
       const std::lock_guard<std::mutex> lock(m_);
       stop_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   SliceWatch(const SliceWatch&) = delete;
   SliceWatch& operator=(const SliceWatch&) = delete;
@@ -294,12 +309,6 @@ class SliceWatch {
 
  private:
   void watch() {
-    // Signals go to the simulation's thread, as without the watchdog.
-    sigset_t block;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, nullptr);
     std::unique_lock<std::mutex> lock(m_);
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(100));
@@ -335,7 +344,7 @@ class SliceWatch {
   double from_ns_ = 0, to_ns_ = 0, asked_host_ = 0;
   int why_ = 0;
   Clock::time_point asked_at_;
-  std::thread thread_;  // last: started once the members above are
+  std::thread thread_;  // started in the constructor's body, once the members above are
 };
 
 // Runs SystemC in slices of simulated time so that a signal or the progress

@@ -371,6 +371,35 @@ TEST(Ops, BypassLoadsAreServedByTheL2AndNotAllocated) {
   EXPECT_EQ(stat("gpu.cu0.l1.hits"), 0.0);
 }
 
+// gh200 with 32-byte sectors: a warp's load asks for the sectors its lanes touch.
+// 8 lanes read the first 32 bytes of a line (one sector), then the next 32
+// (another): the second load is a sector miss; a third, of the first sector
+// again, hits.
+Task<> two_sectors(Lane& l, std::uint64_t a, std::uint64_t out) {
+  const std::uint32_t x = co_await l.load<std::uint32_t>(a + 4ull * l.lane_id());
+  const std::uint32_t y = co_await l.load<std::uint32_t>(a + 32 + 4ull * l.lane_id());
+  const std::uint32_t z = co_await l.load<std::uint32_t>(a + 4ull * l.lane_id());
+  co_await l.store<std::uint32_t>(out + 4ull * l.lane_id(), x + y + z);
+}
+
+TEST(Ops, ALoadAsksForTheSectorsItsLanesTouch) {
+  FG_REQUIRE_FRESH_KERNEL();
+  std::vector<std::uint32_t> got;
+  HostHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.sector=32"}), [&](Host& host) {
+    std::vector<std::uint32_t> v(64);
+    for (std::uint32_t i = 0; i < 64; ++i) v[i] = i;
+    const std::uint64_t a = host.upload(v), out = host.alloc(256);
+    host.run_kernel({"sectors", 8, 8, 8, 0, [=](Lane& l) { return two_sectors(l, a, out); }});
+    got = host.download<std::uint32_t>(out, 8);
+  });
+  h.run();
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(got[i], i + (i + 8) + i);
+  EXPECT_EQ(stat("gpu.cu0.l1.reads"), 3.0);
+  EXPECT_EQ(stat("gpu.cu0.l1.misses"), 2.0);
+  EXPECT_EQ(stat("gpu.cu0.l1.sector_misses"), 1.0);
+  EXPECT_EQ(stat("gpu.cu0.l1.hits"), 1.0);
+}
+
 TEST(Ops, NonReturningAtomicsDoNotHoldTheWavefrontButCount) {
   FG_REQUIRE_FRESH_KERNEL();
   std::uint64_t t_nr = 0, t_ret = 0, sum = 0;

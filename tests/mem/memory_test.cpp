@@ -539,6 +539,87 @@ double stream_makespan(int k, int lines, int outstanding, double* dram_util) {
   return h.makespan_ns();
 }
 
+// ---- sectors (gpu.sector=32 on gh200: 32-byte sectors of 128-byte lines) ----
+
+// A read brings in the sectors it touches: a later read of another sector of
+// the line is a (sector) miss that costs an L2 round trip; reads of the
+// sectors held hit. Without sectors (gpu.sector=0) the first read brings the
+// whole line. Returns the latencies (ns) of reads of bytes 0, 32, 36 and 4 of
+// a line, 1 us apart, and the L1's sector misses.
+std::vector<double> sector_reads(const std::string& sector, double& sector_misses) {
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.sector=" + sector}));
+  const std::uint64_t a = h.mem().allocate(4096);
+  std::vector<double> lat;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    for (const unsigned off : {0u, 32u, 36u, 4u}) {
+      lat.push_back(ns(p.read(a + off, &v, 4, qk.get_local_time()) - qk.get_local_time()));
+      qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+      qk.sync();
+    }
+  }});
+  sector_misses = double(h.mem().l1(0).sector_misses.value());
+  return lat;
+}
+
+TEST(Sectors, ASectorTheLineLacksIsAMissTheSectorsItHoldsHit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double sector_misses = 0;
+  const auto lat = sector_reads("32", sector_misses);
+  const Config cfg = test::make_config("gh200", {});
+  const double l1_hit = cfg_u(cfg, "gpu.l1.hit_latency") * 1000.0 / cfg_d(cfg, "gpu.clock");
+  EXPECT_EQ(sector_misses, 1.0);
+  EXPECT_GT(lat[1], l1_hit + 100) << "byte 32 is in the line's second sector, not fetched by the read of byte 0";
+  EXPECT_NEAR(lat[2], l1_hit, 0.01);
+  EXPECT_NEAR(lat[3], l1_hit, 0.01);
+}
+
+TEST(Sectors, WithoutSectorsTheFirstReadBringsTheWholeLine) {
+  FG_REQUIRE_FRESH_KERNEL();
+  double sector_misses = 0;
+  const auto lat = sector_reads("0", sector_misses);
+  const Config cfg = test::make_config("gh200", {});
+  const double l1_hit = cfg_u(cfg, "gpu.l1.hit_latency") * 1000.0 / cfg_d(cfg, "gpu.clock");
+  EXPECT_EQ(sector_misses, 0.0);
+  for (int i = 1; i < 4; ++i) EXPECT_NEAR(lat[i], l1_hit, 0.01) << i;
+}
+
+// 16 reads issued together (bypassing the L1, whose port takes no time here)
+// to 16 lines of one L2 bank that a first pass brought into the L2: their
+// completions are spaced by the bank port's occupancy per request (ns from
+// the first to the last).
+double l2_port_spread(const std::string& sector, unsigned bytes) {
+  MemHarness h(
+      test::make_config("gh200", {"gpu.cus=1", "gpu.l1.occupancy=0", "mem.interleave=modulo", "gpu.sector=" + sector}));
+  const std::uint64_t line = 128, banks = 12;
+  const std::uint64_t base = h.mem().allocate(16 * banks * line);
+  std::vector<double> done;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::vector<unsigned char> buf(line);
+    for (std::uint64_t k = 0; k < 16; ++k)
+      p.read(base + k * banks * line, buf.data(), bytes, qk.get_local_time(), true);
+    qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+    qk.sync();
+    for (std::uint64_t k = 0; k < 16; ++k)
+      done.push_back(ns(p.read(base + k * banks * line, buf.data(), bytes, qk.get_local_time(), true)));
+  }});
+  return *std::max_element(done.begin(), done.end()) - *std::min_element(done.begin(), done.end());
+}
+
+class SectorPort : public ::testing::TestWithParam<std::tuple<const char*, unsigned, double>> {};
+
+TEST_P(SectorPort, AnL2BankIsBusyForTheSectorsARequestMoves) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [sector, bytes, cycles] = GetParam();
+  // gh200: the port holds a 128-byte line 2 cycles of the 1980 MHz L2 (505 ps
+  // each); one or two 32-byte sectors take one cycle, the least a request takes.
+  EXPECT_NEAR(l2_port_spread(sector, bytes), 15 * cycles * 0.505, 0.02);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gh200, SectorPort,
+                         ::testing::Values(std::make_tuple("32", 8u, 1.0), std::make_tuple("32", 64u, 1.0),
+                                           std::make_tuple("32", 128u, 2.0), std::make_tuple("0", 8u, 2.0)));
+
 class Bandwidth : public ::testing::TestWithParam<int> {};
 
 TEST_P(Bandwidth, OnceDramSaturatesKStreamsTakeKTimesAsLong) {
