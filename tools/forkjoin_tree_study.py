@@ -10,16 +10,21 @@ Parts (--parts, default all):
             compiled code and the ablation, mean and 10th-90th percentile of the loops over 20 us, and the rest;
   l2        orr2014 fork-join cilksort of 65,536 keys on 4 CUs (the mechanisms page's `sort` study) with its L2
             as configured, with 64 ways, with 2 MiB, and with hashed bank selection (mem.interleave=xor) on 2,
-            4 and 8 CUs.
-Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2]"""
+            4 and 8 CUs;
+  sectors   gpu.sector=0 (gh200's whole lines) against 32 (the H100's sectors; docs/forkjoin.md "Sectors"):
+            Fig. 7a's D 16 with thread and block workers (kernel us, L2 requests, their mean wait for a bank's
+            port, the ports' busy share when every request holds one a line's 2 cycles), then kernel us of fib 20
+            on 512 warps, Fig. 10's fib 32 at cutoff 10 (one queue, EPAQ), queens 10, cilksort of 20,000 and the
+            full tree of D 10 on block workers.
+Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2,sectors]"""
 import statistics
 import sys
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-ap.add_argument("--parts", type=fgtool.choice_list("ablation", "stalls", "profile", "l2"),
-                default=["ablation", "stalls", "profile", "l2"])
+ap.add_argument("--parts", type=fgtool.choice_list("ablation", "stalls", "profile", "l2", "sectors"),
+                default=["ablation", "stalls", "profile", "l2", "sectors"])
 opts = fgtool.parse(ap)
 
 # The fixed settings of the validation page's Figs. 7-8 (experiments/forkjoin.yaml).
@@ -87,3 +92,39 @@ if "l2" in opts.parts:
                            "sort.algorithm=cilksort", "--set", "sort.mechanism=forkjoin", "--set", f"gpu.cus={cus}",
                            *[x for kv in extra for x in ("--set", kv)]])
         print(f"| {name} | {cus} | {fgtool.kernel_us(st):,.1f} | {st['stats']['gpu.dram.bytes'] / 1e6:.1f} |")
+
+if "sectors" in opts.parts:
+    def l2_requests(st):
+        """The L2 banks' requests and their mean wait for the bank's port (ns)."""
+        waits = [v for k, v in st["stats"].items() if k.startswith("gpu.l2.bank") and k.endswith(".queue_delay")]
+        n = sum(w["count"] for w in waits)
+        return n, sum(w["mean"] * w["count"] for w in waits) / max(n, 1)
+
+    print("\n| Fig. 7a, D 16 | gpu.sector | kernel us | L2 requests (M) | mean port wait ns "
+          "| ports busy at 2 cycles a request |")
+    print("|---|---|---|---|---|---|")
+    for workers in ("thread", "block"):
+        for sector in (0, 32):
+            st = fgtool.stats(tree("tree.depth=16", f"forkjoin.workers={workers}", f"gpu.sector={sector}"))
+            n, wait = l2_requests(st)
+            cfg = st["config"]
+            busy = n * 2e3 / cfg["gpu.l2.clock"] / (cfg["gpu.l2.banks"] * st["workload"]["results"]["kernel_ns"])
+            print(f"| {workers} | {sector} | {fgtool.kernel_us(st):,.1f} | {n / 1e6:.1f} | {wait:.1f} | "
+                  f"{f'{100 * busy:.0f}%' if sector == 0 else '-'} |")
+    sys.stdout.flush()
+    fib10 = ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=10", "forkjoin.terminate=first",
+             "gpu.l1.size=159744", "gpu.l1.ways=52", "gpu.cu.lds=102400"]  # Fig. 10's (experiments/forkjoin.yaml)
+    print("\n| run (gh200) | whole lines: kernel us | sectors: kernel us | change |")
+    print("|---|---|---|---|")
+    for name, w, sets in (("fib 20, ws, 512 warps", "fib", ["fib.mechanism=forkjoin", "fib.n=20"]),
+                          ("Fig. 10 fib 32, cutoff 10, one queue", "fib", fib10),
+                          ("Fig. 10 fib 32, cutoff 10, EPAQ", "fib", [*fib10, "forkjoin.queues=3"]),
+                          ("queens 10, ws", "queens", ["queens.mechanism=forkjoin", "queens.n=10", "queens.cutoff=4"]),
+                          ("cilksort of 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
+                          ("full tree D 10, block workers", "tree",
+                           [*page[3::2], "tree.mem_ops=64", "tree.compute_iters=64", "tree.depth=10",
+                            "forkjoin.workers=block"])):
+        us = [fgtool.kernel_us(fgtool.stats([opts.fgsim, "run", w, "--preset", "gh200",
+                                             *[x for kv in [*sets, f"gpu.sector={s}"] for x in ("--set", kv)]]))
+              for s in (0, 32)]
+        print(f"| {name} | {us[0]:,.1f} | {us[1]:,.1f} | {100 * (us[1] / us[0] - 1):+.1f}% |")

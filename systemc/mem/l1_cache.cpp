@@ -263,6 +263,21 @@ void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   if (ext && ext->accepted > sent) block(sent, ext->accepted);
 }
 
+Tick L1Cache::fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start, Tick now) {
+  if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
+  // The miss needs an MSHR from its tag check until its fill completes.
+  const Tick tag_done = start + clock_.cycles(p_.hit_latency);
+  const Tick go = mshr_.earliest(tag_done);
+  if (go > tag_done) ++mshr_stalls;
+  mshr_stall.sample(tick_to_ns(go - tag_done));
+  if (go > tag_done) block(tag_done, go);
+  delay = sc_core::sc_time::from_value(go - now);
+  forward(p, delay);
+  const Tick done = now + delay.value();
+  mshr_.hold(go, done);
+  return done;
+}
+
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   const std::uint64_t addr = p.get_address();
@@ -327,20 +342,11 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     // sectors, which join the line as pending until their fill completes (a
     // read of them meanwhile waits for it; one of the sectors held does not).
     ++read_misses, ++sector_misses;
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
-    const Tick tag_done = start + clock_.cycles(p_.hit_latency);
-    const Tick go = mshr_.earliest(tag_done);
-    if (go > tag_done) ++mshr_stalls;
-    mshr_stall.sample(tick_to_ns(go - tag_done));
-    if (go > tag_done) block(tag_done, go);
-    delay = sc_core::sc_time::from_value(go - now);
-    auto* fetch = p.get_extension<MemExt>();
-    const std::uint32_t asked = fetch ? fetch->sectors : 0, missing = need & ~held->sectors;
-    if (fetch) fetch->sectors = missing;  // the L2 moves only the missing sectors
-    forward(p, delay);
-    if (fetch) fetch->sectors = asked;
-    done = now + delay.value();
-    mshr_.hold(go, done);
+    auto* ext_rw = p.get_extension<MemExt>();
+    const std::uint32_t asked = ext_rw ? ext_rw->sectors : 0, missing = need & ~held->sectors;
+    if (ext_rw) ext_rw->sectors = missing;  // the L2 moves only the missing sectors
+    done = fetch(p, delay, start, now);
+    if (ext_rw) ext_rw->sectors = asked;
     // The needed sectors the line holds may still be arriving themselves.
     if (need & held->sectors) done = std::max(done, held->ready);
     if (need & held->pending) done = std::max(done, held->pending_ready);
@@ -364,17 +370,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   } else {
     ++read_misses;
     if (tags_.was_invalidated(line, line)) ++coherence_misses;
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
-    // The miss needs an MSHR from its tag check until its fill completes.
-    const Tick tag_done = start + clock_.cycles(p_.hit_latency);
-    const Tick go = mshr_.earliest(tag_done);
-    if (go > tag_done) ++mshr_stalls;
-    mshr_stall.sample(tick_to_ns(go - tag_done));
-    if (go > tag_done) block(tag_done, go);
-    delay = sc_core::sc_time::from_value(go - now);
-    forward(p, delay);
-    done = now + delay.value();
-    mshr_.hold(go, done);
+    done = fetch(p, delay, start, now);
     CacheLine* v = tags_.victim(line);
     *v = CacheLine{};
     v->line = line;

@@ -105,6 +105,10 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // Sends `p` to the L2 (delay: when it leaves); the L1 is blocked until the
   // L2 accepted it.
   void forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  // A read miss of `p` whose port slot starts at `start`: its tag check, an
+  // MSHR (the L1 blocked while it waits for one), the L2; returns when its
+  // fill completes (delay: when it left).
+  Tick fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start, Tick now);
   // Blocks the L1 from `from` until `t`; stall_cycles counts the cycles the
   // L1 was blocked (overlapping blocks once).
   void block(Tick from, Tick t) {

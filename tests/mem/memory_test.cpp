@@ -566,8 +566,7 @@ TEST(Sectors, ASectorTheLineLacksIsAMissTheSectorsItHoldsHit) {
   FG_REQUIRE_FRESH_KERNEL();
   double sector_misses = 0;
   const auto lat = sector_reads("32", sector_misses);
-  const Config cfg = test::make_config("gh200", {});
-  const double l1_hit = cfg_u(cfg, "gpu.l1.hit_latency") * 1000.0 / cfg_d(cfg, "gpu.clock");
+  const double l1_hit = Expected(test::make_config("gh200", {})).l1_hit;
   EXPECT_EQ(sector_misses, 1.0);
   EXPECT_GT(lat[1], l1_hit + 100) << "byte 32 is in the line's second sector, not fetched by the read of byte 0";
   EXPECT_NEAR(lat[2], l1_hit, 0.01);
@@ -578,10 +577,36 @@ TEST(Sectors, WithoutSectorsTheFirstReadBringsTheWholeLine) {
   FG_REQUIRE_FRESH_KERNEL();
   double sector_misses = 0;
   const auto lat = sector_reads("0", sector_misses);
-  const Config cfg = test::make_config("gh200", {});
-  const double l1_hit = cfg_u(cfg, "gpu.l1.hit_latency") * 1000.0 / cfg_d(cfg, "gpu.clock");
+  const double l1_hit = Expected(test::make_config("gh200", {})).l1_hit;
   EXPECT_EQ(sector_misses, 0.0);
   for (int i = 1; i < 4; ++i) EXPECT_NEAR(lat[i], l1_hit, 0.01) << i;
+}
+
+// A sector being fetched by a sector miss is pending: a read of it 1 ns later
+// waits for that fill (a merge, not a hit), while a read of a sector the line
+// already held hits at once.
+TEST(Sectors, AReadOfAPendingSectorWaitsForItsFillAHeldOneDoesNot) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.sector=32"}));
+  const std::uint64_t a = h.mem().allocate(4096);
+  double pending = 0, held = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    p.read(a, &v, 4, qk.get_local_time());  // sector 0
+    qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+    qk.sync();
+    const sc_core::sc_time t0 = qk.get_local_time();
+    const double fill = ns(p.read(a + 32, &v, 4, t0) - t0);  // sector 1: a sector miss
+    const sc_core::sc_time t1 = t0 + sc_core::sc_time(1, sc_core::SC_NS);
+    held = ns(p.read(a + 4, &v, 4, t1) - t1);      // sector 0 (first: the L1 port takes a cycle per read)
+    pending = ns(p.read(a + 36, &v, 4, t1) - t1);  // sector 1 again, its fill in flight
+    pending -= fill - 1;                           // beyond the fill's completion
+  }});
+  const double l1_hit = Expected(test::make_config("gh200", {})).l1_hit;
+  EXPECT_NEAR(held, l1_hit, 0.01);
+  EXPECT_GE(pending, l1_hit - 0.01) << "the read of the pending sector returned before its fill";
+  EXPECT_EQ(h.mem().l1(0).mshr_merges.value(), 1u);
+  EXPECT_EQ(h.mem().l1(0).sector_misses.value(), 1u);
 }
 
 // 16 reads issued together (bypassing the L1, whose port takes no time here)
