@@ -109,21 +109,41 @@ fi
 python3 "$here/tests/cli/bad_input_test.py" --asan-fiber-warning --skip trace_full --skip worklist_rtl_overflow \
   --skip stats_full_fault \
   --skip worklist_rtl_not_built "$build/fgsim"
-python3 "$here/tests/cli/param_edges_test.py" --jobs "$jobs" --sample 4 --asan-fiber-warning "$build/fgsim"
+# FG_SANITIZE_PARAM_SAMPLE=M (default 4): one parameter in M at its edges.
+python3 "$here/tests/cli/param_edges_test.py" --jobs "$jobs" --sample "${FG_SANITIZE_PARAM_SAMPLE:-4}" \
+  --asan-fiber-warning "$build/fgsim"
 fi
 fgsim="${runs_only:-$build/fgsim}"
 status=0
+# The runs below go $jobs at a time (each one fgsim process); their lines are
+# printed in the order they were started once all have ended.
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+started=0
 check() {  # expected-exit description args...
   local want="$1" what="$2"; shift 2
-  local log rc=0
-  log="$("$fgsim" "$@" 2>&1 >/dev/null)" || rc=$?
-  if [[ "$rc" != "$want" ]] || grep -q "Sanitizer\|runtime error:" <<<"$log"; then
-    echo "sanitize: FAIL $what: exit $rc (expected $want)"
-    grep -m5 "ERROR\|runtime error\|SUMMARY" <<<"$log" || echo "$log" | tail -5
-    status=1
-  else
-    echo "sanitize: ok   $what (exit $rc)"
-  fi
+  started=$((started + 1))
+  local out; out="$logs/$(printf %04d "$started")"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  (
+    log="$("$fgsim" "$@" 2>&1 >/dev/null)" && rc=0 || rc=$?
+    if [[ "$rc" != "$want" ]] || grep -q "Sanitizer\|runtime error:" <<<"$log"; then
+      { echo "sanitize: FAIL $what: exit $rc (expected $want)"
+        grep -m5 "ERROR\|runtime error\|SUMMARY" <<<"$log" || echo "$log" | tail -5; } > "$out.fail"
+    else
+      echo "sanitize: ok   $what (exit $rc)" > "$out.ok"
+    fi
+  ) &
+}
+finish() {  # wait for the runs started so far, print their lines, fail on any failure
+  wait
+  local f
+  for f in "$logs"/*; do
+    [ -e "$f" ] || continue
+    cat "$f"
+    [[ "$f" != *.fail ]] || status=1
+    rm -f "$f"
+  done
 }
 # Smaller inputs for the workloads whose Table-3 inputs take minutes under
 # the sanitizers (the same code paths: every kernel node, yields included).
@@ -185,6 +205,7 @@ check 3 "watchdog in a graph workload" run sssp --preset kim2014 --quiet --set s
 wave="$(mktemp -d)"
 check 0 "rtl worklist backend with --vcd" run bfs --preset kim2014 --quiet --set gpu.cus=2 --set worklist.depth=64 \
   --set bfs.variant=hwwl --set bfs.scale=8 --set worklist.backend=rtl --vcd "$wave/wl.vcd" --set worklist.vcd_to=2000
+finish
 if ! grep -q '^#' "$wave/wl.vcd" 2>/dev/null; then
   echo "sanitize: FAIL rtl worklist backend with --vcd: no time stamps in the waveform"
   status=1
