@@ -11,6 +11,7 @@
 
 #include "fg_test.h"
 #include "mem/memory_system.h"
+#include "mem/sector.h"
 #include "mem/tag_array.h"
 #include "sim/stats.h"
 
@@ -607,6 +608,51 @@ TEST(Sectors, AReadOfAPendingSectorWaitsForItsFillAHeldOneDoesNot) {
   EXPECT_GE(pending, l1_hit - 0.01) << "the read of the pending sector returned before its fill";
   EXPECT_EQ(h.mem().l1(0).mshr_merges.value(), 1u);
   EXPECT_EQ(h.mem().l1(0).sector_misses.value(), 1u);
+}
+
+// Sectors::of, the sectors a request moves (32-byte sectors of a 128-byte
+// line): the initiator's mask, else a coalesced atomic's lanes, else a
+// write's byte enables, else the payload's span; without sectors, the line.
+TEST(SectorMask, TheInitiatorsMaskTheAtomicsLanesTheByteEnablesElseTheSpan) {
+  const Sectors s{128, 32};
+  tlm::tlm_generic_payload p;
+  std::array<unsigned char, 128> data{};
+  p.set_data_ptr(data.data());
+  p.set_address(0x1000 + 40);
+  p.set_data_length(8);  // bytes 40..47: sector 1
+  EXPECT_EQ(s.of(p, nullptr), 0b0010u);
+  p.set_data_length(30);  // bytes 40..69: sectors 1 and 2
+  EXPECT_EQ(s.of(p, nullptr), 0b0110u);
+  MemExt ext;
+  ext.sectors = 0b1001;
+  EXPECT_EQ(s.of(p, &ext), 0b1001u) << "the initiator's mask";
+  ext.sectors = 0;
+  // A coalesced atomic at the line's address, its lanes at bytes 4..7 and 100..107.
+  std::array<LaneAtomic, 2> lanes{};
+  lanes[0].offset = 4;
+  lanes[0].size = 4;
+  lanes[0].op = AtomicOp::Add;
+  lanes[1].offset = 100;
+  lanes[1].size = 8;
+  lanes[1].op = AtomicOp::Add;
+  ext.op = AtomicOp::Add;
+  ext.lanes = lanes.data();
+  ext.n_lanes = 2;
+  p.set_address(0x1000);
+  p.set_data_length(128);
+  EXPECT_EQ(s.of(p, &ext), 0b1001u) << "the lanes' sectors, not the payload's whole line";
+  // A write of the whole line whose byte enables cover bytes 64..71 only.
+  ext.op = AtomicOp::None;
+  ext.lanes = nullptr;
+  ext.n_lanes = 0;
+  std::array<unsigned char, 128> be{};
+  for (int i = 64; i < 72; ++i) be[i] = 0xff;
+  p.set_byte_enable_ptr(be.data());
+  p.set_byte_enable_length(128);
+  EXPECT_EQ(s.of(p, &ext), 0b0100u) << "the enabled bytes' sector";
+  EXPECT_EQ((Sectors{128, 0}).of(p, &ext), 1u) << "without sectors: the whole line";
+  p.set_byte_enable_ptr(nullptr);
+  p.set_byte_enable_length(0);
 }
 
 // 16 reads issued together (bypassing the L1, whose port takes no time here)
