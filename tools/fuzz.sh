@@ -26,8 +26,12 @@ out="${FG_FUZZ_DIR:-$here/build/fuzz}"
 mkdir -p "$out"
 cxx="$(command -v clang++-14 || command -v clang++)"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here/systemc")
-status=0
-for h in "${harnesses[@]}"; do
+# The harnesses run JOBS (default: the cores) at a time, each on one core
+# (libFuzzer's -max_total_time is wall time); their summaries are printed in
+# the harnesses' order once all have ended.
+jobs="${JOBS:-$(nproc)}"
+fuzz_one() {  # harness: its summary on standard output, its status as the exit code
+  local h="$1" srcs libs rc
   case "$h" in
     config) srcs=("$here/systemc/sim/config.cpp"); libs=(-lyaml-cpp -lfmt) ;;
     graph) srcs=("$here/workloads/inputs/graph.cpp"); libs=(-lfmt) ;;
@@ -40,10 +44,8 @@ for h in "${harnesses[@]}"; do
       rc=$?
       set -e
       grep -E "^stat::|FINDING|input:|no fgsim" "$out/${h}_fuzz.log" || true
-      [ "$rc" -eq 0 ] || status=$rc
-      continue
+      return "$rc"
       ;;
-    *) echo "fuzz.sh: unknown harness '$h' (config, graph, keys, experiment)"; exit 2 ;;
   esac
   "$cxx" "${flags[@]}" -I"$here/workloads" "$here/tests/fuzz/${h}_fuzz.cpp" "${srcs[@]}" "${libs[@]}" \
     -o "$out/${h}_fuzz"
@@ -59,6 +61,25 @@ for h in "${harnesses[@]}"; do
   set -e
   grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::|ERROR|SUMMARY|Test unit written" "$out/${h}_fuzz.log" || true
   grep -q "^stat::number_of_executed_units" "$out/${h}_fuzz.log" || { echo "fuzz: $h: no final stats"; rc=1; }
+  return "$rc"
+}
+for h in "${harnesses[@]}"; do
+  case "$h" in
+    config | graph | keys | experiment) ;;
+    *) echo "fuzz.sh: unknown harness '$h' (config, graph, keys, experiment)"; exit 2 ;;
+  esac
+done
+status=0
+pids=()
+for h in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz_one "$h" > "$out/$h.summary" 2>&1 &
+  pids+=("$!")
+done
+for i in "${!harnesses[@]}"; do
+  rc=0
+  wait "${pids[$i]}" || rc=$?
+  cat "$out/${harnesses[$i]}.summary"
   [ "$rc" -eq 0 ] || status=$rc
 done
 exit "$status"
