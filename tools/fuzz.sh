@@ -27,9 +27,11 @@ mkdir -p "$out"
 cxx="$(command -v clang++-14 || command -v clang++)"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here/systemc")
 # The harnesses run JOBS (default: the cores) at a time, each on one core
-# (libFuzzer's -max_total_time is wall time); their summaries are printed in
-# the harnesses' order once all have ended.
+# (libFuzzer's -max_total_time is wall time); each one's summary is printed,
+# in the harnesses' order, once it and those before it have ended.
 jobs="${JOBS:-$(nproc)}"
+case "$jobs" in ''|*[!0-9]*) echo "fuzz.sh: JOBS must be a whole number, got '$jobs'"; exit 2 ;; esac
+jobs=$((10#$jobs > 0 ? 10#$jobs : 1))
 fuzz_one() {  # harness: its summary on standard output, its status as the exit code
   local h="$1" srcs libs rc
   case "$h" in
@@ -63,11 +65,14 @@ fuzz_one() {  # harness: its summary on standard output, its status as the exit 
   grep -q "^stat::number_of_executed_units" "$out/${h}_fuzz.log" || { echo "fuzz: $h: no final stats"; rc=1; }
   return "$rc"
 }
+seen=" "
 for h in "${harnesses[@]}"; do
   case "$h" in
     config | graph | keys | experiment) ;;
     *) echo "fuzz.sh: unknown harness '$h' (config, graph, keys, experiment)"; exit 2 ;;
   esac
+  [[ "$seen" != *" $h "* ]] || { echo "fuzz.sh: harness '$h' named twice"; exit 2; }
+  seen+="$h "
 done
 status=0
 pids=()

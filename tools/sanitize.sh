@@ -24,6 +24,8 @@ if [ "${1:-}" = "--runs" ]; then
 fi
 build="${FG_ASAN_BUILD:-$here/build-asan}"
 jobs="${JOBS:-$(nproc)}"
+case "$jobs" in ''|*[!0-9]*) echo "sanitize.sh: JOBS must be a whole number, got '$jobs'"; exit 2 ;; esac
+jobs=$((10#$jobs > 0 ? 10#$jobs : 1))
 # Warnings are the normal build's business (-Werror in CI there): with the
 # sanitizers g++ 12 raises false -Wmaybe-uninitialized / -Wstringop warnings.
 # The rtl worklist backend is built for one of the default configurations
@@ -43,24 +45,38 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=add
 # FG_SANITIZE_SEED (default: the clock; printed, so a finding can be rerun):
 # successive CI runs cover the whole suite. Sampling programs rather than tests
 # (until 2026-11-30 one test in N of all) spares the build of the others, the
-# larger part of this job's build. 0: none (fgsim's runs only). Default: all.
-# A program left out has its one `<name>_NOT_BUILT` test, excluded below.
+# larger part of this job's build. 0: no ctest at all (fgsim's runs below
+# only). Default (1): everything. A program left out has its one
+# `<name>_NOT_BUILT` test, excluded below.
 sample="${FG_SANITIZE_SAMPLE:-1}"
 seed="${FG_SANITIZE_SEED:-$(date +%s)}"
-case "$sample" in ''|*[!0-9]*) echo "sanitize.sh: FG_SANITIZE_SAMPLE must be a whole number, got '$sample'"; exit 2 ;; esac
-targets=()
-if [ "$sample" != 1 ]; then
-  # The GoogleTest programs: one `<name>[1]_include.cmake` each, written at configure time.
-  mapfile -t programs < <(find "$build/tests" -name '*\[1\]_include.cmake' | sed 's|.*/||; s|\[1\]_include\.cmake$||' | sort)
-  [ "${#programs[@]}" -gt 0 ] || { echo "sanitize.sh: no GoogleTest programs found under $build/tests"; exit 1; }
+for v in "FG_SANITIZE_SAMPLE=$sample" "FG_SANITIZE_SEED=$seed"; do
+  case "${v#*=}" in ''|*[!0-9]*) echo "sanitize.sh: ${v%%=*} must be a whole number, got '${v#*=}'"; exit 2 ;; esac
+done
+sample=$((10#$sample))
+seed=$((10#$seed))
+if [ "$sample" -ne 1 ]; then
+  # The GoogleTest programs, as this configuration registers them (one
+  # `<name>[1]_include.cmake` each in the tests' CTestTestfile.cmake).
+  mapfile -t programs < <(sed -n 's|^include(".*/\([^/]*\)\[1\]_include\.cmake")$|\1|p' \
+    "$build/tests/CTestTestfile.cmake" | LC_ALL=C sort)
+  [ "${#programs[@]}" -gt 0 ] || { echo "sanitize.sh: no GoogleTest programs in $build/tests/CTestTestfile.cmake"; exit 1; }
   targets=(fgsim)
+  picked=()
   if [ "$sample" -gt 1 ]; then
     for i in "${!programs[@]}"; do
-      [ $(((i + seed) % sample)) -ne 0 ] || targets+=("${programs[$i]}")
+      [ $(((i + seed) % sample)) -ne 0 ] || picked+=("${programs[$i]}")
     done
+    echo "sanitize: ${#picked[@]} of ${#programs[@]} test programs (one in $sample, FG_SANITIZE_SEED=$seed): ${picked[*]}"
+  else
+    echo "sanitize: no test programs (FG_SANITIZE_SAMPLE=0): fgsim's runs only"
   fi
-  echo "sanitize: $((${#targets[@]} - 1)) of ${#programs[@]} test programs (one in $sample, FG_SANITIZE_SEED=$seed): ${targets[*]:1}"
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}" "${picked[@]}"
+  # A program built by an earlier run in this tree and not picked now keeps
+  # its test list: drop it, so that its tests are `_NOT_BUILT` too.
+  for p in "${programs[@]}"; do
+    [[ " ${picked[*]} " == *" $p "* ]] || rm -f "$build/tests/$p[1]_tests.cmake"
+  done
 else
   cmake --build "$build" -j "$jobs"
 fi
@@ -117,8 +133,10 @@ not_built+="|param_edges"
 not_built+="|sanitize_runs"
 # The format check and the compile-only checks (label compile) run no C++ of ours.
 not_built+="|clang_format|_NOT_BUILT\$"
-(cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster|compile" \
-  -E "$asan_fp|$not_built")
+if [ "$sample" -ne 0 ]; then
+  (cd "$build" && ctest --output-on-failure -j "$jobs" -LE "formal|synth|experiments|cluster|compile" \
+    -E "$asan_fp|$not_built")
+fi
 # stats_full_fault (a watchdog fault whose --stats write then fails) reports a
 # stack-use-after-scope right after ASan's fiber warning since the kernel
 # lifecycle landed; left out as that false-positive class until it is
@@ -176,13 +194,25 @@ declare -A small=(
   [bh]="--set bh.bodies=256 --set bh.steps=1"
   [dmr]="--set dmr.points=100"
 )
-for preset in orr2014 kim2014; do
-  [ -z "$runs_only" ] || break
+# FG_SANITIZE_PRESETS=one (CI's slower tiers): each workload on one of the two
+# presets, alternating down the list from an offset drawn from the seed (the
+# other preset the next time the offset differs). Default: both.
+presets_mode="${FG_SANITIZE_PRESETS:-both}"
+case "$presets_mode" in both | one) ;; *) echo "sanitize.sh: FG_SANITIZE_PRESETS must be both or one, got '$presets_mode'"; exit 2 ;; esac
+if [ -z "$runs_only" ]; then
+  [ "$presets_mode" = both ] || echo "sanitize: each workload on one preset (FG_SANITIZE_PRESETS=one)"
+  i=0
   for w in $("$fgsim" list | awk '/^Workloads/{on=1; next} /^Presets/{on=0} on {print $1}'); do
-    # shellcheck disable=SC2086
-    check 0 "$w on $preset" run "$w" --preset "$preset" --quiet ${small[$w]:-}
+    i=$((i + 1))
+    for preset in orr2014 kim2014; do
+      if [ "$presets_mode" = one ]; then
+        if [ "$preset" = orr2014 ]; then [ $(((i + seed) % 2)) -eq 0 ] || continue; else [ $(((i + seed) % 2)) -eq 1 ] || continue; fi
+      fi
+      # shellcheck disable=SC2086
+      check 0 "$w on $preset" run "$w" --preset "$preset" --quiet ${small[$w]:-}
+    done
   done
-done
+fi
 # The fork-join runtime: every queue, block workers, EPAQ, its faults.
 for q in ws gq cl; do
   check 0 "fib on the fork-join runtime ($q)" run fib --preset gh200 --quiet --set fib.mechanism=forkjoin \
