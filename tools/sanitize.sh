@@ -23,9 +23,20 @@ if [ "${1:-}" = "--runs" ]; then
   runs_only="$2"
 fi
 build="${FG_ASAN_BUILD:-$here/build-asan}"
+# Settings (their meaning where they are used below), read and checked before anything runs.
 jobs="${JOBS:-$(nproc)}"
-case "$jobs" in ''|*[!0-9]*) echo "sanitize.sh: JOBS must be a whole number, got '$jobs'"; exit 2 ;; esac
+sample="${FG_SANITIZE_SAMPLE:-1}"
+tsample="${FG_SANITIZE_TEST_SAMPLE:-1}"
+seed="${FG_SANITIZE_SEED:-$(date +%s)}"
+presets_mode="${FG_SANITIZE_PRESETS:-both}"
+for v in "JOBS=$jobs" "FG_SANITIZE_SAMPLE=$sample" "FG_SANITIZE_TEST_SAMPLE=$tsample" "FG_SANITIZE_SEED=$seed"; do
+  case "${v#*=}" in ''|*[!0-9]*) echo "sanitize.sh: ${v%%=*} must be a whole number, got '${v#*=}'"; exit 2 ;; esac
+done
+case "$presets_mode" in both | one) ;; *) echo "sanitize.sh: FG_SANITIZE_PRESETS must be both or one, got '$presets_mode'"; exit 2 ;; esac
 jobs=$((10#$jobs > 0 ? 10#$jobs : 1))
+sample=$((10#$sample))
+tsample=$((10#$tsample > 0 ? 10#$tsample : 1))
+seed=$((10#$seed))
 # Warnings are the normal build's business (-Werror in CI there): with the
 # sanitizers g++ 12 raises false -Wmaybe-uninitialized / -Wstringop warnings.
 # The rtl worklist backend is built for one of the default configurations
@@ -48,20 +59,12 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFG_SANITIZE=add
 # larger part of this job's build. 0: no ctest at all (fgsim's runs below
 # only). Default (1): everything. A program left out has its one
 # `<name>_NOT_BUILT` test, excluded below.
-sample="${FG_SANITIZE_SAMPLE:-1}"
-seed="${FG_SANITIZE_SEED:-$(date +%s)}"
-for v in "FG_SANITIZE_SAMPLE=$sample" "FG_SANITIZE_SEED=$seed"; do
-  case "${v#*=}" in ''|*[!0-9]*) echo "sanitize.sh: ${v%%=*} must be a whole number, got '${v#*=}'"; exit 2 ;; esac
-done
-sample=$((10#$sample))
-seed=$((10#$seed))
 if [ "$sample" -ne 1 ]; then
   # The GoogleTest programs, as this configuration registers them (one
   # `<name>[1]_include.cmake` each in the tests' CTestTestfile.cmake).
   mapfile -t programs < <(sed -n 's|^include(".*/\([^/]*\)\[1\]_include\.cmake")$|\1|p' \
     "$build/tests/CTestTestfile.cmake" | LC_ALL=C sort)
   [ "${#programs[@]}" -gt 0 ] || { echo "sanitize.sh: no GoogleTest programs in $build/tests/CTestTestfile.cmake"; exit 1; }
-  targets=(fgsim)
   picked=()
   if [ "$sample" -gt 1 ]; then
     for i in "${!programs[@]}"; do
@@ -71,7 +74,7 @@ if [ "$sample" -ne 1 ]; then
   else
     echo "sanitize: no test programs (FG_SANITIZE_SAMPLE=0): fgsim's runs only"
   fi
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}" "${picked[@]}"
+  cmake --build "$build" -j "$jobs" --target fgsim "${picked[@]}"
   # A program built by an earlier run in this tree and not picked now keeps
   # its test list: drop it, so that its tests are `_NOT_BUILT` too.
   for p in "${programs[@]}"; do
@@ -136,9 +139,6 @@ not_built+="|clang_format|_NOT_BUILT\$"
 # FG_SANITIZE_TEST_SAMPLE=M (CI's slower tiers: 2 and 4) then runs one test in
 # M of those (from an offset drawn from the seed): a program's tests can take
 # minutes under the sanitizers (game_test's 16: 404 s of test time). Default: all.
-tsample="${FG_SANITIZE_TEST_SAMPLE:-1}"
-case "$tsample" in ''|*[!0-9]*|0) echo "sanitize.sh: FG_SANITIZE_TEST_SAMPLE must be a positive whole number, got '$tsample'"; exit 2 ;; esac
-tsample=$((10#$tsample))
 range=()
 if [ "$tsample" -gt 1 ]; then
   range=(-I "$((1 + seed % tsample)),,$tsample")
@@ -208,17 +208,15 @@ declare -A small=(
 # FG_SANITIZE_PRESETS=one (CI's slower tiers): each workload on one of the two
 # presets, alternating down the list from an offset drawn from the seed (the
 # other preset the next time the offset differs). Default: both.
-presets_mode="${FG_SANITIZE_PRESETS:-both}"
-case "$presets_mode" in both | one) ;; *) echo "sanitize.sh: FG_SANITIZE_PRESETS must be both or one, got '$presets_mode'"; exit 2 ;; esac
 if [ -z "$runs_only" ]; then
   [ "$presets_mode" = both ] || echo "sanitize: each workload on one preset (FG_SANITIZE_PRESETS=one)"
+  all=(orr2014 kim2014)
   i=0
   for w in $("$fgsim" list | awk '/^Workloads/{on=1; next} /^Presets/{on=0} on {print $1}'); do
     i=$((i + 1))
-    for preset in orr2014 kim2014; do
-      if [ "$presets_mode" = one ]; then
-        if [ "$preset" = orr2014 ]; then [ $(((i + seed) % 2)) -eq 0 ] || continue; else [ $(((i + seed) % 2)) -eq 1 ] || continue; fi
-      fi
+    presets=("${all[@]}")
+    [ "$presets_mode" = both ] || presets=("${all[$(((i + seed) % 2))]}")
+    for preset in "${presets[@]}"; do
       # shellcheck disable=SC2086
       check 0 "$w on $preset" run "$w" --preset "$preset" --quiet ${small[$w]:-}
     done
