@@ -134,8 +134,9 @@ not_built+="|Kernels/CheckFirst.FewerAtomicsSameDistances/ssspsetssspmechanismhw
 not_built+="|param_edges"
 # sanitize_runs is this script's own fgsim runs (below), which run here anyway.
 not_built+="|sanitize_runs"
-# The format check and the compile-only checks (label compile) run no C++ of ours.
-not_built+="|clang_format|_NOT_BUILT\$"
+# The format check, the compile-only checks (label compile) and the compile-time
+# tool's test run no C++ of ours.
+not_built+="|clang_format|compile_times|_NOT_BUILT\$"
 # FG_SANITIZE_TEST_SAMPLE=M (CI's slower tiers: 2 and 4) then runs one test in
 # M of those (from an offset drawn from the seed): a program's tests can take
 # minutes under the sanitizers (game_test's 16: 404 s of test time). Default: all.
