@@ -2,6 +2,8 @@
 #include "gpu/compute_unit.h"
 
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <limits>
 
 #include <fmt/format.h>
@@ -194,12 +196,16 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
       slots_(p.slots),
       slot_free_at_(p.slots, 0),
       slot_state_(p.slots, WaveState::Ready),
+      slot_ready_(p.slots, 0),
       simd_free_(p.simds, 0),
       last_simd_(p.simds - 1),
       last_of_simd_(p.simds) {
   // Each SIMD's first turn goes to its first slot.
   for (std::size_t d = 0; d < p_.simds && d < p_.slots; ++d)
     last_of_simd_[d] = (p_.slots - d + p_.simds - 1) / p_.simds - 1;
+  words_per_simd_ = ((p_.slots + p_.simds - 1) / p_.simds + 63) / 64;
+  occupied_.assign(p_.simds * words_per_simd_, 0);
+  scan_.resize(p_.simds);
   timing_.cycle = clock_.period();
   timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
   timing_.lds_cycles = p_.lds_latency;
@@ -316,13 +322,14 @@ void ComputeUnit::place(KernelState& k, std::uint32_t group, std::shared_ptr<con
     while (slots_[s]) ++s;
     slots_[s] = std::make_unique<Wavefront>(*wg, i * p_.wavefront_width, p_.wavefront_width, next_age_++);
     Wavefront* w = slots_[s].get();
+    mark_slot(s, true);
     w->slot = s;
     slot_state_[s] = w->state;
     w->simd = s % p_.simds;
     w->cu = index_;
     // A slot is reused only after its previous wavefront really left it
     // (the CU may have freed it ahead of SystemC time).
-    w->ready = std::max(now, slot_free_at_[s]);
+    set_ready(w, std::max(now, slot_free_at_[s]));
     w->started = w->ready;
     wg->members.push_back(w);
   }
@@ -353,7 +360,7 @@ void ComputeUnit::release_barrier_if_complete(Workgroup& wg, Tick t) {
   for (Wavefront* m : std::vector<Wavefront*>(wg.members)) {
     if (m->state != WaveState::Barrier) continue;
     set_state(m, WaveState::Ready);
-    m->ready = t + clock_.period();
+    set_ready(m, t + clock_.period());
     m->release_barrier();
     if (m->finished()) finish(m, t);
   }
@@ -364,7 +371,7 @@ void ComputeUnit::finish(Wavefront* w, Tick t) {
   // then it keeps its slot, registers and (for the workgroup) LDS.
   const Tick done = std::max({t, w->ready, w->writes_done});
   set_state(w, WaveState::Draining);
-  w->ready = done;
+  set_ready(w, done);
   Workgroup& wg = w->workgroup();
   wg.end = std::max(wg.end, done);
   ++wg.waves_done;
@@ -399,6 +406,7 @@ void ComputeUnit::retire(Wavefront* w) {
   if (last_ == w) last_ = nullptr;
   wg->members.erase(std::find(wg->members.begin(), wg->members.end(), w));
   slots_[slot].reset();
+  mark_slot(slot, false);
   slot_free_at_[slot] = t;
   const bool last = wg->members.empty();
   release(t, regs_per_wave(k), last && wg->lds_held ? k.launch.lds_bytes : 0, last);
@@ -454,7 +462,7 @@ void ComputeUnit::start_park(Wavefront* w, Tick t, Tick issue_done) {
   // once they and the stores have completed.
   const Tick done = std::max({move_context(port_, w->spill, bytes, p_.line, t, true), issue_done, w->writes_done});
   set_state(w, WaveState::Parking);
-  w->ready = done;
+  set_ready(w, done);
   ++draining_;
   ++parks;
   park_bytes += bytes;
@@ -475,6 +483,7 @@ void ComputeUnit::complete_park(Wavefront* w) {
   if (wg.waves == 1) wg.lds_held = false;
   set_state(w, WaveState::Parked);
   parked_.push_back(std::move(slots_[slot]));
+  mark_slot(slot, false);
   if (w->restore_to) {  // restored before the context was out
     auto* target = w->restore_to;
     w->restore_to = nullptr;
@@ -555,8 +564,9 @@ bool ComputeUnit::process_restores(Tick t) {
     w->simd = s % p_.simds;
     w->cu = index_;
     w->started = start;
-    w->ready = done;
     slots_[s] = std::move(it->w);
+    mark_slot(s, true);
+    set_ready(w, done);
     set_state(w, WaveState::Ready);
     it = restores_.erase(it);
     const std::uint64_t held = std::exchange(w->held, 0);
@@ -585,7 +595,7 @@ void ComputeUnit::process_wakes(Tick t) {
     wakes_.pop_front();
     Wavefront* w = wk.w;
     set_state(w, WaveState::Ready);
-    w->ready = std::max(wk.at, t);
+    set_ready(w, std::max(wk.at, t));
     if (const std::uint8_t tag = std::exchange(w->block_tag, 0))
       mech_wait_[tag] += w->ready > w->blocked_at ? w->ready - w->blocked_at : 0;
     if (std::exchange(w->tight, false)) --tight_blocked_;
@@ -601,74 +611,103 @@ void ComputeUnit::process_wakes(Tick t) {
 
 // ---- issue ----
 
-Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why) {
-  next = kNever;
-  // Whether w can issue at t; if not, fold the time it could into `next` and
-  // note what it waits for (for `why` when none can issue).
-  const Wavefront* first = nullptr;  // the Ready wavefront that can issue soonest
-  Tick first_at = kNever;
-  bool any = false, barrier = false, blocked = false, draining = false;
-  // The state from slot_state_: reading it from 48 wavefronts, most of them
-  // blocked, was a cache miss each (two thirds of pick's host time while a
-  // worklist's waiters spin).
-  auto ready = [&](std::size_t i) {
-    const Wavefront* w = slots_[i].get();
-    if (!w) return false;
-    any = true;
+Wavefront* ComputeUnit::pick(Tick t, Tick& next, Stall& why, bool full) {
+  // What a look at slots found: the earliest time one of them could issue
+  // (`min_at`: a Ready wavefront's max(ready, its SIMD's free time), a
+  // draining or parking one's completion), the Ready wavefront that could
+  // soonest (the first in visiting order), and what the others wait for.
+  SlotScan all;
+  // Slot i (holding a wavefront of SIMD `simd`): whether it can issue at t; if
+  // not, fold it into `acc`. The state and ready time come from slot_state_
+  // and slot_ready_: reading them from 48 wavefronts, most of them blocked,
+  // was a cache miss each (two thirds of pick's host time while a worklist's
+  // waiters spin; with the state alone, the ready time's load was still a
+  // third of pick's time in a persistent fork-join kernel).
+  auto ready = [&](std::size_t i, std::size_t simd, SlotScan& acc) {
+    acc.any = true;
+    assert(slots_[i] && slot_ready_[i] == slots_[i]->ready && simd == slots_[i]->simd);
     switch (slot_state_[i]) {
       case WaveState::Ready: {
-        const Tick at = std::max(w->ready, simd_free_[w->simd]);
+        const Tick at = std::max(slot_ready_[i], simd_free_[simd]);
         if (at <= t) return true;
-        next = std::min(next, at);
-        if (at < first_at) first = w, first_at = at;
+        acc.min_at = std::min(acc.min_at, at);
+        if (at < acc.first_at) acc.first = i, acc.first_at = at;
         break;
       }
       case WaveState::Draining:
-        draining = true, next = std::min(next, w->ready);
+        acc.draining = true, acc.min_at = std::min(acc.min_at, slot_ready_[i]);
         break;
       case WaveState::Parking:
-        blocked = true, next = std::min(next, w->ready);
+        acc.blocked = true, acc.min_at = std::min(acc.min_at, slot_ready_[i]);
         break;
       case WaveState::Barrier:
-        barrier = true;
+        acc.barrier = true;
         break;
       default:
-        blocked = true;
+        acc.blocked = true;
         break;
     }
     return false;
   };
-  // Why no wavefront can issue (the pass above saw every slot).
+  // Why no wavefront can issue (the look saw every slot).
   auto reason = [&] {
-    if (!any) return restores_.empty() ? kIdle : kBlocked;
-    if (first) return first->waits_memory && first->ready > t ? kMemory : kDependency;
-    if (barrier) return kBarrier;
-    if (blocked) return kBlocked;
-    return draining ? kMemory : kIdle;
+    next = all.min_at;
+    if (!all.any) return restores_.empty() ? kIdle : kBlocked;
+    if (all.first != kNoSlot)
+      return slots_[all.first]->waits_memory && slot_ready_[all.first] > t ? kMemory : kDependency;
+    if (all.barrier) return kBarrier;
+    if (all.blocked) return kBlocked;
+    return all.draining ? kMemory : kIdle;
   };
+  next = kNever;
   if (p_.greedy_then_oldest) {
     if (last_ && last_->state == WaveState::Ready && std::max(last_->ready, simd_free_[last_->simd]) <= t) return last_;
     Wavefront* best = nullptr;
     for (std::size_t i = 0; i < slots_.size(); ++i)
-      if (ready(i) && (!best || slots_[i]->age() < best->age())) best = slots_[i].get();
+      if (slots_[i] && ready(i, i % p_.simds, all) && (!best || slots_[i]->age() < best->age())) best = slots_[i].get();
     if (!best) why = reason();
     return best;
   }
   // SIMDs in turn from the one after the last to issue; within a SIMD, its
-  // slots (slot % simds) in turn from the one after its last to issue.
+  // slots (slot % simds) in turn from the one after its last to issue: the
+  // occupied ones, k from last + 1 to count - 1, then from 0 to last. A SIMD
+  // whose slots were all looked at since anything of theirs changed (its
+  // scan_ entry is valid) is looked at again only once t reaches the earliest
+  // time one of them could issue: an idle CU wakes for one wavefront at a
+  // time, and looking at every slot each time was a quarter of the host time
+  // of a persistent kernel's idle phases.
   const std::size_t n = slots_.size(), simds = p_.simds;
   std::size_t d = last_simd_;
   for (std::size_t i = 0; i < simds; ++i) {
     if (++d == simds) d = 0;
     if (d >= n) continue;
-    const std::size_t count = (n - d + simds - 1) / simds;  // slots d, d + simds, ...
-    std::size_t k = last_of_simd_[d];
-    for (std::size_t j = 0; j < count; ++j) {
-      if (++k == count) k = 0;
-      if (ready(d + k * simds)) return slots_[d + k * simds].get();
+    if (!full && simd_free_[d] > t) continue;  // none of its slots can issue at t
+    SlotScan& c = scan_[d];
+    if (!c.valid || c.min_at <= t) {
+      const std::size_t count = (n - d + simds - 1) / simds;  // slots d, d + simds, ...
+      const std::size_t start = last_of_simd_[d] + 1;
+      const std::uint64_t* words = &occupied_[d * words_per_simd_];
+      SlotScan acc;
+      for (int pass = 0; pass < 2; ++pass) {
+        const std::size_t lo = pass ? 0 : start, hi = pass ? start : count;
+        for (std::size_t wi = lo / 64; lo < hi && wi <= (hi - 1) / 64; ++wi) {
+          std::uint64_t bits = words[wi];
+          if (wi == lo / 64) bits &= ~std::uint64_t{0} << (lo % 64);
+          if (wi == (hi - 1) / 64 && hi % 64) bits &= ~(~std::uint64_t{0} << (hi % 64));
+          for (; bits; bits &= bits - 1) {
+            const std::size_t s = d + (wi * 64 + std::countr_zero(bits)) * simds;
+            if (ready(s, d, acc)) return slots_[s].get();
+          }
+        }
+      }
+      c = acc;
+      c.valid = true;
     }
+    all.any |= c.any, all.barrier |= c.barrier, all.blocked |= c.blocked, all.draining |= c.draining;
+    all.min_at = std::min(all.min_at, c.min_at);
+    if (c.first_at < all.first_at) all.first = c.first, all.first_at = c.first_at;
   }
-  why = reason();
+  if (full) why = reason();
   return nullptr;
 }
 
@@ -716,8 +755,8 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
     mech_instr_[tag] += c.instructions;
     if (&unit == &units::atomic || &unit == &units::atomic_nr) mech_atomics_[tag] += active;
   }
-  if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions;
-  w->ready = c.complete;
+  if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions, scan_[w->simd].valid = false;
+  set_ready(w, c.complete);
   w->writes_done = std::max(w->writes_done, c.outstanding);
   switch (c.after()) {
     case IssueContext::After::Resume:
@@ -794,7 +833,7 @@ void ComputeUnit::run() {
       if (!restores_.empty()) process_restores(t);
       Tick next = kNever;
       Stall why = kIdle;
-      Wavefront* w = pick(t, next, why);
+      Wavefront* w = pick(t, next, why, issued == 0);
       if (!w && issued) {
         // Nothing else issues in the cycle of the last issue: the next issue
         // is a cycle later. (It used to stay at t with a fresh issue budget;

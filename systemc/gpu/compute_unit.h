@@ -141,11 +141,12 @@ class ComputeUnit : public sc_core::sc_module {
 
   void run();
   void order_ties();
-  // A wavefront that can issue at t, or nullptr; then `next` is the earliest
-  // time one of the slots can (a wavefront becomes ready, a SIMD frees, a
-  // draining or parking wavefront completes) and `why` the stall category.
-  // One pass over the slots.
-  Wavefront* pick(Tick t, Tick& next, Stall& why);
+  // A wavefront that can issue at t, or nullptr; then, when `full`, `next` is
+  // the earliest time one of the slots can (a wavefront becomes ready, a SIMD
+  // frees, a draining or parking wavefront completes) and `why` the stall
+  // category. Without `full` (the cycle has issued: the CU looks again a cycle
+  // later) neither is set and a busy SIMD's slots are not looked at.
+  Wavefront* pick(Tick t, Tick& next, Stall& why, bool full);
   void issue(Wavefront* w, Tick t, std::uint32_t cpi);
   void after_issue(Wavefront* w, Tick t);
   void finish(Wavefront* w, Tick t);
@@ -177,7 +178,33 @@ class ComputeUnit : public sc_core::sc_module {
   // Every state change goes through here: it keeps slot_state_ in step.
   void set_state(Wavefront* w, WaveState s) {
     w->state = s;
-    if (w->slot < slots_.size() && slots_[w->slot].get() == w) slot_state_[w->slot] = s;
+    if (w->slot < slots_.size() && slots_[w->slot].get() == w) slot_state_[w->slot] = s, scan_[w->simd].valid = false;
+  }
+  // By SIMD d, words_per_simd_ words: bit k is set while slot d + k * simds
+  // holds a wavefront (pick visits the occupied slots only).
+  std::vector<std::uint64_t> occupied_;
+  std::size_t words_per_simd_ = 1;
+  void mark_slot(std::size_t s, bool on) {
+    const std::size_t k = s / p_.simds;
+    std::uint64_t& word = occupied_[(s % p_.simds) * words_per_simd_ + k / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (k % 64);
+    word = on ? word | bit : word & ~bit;
+    scan_[s % p_.simds].valid = false;
+  }
+  // What pick found when it last looked at all of a SIMD's slots; valid until
+  // one of them changes (state, ready time, occupant) or the SIMD's free time.
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  struct SlotScan {
+    Tick min_at = ~Tick{0}, first_at = ~Tick{0};
+    std::size_t first = kNoSlot;
+    bool any = false, barrier = false, blocked = false, draining = false, valid = false;
+  };
+  std::vector<SlotScan> scan_;    // by SIMD
+  std::vector<Tick> slot_ready_;  // by slot: its wavefront's `ready` (pick reads this, not the wavefront)
+  // Every write of a wavefront's `ready` goes through here: it keeps slot_ready_ in step.
+  void set_ready(Wavefront* w, Tick t) {
+    w->ready = t;
+    if (w->slot < slots_.size() && slots_[w->slot].get() == w) slot_ready_[w->slot] = t, scan_[w->simd].valid = false;
   }
   std::vector<Tick> simd_free_;
   std::vector<std::unique_ptr<UnitState>> unit_state_;
