@@ -100,7 +100,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
 
 void L1Cache::invalidate(std::uint64_t line, InvalidateReason why) {
   if (CacheLine* l = tags_.find(line, line)) {
-    l->valid = false;
+    tags_.drop(l);
     // Only another requester's write makes the next read a coherence miss.
     l->invalidated = why == InvalidateReason::OtherWrite;
     if (why == InvalidateReason::OtherWrite)
@@ -201,9 +201,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
       mshr_.hold(go, done);
       CacheLine* v = tags_.victim(line);
       evict(v, tag_done);
-      *v = CacheLine{};
-      v->line = line;
-      v->valid = true;
+      tags_.fill(v, line);
       v->ready = done;
       v->state = static_cast<std::uint8_t>(ex ? MoesiState::E : MoesiState::S);
       tags_.touch(v);
@@ -237,9 +235,7 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     if (!l) {
       l = tags_.victim(line);
       evict(l, tag_done);
-      *l = CacheLine{};
-      l->line = line;
-      l->valid = true;
+      tags_.fill(l, line);
     }
     l->ready = done;
     l->state = static_cast<std::uint8_t>(MoesiState::M);
@@ -372,9 +368,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     if (tags_.was_invalidated(line, line)) ++coherence_misses;
     done = fetch(p, delay, start, now);
     CacheLine* v = tags_.victim(line);
-    *v = CacheLine{};
-    v->line = line;
-    v->valid = true;
+    tags_.fill(v, line);
     v->ready = done;
     v->sectors = need;
     tags_.touch(v);

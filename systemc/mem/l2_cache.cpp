@@ -230,9 +230,7 @@ CacheLine* L2Cache::lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t ke
       dram_access(tlm::TLM_WRITE_COMMAND, v->line, tag_done, now);
     }
   }
-  *v = CacheLine{};
-  v->line = line;
-  v->valid = true;
+  b.tags.fill(v, line);
   ready = fetch ? dram_access(tlm::TLM_READ_COMMAND, line, tag_done, now) : tag_done;
   v->ready = ready;
   b.tags.touch(v);

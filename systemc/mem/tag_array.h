@@ -6,6 +6,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -41,7 +42,6 @@ inline std::uint64_t interleave_fold(std::uint64_t line) {
 
 struct CacheLine {
   std::uint64_t line = 0;     // line address (byte address / line size)
-  std::uint64_t lru = 0;      // last-use stamp
   Tick ready = 0;             // fill completes at this time
   std::uint64_t sharers = 0;  // L2 only: L1s holding a copy (bit = requester id)
   int owner = -1;             // L2 only, moesi: the L1 holding it M, O or E
@@ -56,41 +56,65 @@ struct CacheLine {
 
 class TagArray {
  public:
-  TagArray(std::uint64_t lines, unsigned ways) : ways_(ways), sets_(lines / ways), lines_(lines) {}
+  TagArray(std::uint64_t lines, unsigned ways)
+      : ways_(ways), sets_(lines / ways), lines_(lines), keys_(lines, 0), lru_(lines, 0) {}
   std::uint64_t sets() const { return sets_.value(); }
 
   // `key` selects the set (line address, or the bank-local index for L2 banks).
+  // The search reads keys_ (line + 1 of a valid way, 0 of an invalid one), 8 B
+  // a way, not the ways' CacheLines: a 64-way L1 set of CacheLines is 4.6 KB.
   CacheLine* find(std::uint64_t line, std::uint64_t key) {
-    CacheLine* s = set(key);
+    const std::size_t base = set(key);
+    const std::uint64_t* k = &keys_[base];
     for (unsigned w = 0; w < ways_; ++w)
-      if (s[w].valid && s[w].line == line) return &s[w];
+      if (k[w] == line + 1) return &lines_[base + w];
     return nullptr;
   }
   // A line with this tag that was invalidated by coherence and not reused since.
   bool was_invalidated(std::uint64_t line, std::uint64_t key) {
-    CacheLine* s = set(key);
+    CacheLine* s = &lines_[set(key)];
     for (unsigned w = 0; w < ways_; ++w)
       if (!s[w].valid && s[w].invalidated && s[w].line == line) return true;
     return false;
   }
   // Way to fill: an invalid one, else the least recently used.
   CacheLine* victim(std::uint64_t key) {
-    CacheLine* s = set(key);
-    CacheLine* v = &s[0];
+    const std::size_t base = set(key);
+    const std::uint64_t* k = &keys_[base];
+    const std::uint64_t* u = &lru_[base];
+    unsigned v = 0;
     for (unsigned w = 0; w < ways_; ++w) {
-      if (!s[w].valid) return &s[w];
-      if (s[w].lru < v->lru) v = &s[w];
+      if (!k[w]) return &lines_[base + w];
+      if (u[w] < u[v]) v = w;
     }
-    return v;
+    return &lines_[base + v];
   }
-  void touch(CacheLine* l) { l->lru = ++stamp_; }
+  // Every change of a way's validity goes through these two (keys_ in step).
+  // fill: the way now holds `line`, every other field reset.
+  void fill(CacheLine* l, std::uint64_t line) {
+    const std::size_t i = index(l);
+    *l = CacheLine{};
+    l->line = line;
+    l->valid = true;
+    keys_[i] = line + 1;
+    lru_[i] = 0;
+  }
+  // drop: the way no longer holds its line (the tag stays, for was_invalidated).
+  void drop(CacheLine* l) {
+    l->valid = false;
+    keys_[index(l)] = 0;
+  }
+  void touch(CacheLine* l) { lru_[index(l)] = ++stamp_; }
 
  private:
-  CacheLine* set(std::uint64_t key) { return &lines_[sets_.mod(key) * ways_]; }
+  std::size_t set(std::uint64_t key) const { return sets_.mod(key) * ways_; }
+  std::size_t index(const CacheLine* l) const { return static_cast<std::size_t>(l - lines_.data()); }
 
   unsigned ways_;
   FastDiv sets_;
   std::vector<CacheLine> lines_;
+  std::vector<std::uint64_t> keys_;  // by way: line + 1 while valid, else 0
+  std::vector<std::uint64_t> lru_;   // by way: last-use stamp
   std::uint64_t stamp_ = 0;
 };
 
