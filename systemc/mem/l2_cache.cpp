@@ -66,6 +66,17 @@ const Param<std::string> kInterleave{
     "mem.interleave", "modulo", std::vector<std::string>{"modulo", "xor"},
     "how lines spread over L2 banks and DRAM channels: modulo (line mod count, GPGPU-Sim's consecutive indexing) or "
     "xor (an XOR fold of the line's bits first, as hashed indexing: strided data meets every bank)"};
+// fetch: a write that misses fetches its line from DRAM first unless it
+// covers the line whole (write-allocate with fetch on write: the model's L2
+// since it was written, docs/memory.md). lazy: GPGPU-Sim's
+// LAZY_FETCH_ON_READ, the write-allocate policy of Accel-Sim's Volta-to-Hopper
+// L2s (SM90_H100: -gpgpu_cache:dl2 S:256:128:20,L:B:m:L:X, the fourth field L).
+const Param<std::string> kWriteMiss{
+    "gpu.l2.write_miss", "fetch", std::vector<std::string>{"fetch", "lazy"},
+    "what a write that misses the L2 does: fetch (its line from DRAM first, unless it covers the line) or lazy "
+    "(allocates the line without a fetch and keeps which bytes were written; a read or atomic that needs other bytes "
+    "of it fetches the line then: GPGPU-Sim's lazy fetch on read, Accel-Sim's H100 L2); lazy needs mem.coherence=gpu "
+    "and gpu.line <= 128"};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -88,6 +99,12 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.magic = kMagic.get(cfg);
   p.clock_mhz = kClock.get(cfg);
   p.hash = kInterleave.get(cfg) == "xor";
+  p.lazy = kWriteMiss.get(cfg) == "lazy";
+  if (p.lazy && p.moesi)
+    throw UserError("gpu.l2.write_miss: lazy needs mem.coherence=gpu (the moesi directory fetches on a write miss)");
+  if (p.lazy && p.line > 128)
+    throw UserError(
+        fmt::format("gpu.l2.write_miss: lazy keeps a 128-byte mask of the written bytes; gpu.line is {}", p.line));
   std::uint64_t per_bank = std::uint64_t{p.line} * p.ways * p.banks;
   if (p.size % per_bank)
     throw UserError(fmt::format("gpu.l2.size: {} is not a multiple of line x ways x banks ({} x {} x {})", p.size,
@@ -111,6 +128,12 @@ L2Cache::Bank::Bank(const StatGroup& g, std::uint64_t lines, unsigned ways, unsi
       puts(g, "puts", "moesi: L1 evictions reported (write-backs when dirty)", ""),
       atomic_requests(g, "atomic_requests", "atomic requests (a coalesced request carries several operations)", ""),
       queue_full(g, "queue_full", "requests that found the bank's queue full (their L1 stalled)", ""),
+      write_fetches(g, "write_fetches",
+                    "writes that missed and fetched their line from DRAM first (gpu.l2.write_miss=fetch)", ""),
+      lazy_fetches(g, "lazy_fetches",
+                   "reads and atomics that found their line written but not fetched and fetched it from DRAM "
+                   "(gpu.l2.write_miss=lazy; among the hits)",
+                   ""),
       dram_stall_cycles(
           g, "dram_stall_cycles",
           "cycles requests held their queue entry waiting for room in a DRAM queue (summed over requests)", "cycles"),
@@ -364,6 +387,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     b.atomics += std::max(1u, ext->n_lanes);
     ++b.atomic_requests;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready);
+    if (l->partial) lazy_fetch(b, l, nullptr, tag_done, now, ready);
     // The unit starts one atomic per interval (pipelined); an atomic starts
     // only after the previous one to the same line completed.
     const Tick ii = clock_.cycles(p_.atomic_interval), lat = clock_.cycles(p_.atomic_latency);
@@ -389,7 +413,12 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     invalidate_sharers(l, -1, requester);
   } else if (p.is_write()) {
     ++b.writes;
-    CacheLine* l = lookup_or_fill(b, line, key, tag_done, !covers_line(p), now, ready);
+    bool hit = false;
+    const bool fetch = !p_.lazy && !covers_line(p);
+    CacheLine* l = lookup_or_fill(b, line, key, tag_done, fetch, now, ready, &hit);
+    if (!hit && fetch) ++b.write_fetches;
+    if (p_.lazy && !hit) l->partial = true;  // allocated by this write, not fetched
+    if (l->partial) mark_written(l, p);
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
@@ -399,6 +428,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     ++b.reads;
     bool hit = false;
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready, &hit);
+    if (l->partial) hit = !lazy_fetch(b, l, &p, tag_done, now, ready);
     if (hit) ++b.read_hits;
     done = ready;
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
@@ -408,6 +438,43 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   delay = sc_core::sc_time::from_value(done - now);
   return leave;
+}
+
+// gpu.l2.write_miss=lazy: the bytes of p's line that p writes (its byte
+// enables honoured) join the line's written bytes; a line written whole holds
+// its data as a fetched one does.
+void L2Cache::mark_written(CacheLine* l, const tlm::tlm_generic_payload& p) {
+  const std::uint64_t off = p.get_address() % p_.line;
+  const unsigned char* be = p.get_byte_enable_ptr();
+  const unsigned be_len = p.get_byte_enable_length();
+  for (std::uint64_t i = 0; i < p.get_data_length() && off + i < p_.line; ++i)
+    if (!be || !be_len || be[i % be_len] == TLM_BYTE_ENABLED)
+      l->written[(off + i) / 64] |= std::uint64_t{1} << ((off + i) % 64);
+  const std::uint64_t full_lo = p_.line >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p_.line) - 1;
+  const std::uint64_t full_hi = p_.line >= 128 ? ~std::uint64_t{0}
+                                : p_.line > 64 ? (std::uint64_t{1} << (p_.line - 64)) - 1
+                                               : 0;
+  if (l->written[0] == full_lo && l->written[1] == full_hi) l->partial = false, l->written[0] = l->written[1] = 0;
+}
+
+// gpu.l2.write_miss=lazy: a read (p) or an atomic (nullptr: a coalesced
+// atomic's lanes are not one byte range, so it always fetches) of a line
+// allocated by writes and not fetched; if it needs a byte not written, the
+// line is fetched from DRAM now (after the tag check) and holds its data from
+// then on. Returns whether it fetched.
+bool L2Cache::lazy_fetch(Bank& b, CacheLine* l, const tlm::tlm_generic_payload* p, Tick tag_done, Tick now,
+                         Tick& ready) {
+  bool covered = p != nullptr;
+  const std::uint64_t off = p ? p->get_address() % p_.line : 0;
+  for (std::uint64_t i = 0; covered && i < p->get_data_length() && off + i < p_.line; ++i)
+    covered = (l->written[(off + i) / 64] >> ((off + i) % 64)) & 1;
+  if (covered) return false;
+  ++b.lazy_fetches;
+  ready = std::max(ready, dram_access(tlm::TLM_READ_COMMAND, l->line, tag_done, now));
+  l->ready = std::max(l->ready, ready);
+  l->partial = false;
+  l->written[0] = l->written[1] = 0;
+  return true;
 }
 
 unsigned L2Cache::transport_dbg(int, tlm::tlm_generic_payload& p) {

@@ -62,6 +62,7 @@ class L2Cache : public sc_core::sc_module {
     bool moesi = false;
     bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
     bool hash = false;   // mem.interleave=xor: banks by a fold of the line's bits
+    bool lazy = false;   // gpu.l2.write_miss=lazy: a write miss allocates without a fetch
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -84,7 +85,7 @@ class L2Cache : public sc_core::sc_module {
     LineCalendars atomic_lines;  // per line: atomics in flight
     LineCalendars dir_lines;     // moesi: per line, one transaction at a time
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
-        ownership_transfers, puts, atomic_requests, queue_full, dram_stall_cycles;
+        ownership_transfers, puts, atomic_requests, queue_full, write_fetches, lazy_fetches, dram_stall_cycles;
     Average queue_delay, atomic_queue_delay;
     int trace_track = -1;
   };
@@ -102,6 +103,9 @@ class L2Cache : public sc_core::sc_module {
   // `hit` (optional) tells whether the line was present.
   CacheLine* lookup_or_fill(Bank& b, std::uint64_t line, std::uint64_t key, Tick tag_done, bool fetch, Tick now,
                             Tick& ready, bool* hit = nullptr);
+  // gpu.l2.write_miss=lazy (the .cpp says what each does).
+  void mark_written(CacheLine* l, const tlm::tlm_generic_payload& p);
+  bool lazy_fetch(Bank& b, CacheLine* l, const tlm::tlm_generic_payload* p, Tick tag_done, Tick now, Tick& ready);
   // Whether a write payload covers its whole line (no fetch needed).
   bool covers_line(const tlm::tlm_generic_payload& p) const;
   // Invalidate the L1 copies of l except `keep`'s; `requester` (or -1 for an

@@ -51,7 +51,9 @@ struct CacheLine {
   Tick pending_ready = 0;
   bool valid = false;
   bool dirty = false;
-  bool invalidated = false;  // tag kept after a coherence invalidation
+  bool invalidated = false;           // tag kept after a coherence invalidation
+  bool partial = false;               // L2 only, gpu.l2.write_miss=lazy: allocated by writes, not fetched
+  std::uint64_t written[2] = {0, 0};  // L2 only, while partial: the bytes written (bit i: byte i of the line)
 };
 
 class TagArray {

@@ -610,6 +610,51 @@ TEST(Sectors, AReadOfAPendingSectorWaitsForItsFillAHeldOneDoesNot) {
   EXPECT_EQ(h.mem().l1(0).sector_misses.value(), 1u);
 }
 
+// gpu.l2.write_miss: a write that misses the L2 either fetches its line from
+// DRAM first (fetch) or allocates it without a fetch, keeping the bytes it
+// wrote (lazy, Accel-Sim's H100 L2); then a read of written bytes is an L2 hit
+// and a read that needs another byte of the line fetches it from DRAM.
+struct WriteMissTimes {
+  double write, read_written, read_other;
+};
+WriteMissTimes write_miss_times(const char* policy) {
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", fmt::format("gpu.l2.write_miss={}", policy)}));
+  const std::uint64_t a = h.mem().allocate(4096), b = a + 1024;
+  WriteMissTimes t{};
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v = 7;
+    auto timed = [&](auto access) {
+      qk.inc(sc_core::sc_time(2, sc_core::SC_US));  // after everything before it completed
+      qk.sync();
+      const sc_core::sc_time t0 = qk.get_local_time();
+      return ns(access(t0) - t0);
+    };
+    t.write = timed([&](const sc_core::sc_time& t0) { return p.write(a, &v, 4, t0); });
+    t.read_written = timed([&](const sc_core::sc_time& t0) { return p.read(a, &v, 4, t0, true); });
+    timed([&](const sc_core::sc_time& t0) { return p.write(b, &v, 4, t0); });
+    t.read_other = timed([&](const sc_core::sc_time& t0) { return p.read(b + 64, &v, 4, t0, true); });
+  }});
+  return t;
+}
+
+TEST(L2WriteMiss, FetchMakesAWriteMissWaitForDram) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Expected e(test::make_config("gh200", {}));
+  const WriteMissTimes t = write_miss_times("fetch");
+  EXPECT_GT(t.write, e.l2_hit + 100) << "the write miss fetched its line from DRAM";
+  EXPECT_LT(t.read_written, e.l2_hit + 10) << "the line is in the L2 after the write";
+  EXPECT_LT(t.read_other, e.l2_hit + 10);
+}
+
+TEST(L2WriteMiss, LazyAllocatesWithoutAFetchAndFetchesForAByteNotWritten) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Expected e(test::make_config("gh200", {}));
+  const WriteMissTimes t = write_miss_times("lazy");
+  EXPECT_LT(t.write, e.l2_hit + 10) << "no fetch on the write miss";
+  EXPECT_LT(t.read_written, e.l2_hit + 10) << "the bytes written are in the L2";
+  EXPECT_GT(t.read_other, e.l2_hit + 100) << "byte 64 was not written: the read fetches the line from DRAM";
+}
+
 // Sectors::of, the sectors a request moves (32-byte sectors of a 128-byte
 // line): the initiator's mask, else a coalesced atomic's lanes, else a
 // write's byte enables, else the payload's span; without sectors, the line.
