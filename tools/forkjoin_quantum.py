@@ -5,12 +5,14 @@ deques, locks, task counts and termination flags are synchronisation through mem
 functional effects happen in host order under temporal decoupling. Each configuration runs at
 a one-cycle quantum (gh200's 1980 MHz: 0.505 ns) and at 5, 20 (the default) and 50 ns; the table
 gives the kernel time at one cycle and each quantum's deviation from it.
-Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...]"""
+--only=TEXT runs only the configurations whose names contain TEXT.
+Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT]"""
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
 ap.add_argument("--set", action="append", default=[], metavar="K=V")
+ap.add_argument("--only", default="", metavar="TEXT")
 opts = fgtool.parse(ap)
 extra = [x for kv in opts.set for x in ("--set", kv)]
 quanta = ("5", "20", "50")
@@ -33,6 +35,10 @@ configs = [
     ("fib 32 cutoff 12, EPAQ (Fig. 10's)", "fib",
      ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=12", "forkjoin.queues=3", "forkjoin.terminate=first"]),
     ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
+    *[(f"cilksort 10^5 cutoff 64, {name} (Fig. 10's)", "sort",
+       ["sort.mechanism=forkjoin", "sort.n=100000", "sort.cutoff_sort=64", "sort.cutoff_merge=64",
+        f"forkjoin.queues={queues}", "forkjoin.terminate=first", "gpu.l1.size=159744", "gpu.l1.ways=52",
+        "gpu.cu.lds=102400"]) for name, queues in (("one queue", 1), ("EPAQ", 3))],
     ("mergesort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.algorithm=mergesort", "sort.n=20000"]),
     ("full tree D 10, thread workers", "tree", [*tree, "tree.depth=10"]),
     ("full tree D 10, block workers", "tree", [*tree, "tree.depth=10", "forkjoin.workers=block"]),
@@ -41,6 +47,10 @@ configs = [
     ("full tree D 10, block workers, jan2026 (Fig. 3's locked deques)", "tree",
      [*tree[:-1], "tree.depth=10", "forkjoin.workers=block", "forkjoin.runtime=jan2026"]),
 ]
+
+configs = [c for c in configs if opts.only in c[0]]
+if not configs:
+    ap.error(f"--only: no configuration's name contains '{opts.only}'")
 
 
 def run(w, sets, q):

@@ -38,6 +38,7 @@ BAD_VALUES = [
     ("forkjoin_batch_starts", "--n=x", "--n"),
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
+    ("forkjoin_quantum", "--only=no such configuration", "--only"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
