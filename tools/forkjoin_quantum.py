@@ -35,6 +35,12 @@ configs = [
     ("fib 32 cutoff 12, EPAQ (Fig. 10's)", "fib",
      ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=12", "forkjoin.queues=3", "forkjoin.terminate=first"]),
     ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
+    *[(f"fib 32 cutoff 10, {name} (Fig. 10's)", "fib",
+       ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=10", f"forkjoin.queues={queues}", "forkjoin.terminate=first",
+        "gpu.l1.size=159744", "gpu.l1.ways=52", "gpu.cu.lds=102400"]) for name, queues in (("one queue", 1), ("EPAQ", 3))],
+    *[(f"queens 12 cutoff 3, {name} (Fig. 10's)", "queens",
+       ["queens.mechanism=forkjoin", "queens.n=12", "queens.cutoff=3", f"forkjoin.queues={queues}"])
+      for name, queues in (("one queue", 1), ("EPAQ", 2))],
     *[(f"cilksort 10^5 cutoff 64, {name} (Fig. 10's)", "sort",
        ["sort.mechanism=forkjoin", "sort.n=100000", "sort.cutoff_sort=64", "sort.cutoff_merge=64",
         f"forkjoin.queues={queues}", "forkjoin.terminate=first", "gpu.l1.size=159744", "gpu.l1.ways=52",
