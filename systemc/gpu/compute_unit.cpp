@@ -755,8 +755,8 @@ void ComputeUnit::issue(Wavefront* w, Tick t, std::uint32_t cpi) {
     mech_instr_[tag] += c.instructions;
     if (&unit == &units::atomic || &unit == &units::atomic_nr) mech_atomics_[tag] += active;
   }
-  if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions, scan_[w->simd].valid = false;
-  set_ready(w, c.complete);
+  if (c.uses_simd) simd_free_[w->simd] = t + clock_.period() * cpi * c.instructions;
+  set_ready(w, c.complete);  // also marks the SIMD's scan stale (its free time may have moved)
   w->writes_done = std::max(w->writes_done, c.outstanding);
   switch (c.after()) {
     case IssueContext::After::Resume:

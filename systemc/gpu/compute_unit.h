@@ -192,7 +192,8 @@ class ComputeUnit : public sc_core::sc_module {
     scan_[s % p_.simds].valid = false;
   }
   // What pick found when it last looked at all of a SIMD's slots; valid until
-  // one of them changes (state, ready time, occupant) or the SIMD's free time.
+  // one of them changes (state, ready time, occupant) or the SIMD's free time
+  // (which changes only at an issue from it, whose set_ready marks it stale).
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
   struct SlotScan {
     Tick min_at = ~Tick{0}, first_at = ~Tick{0};
