@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Golden stats: a handful of canonical fgsim runs on both presets whose stats
+"""Golden stats: a handful of canonical fgsim runs on the three presets whose stats
 (everything but the `host` section and the stat descriptions) are committed in
 tests/golden/. `make test` runs `golden.py check`: any change in the model's
 behaviour shows up as a failing test naming the runs and stats that moved.
@@ -39,6 +39,13 @@ for preset in ("orr2014", "kim2014"):
 # cycles), which the short runs above did not (a firmware's needless event
 # notification moved it by 10%, 2026-11-25).
 RUNS["orr2014-queens-yield"] = ["queens", "--set", "gpu.cus=8", "--set", "queens.capacity=4096", "--preset", "orr2014"]
+# GTaP's machine (issue 36): fork-join fib and cilksort on 2 SMs of gh200, so a change of the
+# preset (its sectors, hashed L2 slices, lazy L2 write misses, static schedules) or of the
+# fork-join runtime shows here, not only on the validation page.
+RUNS["gh200-fib-forkjoin"] = ["fib", "--preset", "gh200", "--set", "gpu.cus=2", "--set", "fib.mechanism=forkjoin",
+                              "--set", "fib.n=14"]
+RUNS["gh200-cilksort-forkjoin"] = ["sort", "--preset", "gh200", "--set", "gpu.cus=2", "--set", "sort.mechanism=forkjoin",
+                                   "--set", "sort.n=3000"]
 
 
 def run(fgsim, args):
