@@ -94,14 +94,19 @@ def stats(cmd):
             return json.load(f)
 
 
-def traced(cmd):
+def traced(cmd, keep=None):
     """As stats(), with the run's Perfetto trace (--trace): returns the stats
-    document and the trace's events (times in us)."""
+    document and the trace's events (times in us). With `keep` (strings), only
+    the events whose line contains one of them, read a line at a time (fgsim
+    writes one event per line), so that a trace of gigabytes need not be held."""
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "trace.json")
         st = stats([*cmd, "--trace", trace])
         with open(trace) as f:
-            return st, json.load(f)["traceEvents"]
+            if keep is None:
+                return st, json.load(f)["traceEvents"]
+            return st, [json.loads(line.strip().rstrip("]}").rstrip(",")) for line in f
+                        if line.startswith('{"ph"') and any(k in line for k in keep)]
 
 
 def kernel_us(st):

@@ -20,6 +20,7 @@ one_cycle = "0.505"
 
 # (name, workload, settings): small versions of the experiment's runs (experiments/forkjoin.yaml).
 fib = ["fib.mechanism=forkjoin", "fib.n=20"]
+fig10_l1 = ["gpu.l1.size=159744", "gpu.l1.ways=52", "gpu.cu.lds=102400"]  # the page's Fig. 10 carveout (fib, cilksort)
 tree = ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "tree.mem_ops=64",
         "tree.compute_iters=64", "forkjoin.runtime=feb2026"]  # the runtime of Figs. 7-9
 configs = [
@@ -37,14 +38,14 @@ configs = [
     ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
     *[(f"fib 32 cutoff 10, {name} (Fig. 10's)", "fib",
        ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=10", f"forkjoin.queues={queues}", "forkjoin.terminate=first",
-        "gpu.l1.size=159744", "gpu.l1.ways=52", "gpu.cu.lds=102400"]) for name, queues in (("one queue", 1), ("EPAQ", 3))],
+        *fig10_l1]) for name, queues in (("one queue", 1), ("EPAQ", 3))],
     *[(f"queens 12 cutoff 3, {name} (Fig. 10's)", "queens",
        ["queens.mechanism=forkjoin", "queens.n=12", "queens.cutoff=3", f"forkjoin.queues={queues}"])
       for name, queues in (("one queue", 1), ("EPAQ", 2))],
     *[(f"cilksort 10^5 cutoff 64, {name} (Fig. 10's)", "sort",
        ["sort.mechanism=forkjoin", "sort.n=100000", "sort.cutoff_sort=64", "sort.cutoff_merge=64",
-        f"forkjoin.queues={queues}", "forkjoin.terminate=first", "gpu.l1.size=159744", "gpu.l1.ways=52",
-        "gpu.cu.lds=102400"]) for name, queues in (("one queue", 1), ("EPAQ", 3))],
+        f"forkjoin.queues={queues}", "forkjoin.terminate=first", *fig10_l1])
+      for name, queues in (("one queue", 1), ("EPAQ", 3))],
     ("mergesort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.algorithm=mergesort", "sort.n=20000"]),
     ("full tree D 10, thread workers", "tree", [*tree, "tree.depth=10"]),
     ("full tree D 10, block workers", "tree", [*tree, "tree.depth=10", "forkjoin.workers=block"]),

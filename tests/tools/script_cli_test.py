@@ -19,7 +19,8 @@ root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
            "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_fib_study", "forkjoin_loop_profile",
-           "forkjoin_quantum", "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+           "forkjoin_quantum", "forkjoin_sort_batches", "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench",
+           "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -39,6 +40,7 @@ BAD_VALUES = [
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
+    ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
