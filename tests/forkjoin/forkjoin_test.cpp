@@ -681,6 +681,70 @@ TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
   EXPECT_NEAR(trips("feb2026", 32), 4.0, 0.1);
 }
 
+// GTaP's __gtap_spawn_task: the jan2026 runtime (84591ae) stores the
+// function, state, queue, parent, its generation and both child counts at
+// every spawn; the feb2026 one (14669e9) the function, the parent and its
+// generation (the state and counts only for a recycled id, none here). From
+// fib(2) to fib(3) on one warp (2 more spawns, 1 more resumption, 2 more
+// released children), jan2026 adds 4 x 2 more header stores, 3 more stores of
+// a generated id (in global memory, where feb2026 keeps them in LDS: the two
+// children and the resumed parent) and 1 more queue store at the taskwait;
+// feb2026 adds 2 more valid flags of released ids: 10 more stores in all.
+TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
+  auto stores = [](const char* runtime, int n) {
+    const auto s = run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set "
+                                         "forkjoin.groups=1 --set forkjoin.runtime={}",
+                                         n, runtime));
+    double sum = 0;
+    for (const auto& [k, v] : s["stats"].items())
+      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") sum += v.get<double>();
+    EXPECT_EQ(s["stats"]["forkjoin.recycled"].get<double>(), 0);
+    return sum;
+  };
+  const double jan = stores("jan2026", 3) - stores("jan2026", 2);
+  const double feb = stores("feb2026", 3) - stores("feb2026", 2);
+  EXPECT_EQ(jan - feb, 10);
+}
+
+// A starting task's header copy (GTaP's worker loop: the generation, the
+// parent and its generation, and the total child count unless the program
+// is spawn-only, one L2 load each, one load instruction a batch) is made for
+// spawn-only programs too in the jan2026 runtime (84591ae): N-Queens run
+// spawn-only loads the same headers as run with taskwait metadata, less the
+// total count, one load a batch.
+TEST(ForkJoin, TheJanRuntimeCopiesASpawnOnlyTasksHeader) {
+  auto run = [](const char* nowait) {
+    const auto s = run_stats(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=5 --set "
+                                         "forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
+                                         nowait));
+    double loads = 0;
+    for (const auto& [k, v] : s["stats"].items())
+      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 6 && k.substr(k.size() - 6) == ".loads") loads += v.get<double>();
+    return std::pair{loads, s["stats"]["forkjoin.batches"].get<double>()};
+  };
+  const auto [spawn_only, batches] = run("auto");
+  const auto [with_metadata, batches_too] = run("off");
+  ASSERT_EQ(batches, batches_too);
+  EXPECT_EQ(with_metadata - spawn_only, batches);
+}
+
+// The header's size is GTaP's struct TaskHeader's: block headers have no
+// queue field, so the pruned tree's (3 children) is 40 B where a thread
+// task's is 48 B, in both runtimes.
+TEST(ForkJoin, BlockHeadersHaveNoQueueField) {
+  auto record = [](const char* workers, const char* runtime) {
+    const auto s = run_stats(fmt::format("tree --preset gh200 --set tree.shape=pruned --set tree.depth=6 --set "
+                                         "tree.mem_ops=1 --set tree.compute_iters=1 --set forkjoin.workers={} --set "
+                                         "forkjoin.runtime={} --set forkjoin.groups=2",
+                                         workers, runtime));
+    return s["stats"]["tasks.forkjoin.peak_storage_bytes"].get<double>() /
+           s["stats"]["forkjoin.records_peak"].get<double>();
+  };
+  for (const char* runtime : {"jan2026", "feb2026"}) {
+    EXPECT_EQ(record("thread", runtime) - record("block", runtime), 8) << runtime;
+  }
+}
+
 // A recycled id (a worker's own range used up: queens 7 on one warp with 256
 // records, 296 of its allocations) is read from the list alone, except by the
 // feb2026 runtime's thread workers, which first load (acquire) its valid flag:

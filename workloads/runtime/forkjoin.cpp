@@ -150,8 +150,10 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 
 constexpr std::uint32_t kNone = ~0u;
 // GTaP's QUEUE_MARGIN is 100 slots of headroom; ours checks exactly.
-constexpr std::uint32_t kHdrFunc = 0, kHdrGen = 8, kHdrState = 10, kHdrQueue = 12, kHdrParent = 16, kHdrPgen = 20,
-                        kHdrTotal = 24, kHdrWaiting = 28, kHdrChildren = 32;
+// The task header's function pointer is at its start in every runtime; the
+// other fields' offsets are the runtime's (Runtime::Header). kHdrMax is the
+// largest header before its child ids (runtime_bytes' bound).
+constexpr std::uint32_t kHdrFunc = 0, kHdrMax = 32;
 
 std::uint8_t tag() {
   static const std::uint8_t t = mechanism_tag(kName);
@@ -325,6 +327,13 @@ class Runtime {
  private:
   // addresses
   std::uint64_t hdr(std::uint32_t id) const { return headers_ + std::uint64_t{id} * hdr_bytes_; }
+  // GTaP's TaskHeader (84591ae and 14669e9, runtime/{thread,block}/gtap_runtime_*.cuh):
+  // offsets of its fields after the 8-byte function pointer, set by the
+  // runtime and the worker kind (Runtime::Runtime). The block header has no
+  // queue field.
+  struct Header {
+    std::uint32_t gen = 8, state = 10, queue = 12, parent = 16, pgen = 20, total = 24, waiting = 28, children = 32;
+  } h_off_;
   std::uint64_t pay(std::uint32_t id) const { return payloads_ + std::uint64_t{id} * payload_; }
   std::uint64_t pool(std::uint32_t w) const { return pools_ + std::uint64_t{w} * pool_bytes_; }
   std::uint64_t idlist(std::uint32_t w, std::uint32_t slot) const { return pool(w) + line_ + 4ull * slot; }
@@ -369,6 +378,7 @@ class Runtime {
   Task<void> release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending = nullptr);
   Task<void> push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t id);
   Task<void> run_task(Lane& l, W w, std::uint32_t id);
+  Task<void> copy_header(Lane& l, Record& r, Async<std::uint64_t>& last);
   Task<void> finish(Lane& l, W w, Record& r);
   Task<void> suspend(Lane& l, Record& r, std::uint32_t queue);
   Task<void> store_payload(Lane& l, std::uint32_t id, std::uint32_t bytes);
@@ -520,11 +530,26 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   per_worker_ = static_cast<std::uint32_t>(block_ ? kPerBlock.get(cfg) : kPerWarp.get(cfg));
   qs_ = per_worker_ / nq_;
   line_ = h.memory().line_size();
-  hdr_bytes_ = static_cast<std::uint32_t>(round_up(kHdrChildren + 4ull * (spawn_only_ ? 0 : max_children_), 8));
-  // Spawn-only headers: the function (and the queue) in the feb2026 runtime;
-  // the jan2026 one keeps its full header up to the parent's generation (the
-  // generation word, which its finish bumps, the parent and its generation:
-  // 24 B, 84591ae).
+  // The header's layout, GTaP's struct TaskHeader with C's alignment:
+  //   thread, jan2026 (84591ae): func 0, generation 8, state 10, queue 12,
+  //     parent 16, its generation 20, child ids 24, then total and waiting;
+  //   thread, feb2026 (14669e9): ... parent's generation 20, total 24,
+  //     waiting 28, child ids 32;
+  //   block, jan2026: func 0, generation 8, state 10, parent 12, its
+  //     generation 16, child ids 20, then total and waiting;
+  //   block, feb2026: ... parent's generation 16, total 20, waiting 24, child ids 28.
+  // Spawn-only programs (GTAP_ASSUME_NO_TASKWAIT): jan2026 keeps the fields
+  // up to the parent's generation and no child ids (24 B in both kinds);
+  // feb2026 keeps the function, and the thread runtime the queue with
+  // several queues (8 or 16 B).
+  const std::uint32_t m = spawn_only_ ? 0 : max_children_;
+  if (!block_) {
+    h_off_ = feb_ ? Header{8, 10, 12, 16, 20, 24, 28, 32} : Header{8, 10, 12, 16, 20, 24 + 4 * m, 28 + 4 * m, 24};
+    hdr_bytes_ = static_cast<std::uint32_t>(round_up(32 + 4ull * m, 8));
+  } else {
+    h_off_ = feb_ ? Header{8, 10, kNone, 12, 16, 20, 24, 28} : Header{8, 10, kNone, 12, 16, 20 + 4 * m, 24 + 4 * m, 20};
+    hdr_bytes_ = static_cast<std::uint32_t>(round_up(28 + 4ull * m, 8));
+  }
   if (spawn_only_) hdr_bytes_ = !feb_ ? 24 : nq_ > 1 ? 16 : 8;
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
@@ -721,19 +746,36 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
                                   parent.id, max_children_));
   bool recycled = false;
   const std::uint32_t id = co_await alloc_id(l, w, recycled);
-  // The child's header (its id's header was zeroed at the start, or is reset).
+  // The child's header, as GTaP's __gtap_spawn_task writes it. jan2026
+  // (84591ae): the function, state, queue (thread workers), parent and its
+  // generation at every spawn, the child counts unless spawn-only. feb2026
+  // (14669e9): the function, the queue with several queues; unless
+  // spawn-only the parent and its generation, and the state and counts only
+  // when the id was used before (its header was zeroed at the start).
   co_await l.store_bypass<std::uint64_t>(hdr(id) + kHdrFunc, 1);
-  if (!spawn_only_) {
-    co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrParent, parent.id);
-    co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrPgen, parent.gen);
-    if (recycled) {
-      co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrState, 0);
-      co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrTotal, 0u);
-      co_await l.store_bypass<std::uint32_t>(hdr(id) + kHdrWaiting, 0u);
+  const Header& o = h_off_;
+  if (!feb_) {
+    co_await l.store_bypass<std::uint16_t>(hdr(id) + o.state, 0);
+    if (!block_) co_await l.store_bypass<std::uint16_t>(hdr(id) + o.queue, static_cast<std::uint16_t>(queue));
+    co_await l.store_bypass<std::uint32_t>(hdr(id) + o.parent, parent.id);
+    co_await l.store_bypass<std::uint16_t>(hdr(id) + o.pgen, parent.gen);
+    if (!spawn_only_) {
+      co_await l.store_bypass<std::uint32_t>(hdr(id) + o.total, 0u);
+      co_await l.store_bypass<std::uint32_t>(hdr(id) + o.waiting, 0u);
     }
-    co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + kHdrChildren + 4ull * index, id);
+  } else {
+    if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(id) + o.queue, static_cast<std::uint16_t>(queue));
+    if (!spawn_only_) {
+      co_await l.store_bypass<std::uint32_t>(hdr(id) + o.parent, parent.id);
+      co_await l.store_bypass<std::uint16_t>(hdr(id) + o.pgen, parent.gen);
+      if (recycled) {
+        co_await l.store_bypass<std::uint16_t>(hdr(id) + o.state, 0);
+        co_await l.store_bypass<std::uint32_t>(hdr(id) + o.total, 0u);
+        co_await l.store_bypass<std::uint32_t>(hdr(id) + o.waiting, 0u);
+      }
+    }
   }
-  if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrQueue, static_cast<std::uint16_t>(queue));
+  if (!spawn_only_) co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + o.children + 4ull * index, id);
   auto r = std::make_unique<Record>();
   r->rt = this;
   r->id = id;
@@ -761,10 +803,27 @@ Task<std::uint64_t> Runtime::result(Lane& l, Record& self, Child c, Lane::Loc lo
   if (c.index >= self.total)
     co_await fault(l,
                    fmt::format("forkjoin: task {} reads the result of child {} before its taskwait", self.id, c.index));
-  const std::uint32_t cid = co_await l.load_bypass<std::uint32_t>(hdr(self.id) + kHdrChildren + 4ull * c.index);
+  const std::uint32_t cid = co_await l.load_bypass<std::uint32_t>(hdr(self.id) + h_off_.children + 4ull * c.index);
   const std::uint64_t v = co_await l.load<std::uint64_t>(pay(cid) + payload_ - 8);
   st_.payload_bytes += 8;
   co_return v;
+}
+
+// GTaP's copy of a starting task's header: one L2 load per field (the
+// generation, the parent, its generation, and the total child count unless
+// spawn-only), in flight together; `last` becomes the latest to arrive.
+Task<void> Runtime::copy_header(Lane& l, Record& r, Async<std::uint64_t>& last) {
+  const Async<std::uint16_t> g = co_await l.load_async_bypass<std::uint16_t>(hdr(r.id) + h_off_.gen);
+  r.gen = g.value;
+  last.ready = std::max(last.ready, g.ready);
+  const Async<std::uint32_t> p = co_await l.load_async_bypass<std::uint32_t>(hdr(r.id) + h_off_.parent);
+  last.ready = std::max(last.ready, p.ready);
+  const Async<std::uint16_t> pg = co_await l.load_async_bypass<std::uint16_t>(hdr(r.id) + h_off_.pgen);
+  last.ready = std::max(last.ready, pg.ready);
+  if (!spawn_only_) {
+    const Async<std::uint32_t> t = co_await l.load_async_bypass<std::uint32_t>(hdr(r.id) + h_off_.total);
+    last.ready = std::max(last.ready, t.ready);
+  }
 }
 
 // A task's start or resumption on lane `l` (every lane of the workgroup for
@@ -783,18 +842,18 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   // together). Three round trips, each waiting for the one before. Block
   // workers: the leader loads the header, a workgroup barrier, then every
   // lane loads the pointer, the state and the arguments.
-  auto later = [](Async<std::uint64_t>& last, const Async<std::uint64_t>& a) {
-    if (a.ready > last.ready) last = a;
+  // The header's copy is GTaP's: one L2 load per field (generation, parent,
+  // parent's generation, and the total child count unless spawn-only), in
+  // both runtimes and worker kinds; the feb2026 runtime skips it for a
+  // spawn-only program.
+  auto later = [](Async<std::uint64_t>& last, const auto& a) {
+    if (a.ready > last.ready) last.ready = a.ready;
   };
+  const bool copy = !(feb_ && spawn_only_);
   if (!block_) {
-    Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
-    if (!spawn_only_) {
-      const Async<std::uint64_t> g = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);  // + state, queue
-      r.gen = static_cast<std::uint16_t>(g.value);
-      later(last, g);
-      later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));  // + its generation
-      later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));   // + the waiting count
-    }
+    Async<std::uint64_t> last{};
+    if (copy) co_await copy_header(l, r, last);
+    later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc));
     co_await l.wait(last);
     ++st_.started;
     if (r.state) ++st_.resumed;
@@ -805,13 +864,10 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     // header, a barrier, then every thread loads the function pointer and
     // calls it. The feb2026 runtime skips the copy and its barrier for a
     // spawn-only program.
-    const bool copy = !(feb_ && spawn_only_);
     if (leader(l)) {
       if (copy) {
-        Async<std::uint64_t> last = co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrGen);
-        r.gen = static_cast<std::uint16_t>(last.value);
-        later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrParent));
-        later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrTotal));
+        Async<std::uint64_t> last{};
+        co_await copy_header(l, r, last);
         co_await l.wait(last);
         co_await l.lds_store<std::uint64_t>(sh_header(), 0);  // the four fields in two words
         co_await l.lds_store<std::uint64_t>(sh_header() + 8, 0);
@@ -824,7 +880,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   }
   // __gtap_get_task_state: the jan2026 runtime loads the state even for a
   // spawn-only program (84591ae), the feb2026 one returns 0 there.
-  if (!spawn_only_ || !feb_) co_await l.load_bypass<std::uint16_t>(hdr(id) + kHdrState);
+  if (!spawn_only_ || !feb_) co_await l.load_bypass<std::uint16_t>(hdr(id) + h_off_.state);
   // The arguments at a start; at a resumption the fields its taskwait
   // named (Ctx::Live::reload), maybe none.
   if (const std::uint32_t n = std::min(r.state ? c.live_.reload : payload_, payload_)) {
@@ -865,12 +921,17 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
 // At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
 // to resume at, the join counts, the queue of the continuation, the payload.
 Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
+  // The queue: jan2026's thread runtime stores it always (84591ae),
+  // feb2026's with several queues (14669e9); block headers have none.
   ++r.state;
-  co_await l.store_bypass<std::uint16_t>(hdr(r.id) + kHdrState, r.state);
-  const std::uint32_t total = co_await l.load_bypass<std::uint32_t>(hdr(r.id) + kHdrTotal);
-  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrTotal, total + r.child_count);
-  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + kHdrWaiting, r.child_count);
-  if (nq_ > 1) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + kHdrQueue, static_cast<std::uint16_t>(queue));
+  const Header& o = h_off_;
+  const bool store_queue = !block_ && (nq_ > 1 || !feb_);
+  if (!feb_) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.state, r.state);
+  if (store_queue) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.queue, static_cast<std::uint16_t>(queue));
+  if (feb_) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.state, r.state);
+  const std::uint32_t total = co_await l.load_bypass<std::uint32_t>(hdr(r.id) + o.total);
+  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + o.total, total + r.child_count);
+  co_await l.store_bypass<std::uint32_t>(hdr(r.id) + o.waiting, r.child_count);
   co_await store_payload(l, r.id, r.ctx[0].live_.spill);
   r.total += r.child_count;
   r.child_count = 0;
@@ -898,16 +959,16 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   if (id == 0) root_result_ = res;
   if (spawn_only_) {
     if (id != 0 && !feb_) {  // the jan2026 runtime's spawn-only finish still bumps and checks generations
-      co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
-      co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrGen);
+      co_await l.store_bypass<std::uint16_t>(hdr(id) + h_off_.gen, static_cast<std::uint16_t>(gen + 1));
+      co_await l.load_bypass<std::uint16_t>(hdr(parent) + h_off_.gen);
     }
     if (id != 0) co_await release(l, w, id);
   } else {
-    co_await l.store_bypass<std::uint16_t>(hdr(id) + kHdrGen, static_cast<std::uint16_t>(gen + 1));
+    co_await l.store_bypass<std::uint16_t>(hdr(id) + h_off_.gen, static_cast<std::uint16_t>(gen + 1));
     if (id != 0) {
-      const std::uint16_t pg = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrGen);
+      const std::uint16_t pg = co_await l.load_bypass<std::uint16_t>(hdr(parent) + h_off_.gen);
       if (pg == pgen) {
-        const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + kHdrWaiting, ~0u);
+        const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + h_off_.waiting, ~0u);
         if (before == 1) {
           if (block_) {  // GTaP's block notify_parent: the parent to the shared resumable slot
             co_await l.lds_store<std::uint64_t>(sh_resume(), (std::uint64_t{parent} << 32) | 1u);
@@ -915,13 +976,13 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
           } else {
             std::uint32_t q = 0;
             // The parent's queue: the jan2026 thread runtime loads it even with one queue.
-            if (nq_ > 1 || !feb_) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + kHdrQueue);
+            if (nq_ > 1 || !feb_) q = co_await l.load_bypass<std::uint16_t>(hdr(parent) + h_off_.queue);
             co_await push_generated(l, w, q, parent);
           }
         }
         for (std::uint32_t i = 0; i < total; ++i) {
           const Async<std::uint32_t> cid =
-              co_await l.load_async_bypass<std::uint32_t>(hdr(id) + kHdrChildren + 4ull * i);
+              co_await l.load_async_bypass<std::uint32_t>(hdr(id) + h_off_.children + 4ull * i);
           co_await release(l, w, cid.value, &cid);
         }
       } else {
@@ -1540,7 +1601,7 @@ std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint3
   const std::uint64_t per = block ? kPerBlock.get(cfg) : kPerWarp.get(cfg);
   const std::uint64_t c = kMaxChildren.get(cfg) ? kMaxChildren.get(cfg) : max_children;
   const std::uint64_t pay = kPayload.get(cfg) ? kPayload.get(cfg) : payload;
-  const std::uint64_t record = round_up(kHdrChildren + 4 * c, 8) + round_up(std::max<std::uint64_t>(pay, 8), 8);
+  const std::uint64_t record = round_up(kHdrMax + 4 * c, 8) + round_up(std::max<std::uint64_t>(pay, 8), 8);
   const std::uint64_t lanes = block ? (kGroupSize.get(cfg) ? kGroupSize.get(cfg) : 256)
                                     : std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
   return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256 + workers * local_slots * lanes * 8;
