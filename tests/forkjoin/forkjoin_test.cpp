@@ -692,9 +692,10 @@ TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
 // feb2026 adds 2 more valid flags of released ids: 10 more stores in all.
 TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
   auto stores = [](const char* runtime, int n) {
-    const auto s = run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set "
-                                         "forkjoin.groups=1 --set forkjoin.runtime={}",
-                                         n, runtime));
+    const auto s =
+        run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set "
+                              "forkjoin.groups=1 --set forkjoin.runtime={}",
+                              n, runtime));
     double sum = 0;
     for (const auto& [k, v] : s["stats"].items())
       if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") sum += v.get<double>();
@@ -714,9 +715,10 @@ TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
 // total count, one load a batch.
 TEST(ForkJoin, TheJanRuntimeCopiesASpawnOnlyTasksHeader) {
   auto run = [](const char* nowait) {
-    const auto s = run_stats(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=5 --set "
-                                         "forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
-                                         nowait));
+    const auto s =
+        run_stats(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=5 --set "
+                              "forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
+                              nowait));
     double loads = 0;
     for (const auto& [k, v] : s["stats"].items())
       if (k.rfind("gpu.cu", 0) == 0 && k.size() > 6 && k.substr(k.size() - 6) == ".loads") loads += v.get<double>();
@@ -733,10 +735,11 @@ TEST(ForkJoin, TheJanRuntimeCopiesASpawnOnlyTasksHeader) {
 // task's is 48 B, in both runtimes.
 TEST(ForkJoin, BlockHeadersHaveNoQueueField) {
   auto record = [](const char* workers, const char* runtime) {
-    const auto s = run_stats(fmt::format("tree --preset gh200 --set tree.shape=pruned --set tree.depth=6 --set "
-                                         "tree.mem_ops=1 --set tree.compute_iters=1 --set forkjoin.workers={} --set "
-                                         "forkjoin.runtime={} --set forkjoin.groups=2",
-                                         workers, runtime));
+    const auto s =
+        run_stats(fmt::format("tree --preset gh200 --set tree.shape=pruned --set tree.depth=6 --set "
+                              "tree.mem_ops=1 --set tree.compute_iters=1 --set forkjoin.workers={} --set "
+                              "forkjoin.runtime={} --set forkjoin.groups=2",
+                              workers, runtime));
     return s["stats"]["tasks.forkjoin.peak_storage_bytes"].get<double>() /
            s["stats"]["forkjoin.records_peak"].get<double>();
   };
