@@ -329,11 +329,11 @@ class Runtime {
   std::uint64_t hdr(std::uint32_t id) const { return headers_ + std::uint64_t{id} * hdr_bytes_; }
   // GTaP's TaskHeader (84591ae and 14669e9, runtime/{thread,block}/gtap_runtime_*.cuh):
   // offsets of its fields after the 8-byte function pointer, set by the
-  // runtime and the worker kind (Runtime::Runtime). The block header has no
-  // queue field.
+  // runtime and the worker kind in the constructor. The block header has no
+  // queue field (kNone).
   struct Header {
-    std::uint32_t gen = 8, state = 10, queue = 12, parent = 16, pgen = 20, total = 24, waiting = 28, children = 32;
-  } h_off_;
+    std::uint32_t gen, state, queue, parent, pgen, total, waiting, children;
+  } h_off_{};
   std::uint64_t pay(std::uint32_t id) const { return payloads_ + std::uint64_t{id} * payload_; }
   std::uint64_t pool(std::uint32_t w) const { return pools_ + std::uint64_t{w} * pool_bytes_; }
   std::uint64_t idlist(std::uint32_t w, std::uint32_t slot) const { return pool(w) + line_ + 4ull * slot; }
@@ -813,17 +813,14 @@ Task<std::uint64_t> Runtime::result(Lane& l, Record& self, Child c, Lane::Loc lo
 // generation, the parent, its generation, and the total child count unless
 // spawn-only), in flight together; `last` becomes the latest to arrive.
 Task<void> Runtime::copy_header(Lane& l, Record& r, Async<std::uint64_t>& last) {
-  const Async<std::uint16_t> g = co_await l.load_async_bypass<std::uint16_t>(hdr(r.id) + h_off_.gen);
+  const std::uint64_t h = hdr(r.id);
+  const Async<std::uint16_t> g = co_await l.load_async_bypass<std::uint16_t>(h + h_off_.gen);
   r.gen = g.value;
-  last.ready = std::max(last.ready, g.ready);
-  const Async<std::uint32_t> p = co_await l.load_async_bypass<std::uint32_t>(hdr(r.id) + h_off_.parent);
-  last.ready = std::max(last.ready, p.ready);
-  const Async<std::uint16_t> pg = co_await l.load_async_bypass<std::uint16_t>(hdr(r.id) + h_off_.pgen);
-  last.ready = std::max(last.ready, pg.ready);
-  if (!spawn_only_) {
-    const Async<std::uint32_t> t = co_await l.load_async_bypass<std::uint32_t>(hdr(r.id) + h_off_.total);
-    last.ready = std::max(last.ready, t.ready);
-  }
+  std::uint64_t ready = g.ready;
+  ready = std::max(ready, (co_await l.load_async_bypass<std::uint32_t>(h + h_off_.parent)).ready);
+  ready = std::max(ready, (co_await l.load_async_bypass<std::uint16_t>(h + h_off_.pgen)).ready);
+  if (!spawn_only_) ready = std::max(ready, (co_await l.load_async_bypass<std::uint32_t>(h + h_off_.total)).ready);
+  last.ready = std::max(last.ready, ready);
 }
 
 // A task's start or resumption on lane `l` (every lane of the workgroup for
