@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -747,6 +748,154 @@ TEST(ForkJoin, BlockHeadersHaveNoQueueField) {
     EXPECT_EQ(record("thread", runtime) - record("block", runtime), 8) << runtime;
   }
 }
+
+// Where each field of a task header sits: fj::header_layout against the
+// compiler's own layout of GTaP's struct TaskHeader, written here field by
+// field (types and order from 84591ae and 14669e9,
+// runtime/{thread,block}/gtap_runtime_*.cuh; a function pointer, then
+// uint16_t generation/state/queue_idx, int parent_tid, uint16_t
+// parent_generation, the int child ids and the two int counts).
+namespace hdr_mirror {
+using Fp = void (*)();
+template <int M>
+struct JanThread {
+  Fp func;
+  std::uint16_t generation, state, queue_idx;
+  int parent_tid;
+  std::uint16_t parent_generation;
+  int child_ids[M];
+  int total_child_count, waiting_child_count;
+};
+template <int M>
+struct FebThread {
+  Fp func;
+  std::uint16_t generation, state, queue_idx;
+  int parent_tid;
+  std::uint16_t parent_generation;
+  int total_child_count, waiting_child_count;
+  int child_ids[M];
+};
+template <int M>
+struct JanBlock {
+  Fp func;
+  std::uint16_t generation, state;
+  int parent_tid;
+  std::uint16_t parent_generation;
+  int child_ids[M];
+  int total_child_count, waiting_child_count;
+};
+template <int M>
+struct FebBlock {
+  Fp func;
+  std::uint16_t generation, state;
+  int parent_tid;
+  std::uint16_t parent_generation;
+  int total_child_count, waiting_child_count;
+  int child_ids[M];
+};
+// GTAP_ASSUME_NO_TASKWAIT: jan2026's child_ids[0] (a zero-length array, a
+// GNU extension in GTaP's source) adds no bytes; as a struct without it.
+struct JanThreadSpawnOnly {
+  Fp func;
+  std::uint16_t generation, state, queue_idx;
+  int parent_tid;
+  std::uint16_t parent_generation;
+};
+struct JanBlockSpawnOnly {
+  Fp func;
+  std::uint16_t generation, state;
+  int parent_tid;
+  std::uint16_t parent_generation;
+};
+struct FebThreadSpawnOnlyQueues {
+  Fp func;
+  std::uint16_t queue_idx;
+};
+struct FebSpawnOnly {
+  Fp func;
+};
+}  // namespace hdr_mirror
+
+#define FG_EXPECT_FIELD(L, S, field, member) EXPECT_EQ((L).field, offsetof(S, member)) << #S " " #member
+#define FG_EXPECT_NO_FIELD(L, S, field) EXPECT_EQ((L).field, fj::kHeaderNoField) << #S " " #field
+
+template <class S, bool Queue>
+void expect_full_header(const fj::HeaderLayout& l) {
+  FG_EXPECT_FIELD(l, S, gen, generation);
+  FG_EXPECT_FIELD(l, S, state, state);
+  if constexpr (Queue) {
+    FG_EXPECT_FIELD(l, S, queue, queue_idx);
+  } else {
+    FG_EXPECT_NO_FIELD(l, S, queue);
+  }
+  FG_EXPECT_FIELD(l, S, parent, parent_tid);
+  FG_EXPECT_FIELD(l, S, pgen, parent_generation);
+  FG_EXPECT_FIELD(l, S, total, total_child_count);
+  FG_EXPECT_FIELD(l, S, waiting, waiting_child_count);
+  FG_EXPECT_FIELD(l, S, children, child_ids);
+  EXPECT_EQ(l.bytes, sizeof(S)) << "sizeof";
+}
+
+template <int M>
+void expect_headers_with_children() {
+  SCOPED_TRACE(fmt::format("GTAP_MAX_CHILD_TASKS {}", M));
+  using namespace hdr_mirror;
+  expect_full_header<JanThread<M>, true>(fj::header_layout(false, false, false, M, 1));
+  expect_full_header<FebThread<M>, true>(fj::header_layout(true, false, false, M, 1));
+  expect_full_header<JanBlock<M>, false>(fj::header_layout(false, true, false, M, 1));
+  expect_full_header<FebBlock<M>, false>(fj::header_layout(true, true, false, M, 1));
+}
+
+TEST(ForkJoin, HeaderFieldsSitWhereCPutsGTaPsStruct) {
+  expect_headers_with_children<1>();
+  expect_headers_with_children<2>();
+  expect_headers_with_children<3>();
+  expect_headers_with_children<4>();
+  expect_headers_with_children<10>();
+  using namespace hdr_mirror;
+  for (const std::uint32_t queues : {1u, 3u}) {
+    SCOPED_TRACE(fmt::format("spawn-only, {} queues", queues));
+    const fj::HeaderLayout jt = fj::header_layout(false, false, true, 4, queues);
+    FG_EXPECT_FIELD(jt, JanThreadSpawnOnly, gen, generation);
+    FG_EXPECT_FIELD(jt, JanThreadSpawnOnly, state, state);
+    FG_EXPECT_FIELD(jt, JanThreadSpawnOnly, queue, queue_idx);
+    FG_EXPECT_FIELD(jt, JanThreadSpawnOnly, parent, parent_tid);
+    FG_EXPECT_FIELD(jt, JanThreadSpawnOnly, pgen, parent_generation);
+    EXPECT_EQ(jt.bytes, sizeof(JanThreadSpawnOnly));
+    const fj::HeaderLayout jb = fj::header_layout(false, true, true, 4, queues);
+    FG_EXPECT_FIELD(jb, JanBlockSpawnOnly, gen, generation);
+    FG_EXPECT_FIELD(jb, JanBlockSpawnOnly, parent, parent_tid);
+    FG_EXPECT_FIELD(jb, JanBlockSpawnOnly, pgen, parent_generation);
+    FG_EXPECT_NO_FIELD(jb, JanBlockSpawnOnly, queue);
+    EXPECT_EQ(jb.bytes, sizeof(JanBlockSpawnOnly));
+    for (const fj::HeaderLayout& l : {jt, jb}) {
+      FG_EXPECT_NO_FIELD(l, spawn_only, total);
+      FG_EXPECT_NO_FIELD(l, spawn_only, waiting);
+      FG_EXPECT_NO_FIELD(l, spawn_only, children);
+    }
+    const fj::HeaderLayout ft = fj::header_layout(true, false, true, 4, queues);
+    if (queues > 1) {
+      FG_EXPECT_FIELD(ft, FebThreadSpawnOnlyQueues, queue, queue_idx);
+      EXPECT_EQ(ft.bytes, sizeof(FebThreadSpawnOnlyQueues));
+    } else {
+      FG_EXPECT_NO_FIELD(ft, FebSpawnOnly, queue);
+      EXPECT_EQ(ft.bytes, sizeof(FebSpawnOnly));
+    }
+    const fj::HeaderLayout fb = fj::header_layout(true, true, true, 4, queues);
+    EXPECT_EQ(fb.bytes, sizeof(FebSpawnOnly));
+    for (const fj::HeaderLayout& l : {ft, fb}) {
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, gen);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, state);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, parent);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, pgen);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, total);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, waiting);
+      FG_EXPECT_NO_FIELD(l, FebSpawnOnly, children);
+    }
+  }
+}
+#undef FG_EXPECT_FIELD
+#undef FG_EXPECT_NO_FIELD
 
 // A recycled id (a worker's own range used up: queens 7 on one warp with 256
 // records, 296 of its allocations) is read from the list alone, except by the

@@ -330,7 +330,7 @@ class Runtime {
   // GTaP's TaskHeader (84591ae and 14669e9, runtime/{thread,block}/gtap_runtime_*.cuh):
   // offsets of its fields after the 8-byte function pointer, set by the
   // runtime and the worker kind in the constructor. The block header has no
-  // queue field (kNone).
+  // queue field (kHeaderNoField).
   struct Header {
     std::uint32_t gen, state, queue, parent, pgen, total, waiting, children;
   } h_off_{};
@@ -530,27 +530,9 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   per_worker_ = static_cast<std::uint32_t>(block_ ? kPerBlock.get(cfg) : kPerWarp.get(cfg));
   qs_ = per_worker_ / nq_;
   line_ = h.memory().line_size();
-  // The header's layout, GTaP's struct TaskHeader with C's alignment:
-  //   thread, jan2026 (84591ae): func 0, generation 8, state 10, queue 12,
-  //     parent 16, its generation 20, child ids 24, then total and waiting;
-  //   thread, feb2026 (14669e9): ... parent's generation 20, total 24,
-  //     waiting 28, child ids 32;
-  //   block, jan2026: func 0, generation 8, state 10, parent 12, its
-  //     generation 16, child ids 20, then total and waiting;
-  //   block, feb2026: ... parent's generation 16, total 20, waiting 24, child ids 28.
-  // Spawn-only programs (GTAP_ASSUME_NO_TASKWAIT): jan2026 keeps the fields
-  // up to the parent's generation and no child ids (24 B in both kinds);
-  // feb2026 keeps the function, and the thread runtime the queue with
-  // several queues (8 or 16 B).
-  const std::uint32_t m = spawn_only_ ? 0 : max_children_;
-  if (!block_) {
-    h_off_ = feb_ ? Header{8, 10, 12, 16, 20, 24, 28, 32} : Header{8, 10, 12, 16, 20, 24 + 4 * m, 28 + 4 * m, 24};
-    hdr_bytes_ = static_cast<std::uint32_t>(round_up(32 + 4ull * m, 8));
-  } else {
-    h_off_ = feb_ ? Header{8, 10, kNone, 12, 16, 20, 24, 28} : Header{8, 10, kNone, 12, 16, 20 + 4 * m, 24 + 4 * m, 20};
-    hdr_bytes_ = static_cast<std::uint32_t>(round_up(28 + 4ull * m, 8));
-  }
-  if (spawn_only_) hdr_bytes_ = !feb_ ? 24 : nq_ > 1 ? 16 : 8;
+  const HeaderLayout hl = header_layout(feb_, block_, spawn_only_, max_children_, nq_);
+  h_off_ = Header{hl.gen, hl.state, hl.queue, hl.parent, hl.pgen, hl.total, hl.waiting, hl.children};
+  hdr_bytes_ = hl.bytes;
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
   buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
@@ -988,6 +970,32 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
     }
   }
   if (id == 0) co_await l.store_release<std::uint32_t>(flags_, 1u);
+}
+
+HeaderLayout header_layout(bool feb2026, bool block, bool spawn_only, std::uint32_t max_children,
+                           std::uint32_t queues) {
+  // The fields in C's order, with C's alignment:
+  //   thread, jan2026: func 0, generation 8, state 10, queue 12, parent 16,
+  //     its generation 20, child ids 24, then total and waiting;
+  //   thread, feb2026: ... parent's generation 20, total 24, waiting 28,
+  //     child ids 32;
+  //   block: no queue, so parent 12, its generation 16, and the counts and
+  //     child ids from 20 in each runtime's order.
+  // Spawn-only: jan2026 keeps the fields up to the parent's generation and
+  // an empty child-id array (24 B); feb2026 keeps the function and, in the
+  // thread runtime with several queues, the queue (8 or 16 B).
+  constexpr std::uint32_t no = kHeaderNoField;
+  const std::uint32_t m = max_children;
+  if (spawn_only && feb2026) {
+    const bool q = !block && queues > 1;
+    return {no, no, q ? 8u : no, no, no, no, no, no, q ? 16u : 8u};
+  }
+  const std::uint32_t after = block ? 20 : 24;  // where the parent's generation's field ends, 4-aligned
+  const std::uint32_t queue = block ? no : 12, parent = block ? 12 : 16, pgen = block ? 16 : 20;
+  if (spawn_only) return {8, 10, queue, parent, pgen, no, no, no, 24};
+  const std::uint32_t bytes = static_cast<std::uint32_t>(round_up(after + 8 + 4ull * m, 8));
+  if (feb2026) return {8, 10, queue, parent, pgen, after, after + 4, after + 8, bytes};
+  return {8, 10, queue, parent, pgen, after + 4 * m, after + 4 * m + 4, after, bytes};
 }
 
 std::uint32_t clock_victim(std::uint64_t clock, std::uint32_t worker, std::uint32_t workers, bool block) {
