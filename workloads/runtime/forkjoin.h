@@ -262,8 +262,7 @@ inline constexpr std::uint32_t kHeaderNoField = ~0u;
 struct HeaderLayout {
   std::uint32_t gen, state, queue, parent, pgen, total, waiting, children, bytes;
 };
-HeaderLayout header_layout(bool feb2026, bool block, bool spawn_only, std::uint32_t max_children,
-                           std::uint32_t queues);
+HeaderLayout header_layout(bool feb2026, bool block, bool spawn_only, std::uint32_t max_children, std::uint32_t queues);
 
 std::uint32_t clock_victim(std::uint64_t clock, std::uint32_t worker, std::uint32_t workers, bool block);
 
