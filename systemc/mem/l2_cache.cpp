@@ -77,6 +77,24 @@ const Param<std::string> kWriteMiss{
     "(allocates the line without a fetch and keeps which bytes were written; a read or atomic that needs other bytes "
     "of it fetches the line then: GPGPU-Sim's lazy fetch on read, Accel-Sim's H100 L2); lazy needs mem.coherence=gpu "
     "and gpu.line <= 128"};
+// The H100's L2 is two partitions, each near half the SMs; a far request
+// crosses between them (docs/memory.md, "L2 partitions"). One partition, no
+// crossing, is every preset's but gh200's.
+const Param<std::uint64_t> kPartitions{
+    "gpu.l2.partitions",
+    1,
+    "",
+    "L2 partitions: the banks in order and the requesters (id modulo the count) split into this many parts; a "
+    "request to another part's bank adds gpu.l2.far_latency, except a read of a line its part holds a copy of (a far "
+    "read leaves one; a write or atomic drops them); 1: no partitions; needs mem.coherence=gpu and at most "
+    "gpu.l2.banks; mem.magic ignores it, as it ignores the banks",
+    {{1}, {8}}};
+const Param<std::uint64_t> kFarLatency{"gpu.l2.far_latency",
+                                       0,
+                                       "cycles",
+                                       "what a request to another L2 partition's bank adds to its latency (L2 "
+                                       "clock; gpu.l2.partitions)",
+                                       {{0}, {10000}}};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -100,6 +118,13 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.clock_mhz = kClock.get(cfg);
   p.hash = kInterleave.get(cfg) == "xor";
   p.lazy = kWriteMiss.get(cfg) == "lazy";
+  p.partitions = static_cast<unsigned>(kPartitions.get(cfg));
+  p.far_latency = static_cast<unsigned>(kFarLatency.get(cfg));
+  if (p.partitions > 1 && p.moesi)
+    throw UserError(fmt::format("gpu.l2.partitions: {} needs mem.coherence=gpu (the moesi directory is one partition)",
+                                p.partitions));
+  if (p.partitions > p.banks)
+    throw UserError(fmt::format("gpu.l2.partitions: {} is more than gpu.l2.banks ({})", p.partitions, p.banks));
   if (p.lazy && p.moesi)
     throw UserError("gpu.l2.write_miss: lazy needs mem.coherence=gpu (the moesi directory fetches on a write miss)");
   if (p.lazy && p.line > 128)
@@ -184,6 +209,15 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
   for (unsigned i = 0; i < p.banks; ++i) {
     banks_.push_back(
         std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways, p.queue));
+    if (p.partitions > 1) {
+      const StatGroup g(fmt::format("{}.bank{}", stats_path, i));
+      banks_.back()->far.emplace(g, "far",
+                                 "requests from another L2 partition's requesters that crossed to this bank "
+                                 "(gpu.l2.far_latency)",
+                                 "");
+      banks_.back()->copy_hits.emplace(g, "copy_hits",
+                                       "reads from another partition served by the copy their partition holds", "");
+    }
     if (Trace::get().on())
       banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
   }
@@ -371,6 +405,33 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   if (ext) ext->accepted = accept;
 }
 
+// gpu.l2.partitions. The H100's L2 is two partitions, each near half the
+// SMs; a request to a line whose bank (its home) is in the other partition
+// crosses to it and back, gpu.l2.far_latency more (added to the response,
+// the bank serving it as a near one). Reads of far lines are copied into the
+// near partition (NVIDIA at GTC 2021, S33322, for the A100; a one-SM pointer
+// chase on the GH200 sees the near latency up to one partition's capacity,
+// RRZE-HPC/gpu-benches gpu-latency/gh200.txt): a far read leaves a copy in
+// its partition, and the next read from there is a near one. Writes and
+// atomics go to the home and drop every copy. The copies take no capacity
+// here and live as long as the home line.
+Tick L2Cache::far_cost(Bank& b, unsigned bank, CacheLine* l, int requester, bool read) {
+  if (p_.partitions < 2) return 0;
+  if (!read) l->copies = 0;
+  if (requester < 0) return 0;
+  const unsigned home = partition_of_bank(bank), mine = static_cast<unsigned>(requester) % p_.partitions;
+  if (mine == home) return 0;
+  if (read) {
+    if ((l->copies >> mine) & 1) {
+      ++*b.copy_hits;
+      return 0;
+    }
+    l->copies |= static_cast<std::uint8_t>(1u << mine);
+  }
+  ++*b.far;
+  return clock_.cycles(p_.far_latency);
+}
+
 Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick start, Tick now, sc_core::sc_time& delay) {
   const int requester = ext ? ext->requester : -1;
   const std::uint64_t addr = p.get_address();
@@ -406,7 +467,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     // Waiting beyond the bank's pipeline (for a fill or for the atomic unit)
     // keeps the request in the bank's queue.
     leave = start + (au - tag_done);
-    done = au + lat;
+    done = au + lat + far_cost(b, bank_of(line), l, requester, false);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, lat);
     store_.atomic(addr, *ext, p.get_data_ptr());
     l->dirty = true;
@@ -419,7 +480,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     if (!hit && fetch) ++b.write_fetches;
     if (p_.lazy && !hit) l->partial = true;  // allocated by this write, not fetched
     if (l->partial) mark_written(l, p);
-    done = ready;
+    done = ready + far_cost(b, bank_of(line), l, requester, false);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
     l->dirty = true;
@@ -430,7 +491,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready, &hit);
     if (l->partial) hit = !lazy_fetch(b, l, &p, tag_done, now, ready);
     if (hit) ++b.read_hits;
-    done = ready;
+    done = ready + far_cost(b, bank_of(line), l, requester, true);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.read(addr, p.get_data_ptr(), p.get_data_length());
     if (requester >= 0 && requester < 64) l->sharers |= 1ull << requester;

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,9 +61,11 @@ class L2Cache : public sc_core::sc_module {
     unsigned forward_latency = 8;  // moesi: one hop between the directory and an L1
     unsigned queue = 8;            // requests waiting per bank (0 = unlimited)
     bool moesi = false;
-    bool magic = false;  // mem.magic: every access a hit after hit_latency, no contention
-    bool hash = false;   // mem.interleave=xor: banks by a fold of the line's bits
-    bool lazy = false;   // gpu.l2.write_miss=lazy: a write miss allocates without a fetch
+    bool magic = false;        // mem.magic: every access a hit after hit_latency, no contention
+    bool hash = false;         // mem.interleave=xor: banks by a fold of the line's bits
+    bool lazy = false;         // gpu.l2.write_miss=lazy: a write miss allocates without a fetch
+    unsigned partitions = 1;   // gpu.l2.partitions: banks and requesters split into this many halves (or parts)
+    unsigned far_latency = 0;  // gpu.l2.far_latency: cycles a request to another partition's bank adds
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -87,6 +90,10 @@ class L2Cache : public sc_core::sc_module {
     Counter reads, read_hits, hits, misses, writes, atomics, writebacks, invalidations_sent, c2c_transfers,
         ownership_transfers, puts, atomic_requests, queue_full, write_fetches, lazy_fetches, dram_stall_cycles;
     Average queue_delay, atomic_queue_delay;
+    // gpu.l2.partitions > 1 only (a run with one partition has neither):
+    // requests from another partition that paid gpu.l2.far_latency, and its
+    // reads served by a copy in their own partition.
+    std::optional<Counter> far, copy_hits;
     int trace_track = -1;
   };
 
@@ -120,6 +127,12 @@ class L2Cache : public sc_core::sc_module {
   unsigned bank_of(std::uint64_t line) const {
     return static_cast<unsigned>(bank_div_.mod(p_.hash ? interleave_fold(line) : line));
   }
+  // gpu.l2.partitions: the partition of bank `bank` (the banks in order, an
+  // equal share each) and of a requester (its id modulo the partitions);
+  // the extra latency of `requester`'s request to line l of bank b (the .cpp
+  // says when a far request pays it).
+  unsigned partition_of_bank(unsigned bank) const { return bank * p_.partitions / p_.banks; }
+  Tick far_cost(Bank& b, unsigned bank, CacheLine* l, int requester, bool read);
   BackingStore& store_;
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;

@@ -53,6 +53,7 @@ struct CacheLine {
   bool dirty = false;
   bool invalidated = false;           // tag kept after a coherence invalidation
   bool partial = false;               // L2 only, gpu.l2.write_miss=lazy: allocated by writes, not fetched
+  std::uint8_t copies = 0;            // L2 only, gpu.l2.partitions: partitions that hold a copy (bit p)
   std::uint64_t written[2] = {0, 0};  // L2 only, while partial: the bytes written (bit i: byte i of the line)
 };
 

@@ -618,7 +618,9 @@ struct WriteMissTimes {
   double write, read_written, read_other;
 };
 WriteMissTimes write_miss_times(const char* policy) {
-  MemHarness h(test::make_config("gh200", {"gpu.cus=1", fmt::format("gpu.l2.write_miss={}", policy)}));
+  // One partition: the bank of a line is then near (L2Partitions below).
+  MemHarness h(
+      test::make_config("gh200", {"gpu.cus=1", "gpu.l2.partitions=1", fmt::format("gpu.l2.write_miss={}", policy)}));
   const std::uint64_t a = h.mem().allocate(4096), b = a + 1024;
   WriteMissTimes t{};
   h.run({[&](MemPort& p, Qk& qk) {
@@ -653,6 +655,72 @@ TEST(L2WriteMiss, LazyAllocatesWithoutAFetchAndFetchesForAByteNotWritten) {
   EXPECT_LT(t.write, e.l2_hit + 10) << "no fetch on the write miss";
   EXPECT_LT(t.read_written, e.l2_hit + 10) << "the bytes written are in the L2";
   EXPECT_GT(t.read_other, e.l2_hit + 100) << "byte 64 was not written: the read fetches the line from DRAM";
+}
+
+// gpu.l2.partitions: two banks (modulo interleave: even lines in bank 0,
+// partition 0; odd lines in bank 1, partition 1) and two CUs (CU i in
+// partition i). CU0's read of an odd line crosses (far_latency more than its
+// read of an even line), leaves a copy, so its next read is a near one; CU1's
+// write drops the copy, so CU0's next read crosses again; CU0's atomics on
+// the odd line cross every time, CU1's never. 100 cycles of the 1,980 MHz L2
+// clock are 50.5 ns.
+TEST(L2Partitions, AFarRequestCrossesAFarReadLeavesACopyAWriteDropsIt) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("gh200", {"gpu.cus=2", "mem.interleave=modulo", "gpu.l2.banks=2",
+                                           "gpu.l2.partitions=2", "gpu.l2.far_latency=100"}));
+  const std::uint64_t base = h.mem().allocate(4096);
+  const std::uint64_t even = (base / 128 + 2 - (base / 128) % 2) * 128, odd = even + 128;
+  double near_read = 0, far_read = 0, copy_read = 0, after_write = 0, far_atomic1 = 0, far_atomic2 = 0, near_atomic = 0;
+  auto at = [](Qk& qk, int us) {  // at `us` microseconds, nothing in flight
+    qk.set(sc_core::sc_time(us, sc_core::SC_US) - sc_core::sc_time_stamp());
+    qk.sync();
+    return qk.get_local_time();
+  };
+  h.run({[&](MemPort& p, Qk& qk) {
+           std::uint32_t v;
+           at(qk, 1);
+           p.read(even, &v, 4, qk.get_local_time(), true);  // the even line into the L2
+           sc_core::sc_time t = at(qk, 2);
+           near_read = ns(p.read(even, &v, 4, t, true) - t);
+           t = at(qk, 3);
+           far_read = ns(p.read(odd, &v, 4, t, true) - t);
+           t = at(qk, 4);
+           copy_read = ns(p.read(odd, &v, 4, t, true) - t);
+           t = at(qk, 6);
+           after_write = ns(p.read(odd, &v, 4, t, true) - t);
+           t = at(qk, 7);
+           std::uint64_t old;
+           far_atomic1 = ns(p.atomic(odd, AtomicOp::Add, 4, 1, 0, old, t) - t);
+           t = at(qk, 8);
+           far_atomic2 = ns(p.atomic(odd, AtomicOp::Add, 4, 1, 0, old, t) - t);
+         },
+         [&](MemPort& p, Qk& qk) {
+           std::uint32_t v = 5;
+           at(qk, 0);
+           p.read(odd, &v, 4, qk.get_local_time(), true);  // the odd line into the L2, from its home partition
+           sc_core::sc_time t = at(qk, 5);
+           p.write(odd, &v, 4, t);
+           t = at(qk, 9);
+           std::uint64_t old;
+           near_atomic = ns(p.atomic(odd, AtomicOp::Add, 4, 1, 0, old, t) - t);
+         }});
+  EXPECT_NEAR(far_read - near_read, 50.5, 0.01);
+  EXPECT_NEAR(copy_read, near_read, 0.01) << "the far read left a copy in CU0's partition";
+  EXPECT_NEAR(after_write - near_read, 50.5, 0.01) << "CU1's write dropped the copy";
+  EXPECT_NEAR(far_atomic1 - near_atomic, 50.5, 0.01);
+  EXPECT_NEAR(far_atomic2 - near_atomic, 50.5, 0.01) << "atomics execute at the home, copy or not";
+  const StatRegistry& r = StatRegistry::global();
+  EXPECT_EQ(r.find("gpu.l2.bank1.far")->scalar(), 4.0);
+  EXPECT_EQ(r.find("gpu.l2.bank1.copy_hits")->scalar(), 1.0);
+  EXPECT_EQ(r.find("gpu.l2.bank0.far")->scalar(), 0.0);
+}
+
+// One partition (every preset's but gh200's): no crossing, and no statistic.
+TEST(L2Partitions, OnePartitionHasNoFarStatistics) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("gh200", {"gpu.cus=2", "gpu.l2.partitions=1"}));
+  EXPECT_EQ(StatRegistry::global().find("gpu.l2.bank0.far"), nullptr);
+  EXPECT_EQ(StatRegistry::global().find("gpu.l2.bank0.copy_hits"), nullptr);
 }
 
 // Sectors::of, the sectors a request moves (32-byte sectors of a 128-byte
