@@ -115,6 +115,7 @@ const Param<bool> kCoalesceAtomics{"gpu.cu.coalesce_atomics", false, "",
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
+extern const Param<bool> kFenceInvalidatesL1;  // mem/l1_cache.cpp
 extern const Param<std::uint64_t> kSectorSize;
 
 ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
@@ -128,6 +129,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.issue_width = static_cast<std::uint32_t>(kIssueWidth.get(cfg));
   p.lds_latency = static_cast<std::uint32_t>(kLdsLatency.get(cfg));
   p.fence_latency = static_cast<std::uint32_t>(kFenceLatency.get(cfg));
+  p.fence_invalidates_l1 = kFenceInvalidatesL1.get(cfg);
   p.alu_latency = static_cast<std::uint32_t>(kAluLatency.get(cfg));
   p.fp64_latency = static_cast<std::uint32_t>(kFp64Latency.get(cfg));
   p.chain_latency = static_cast<std::uint32_t>(kChainLatency.get(cfg));
@@ -210,6 +212,7 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, int index, const Params& 
   timing_.issue_cycles = p_.wavefront_width / p_.simd_width;
   timing_.lds_cycles = p_.lds_latency;
   timing_.fence_cycles = p_.fence_latency;
+  timing_.fence_invalidates_l1 = p_.fence_invalidates_l1;
   timing_.alu_cycles = p_.alu_latency;
   timing_.fp64_cycles = p_.fp64_latency;
   timing_.chain_cycles = p_.chain_latency;

@@ -55,6 +55,7 @@ class ComputeUnit : public sc_core::sc_module {
     std::uint64_t registers = 65536, lds_bytes = 65536;
     std::uint32_t issue_width = 1, lds_latency = 2, fence_latency = 0, alu_latency = 0, fp64_latency = 0,
                   chain_latency = 0;
+    bool fence_invalidates_l1 = false;  // gpu.cu.fence_invalidates_l1
     bool static_stalls = false;
     bool greedy_then_oldest = false;
     bool sync_order = true, order_memory = false, coalesce_atomics = false;

@@ -115,18 +115,19 @@ class OpRegistry {
 
 // The CU's timing constants, as a unit needs them.
 struct CuTiming {
-  Tick cycle = 1000;               // CU clock period (ps)
-  std::uint32_t issue_cycles = 4;  // cycles a wavefront instruction holds its SIMD (width / SIMD width)
-  std::uint32_t lds_cycles = 2;    // LDS access latency
-  std::uint32_t fence_cycles = 0;  // a fence's round trip after the wavefront's stores (gpu.cu.fence_latency)
-  std::uint32_t alu_cycles = 0;    // an alu result's latency from issue (gpu.cu.alu_latency; 0: busy())
-  std::uint32_t fp64_cycles = 0;   // an FP64 result's latency from issue (gpu.cu.fp64_latency; 0: busy())
-  std::uint32_t chain_cycles = 0;  // a chained integer result's latency from issue (gpu.cu.chain_latency; 0: busy())
-  bool static_stalls = false;      // alu_sched charges its code's static schedule (gpu.cu.static_stalls)
-  unsigned line = 64;              // cache line (B)
-  unsigned sector = 0;             // sector (B; gpu.sector, 0: whole lines): a load asks for its lanes' sectors
-  std::uint32_t width = 64;        // wavefront width
-  bool coalesce_atomics = false;   // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
+  Tick cycle = 1000;                  // CU clock period (ps)
+  std::uint32_t issue_cycles = 4;     // cycles a wavefront instruction holds its SIMD (width / SIMD width)
+  std::uint32_t lds_cycles = 2;       // LDS access latency
+  std::uint32_t fence_cycles = 0;     // a fence's round trip after the wavefront's stores (gpu.cu.fence_latency)
+  bool fence_invalidates_l1 = false;  // such a fence invalidates the CU's L1 (gpu.cu.fence_invalidates_l1)
+  std::uint32_t alu_cycles = 0;       // an alu result's latency from issue (gpu.cu.alu_latency; 0: busy())
+  std::uint32_t fp64_cycles = 0;      // an FP64 result's latency from issue (gpu.cu.fp64_latency; 0: busy())
+  std::uint32_t chain_cycles = 0;     // a chained integer result's latency from issue (gpu.cu.chain_latency; 0: busy())
+  bool static_stalls = false;         // alu_sched charges its code's static schedule (gpu.cu.static_stalls)
+  unsigned line = 64;                 // cache line (B)
+  unsigned sector = 0;                // sector (B; gpu.sector, 0: whole lines): a load asks for its lanes' sectors
+  std::uint32_t width = 64;           // wavefront width
+  bool coalesce_atomics = false;      // one request per line for a wavefront's atomics (gpu.cu.coalesce_atomics)
   Tick busy() const { return cycle * issue_cycles; }
   // The time from one alu instruction's issue to the wavefront's next: its
   // SIMD time, or its result's latency (one of the *_cycles above) when that

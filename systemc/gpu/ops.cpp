@@ -384,6 +384,9 @@ const AtomicNrUnit kAtomicNr;
 // waits for the wavefront's stores to be acknowledged, then for its own
 // round trip (docs/compute-unit.md, "Fences").
 void gpu_scope_fence(IssueContext& c) {
+  // The H100's MEMBAR.SC.GPU comes with CCTL.IVALL: the L1 drops every line
+  // (gpu.cu.fence_invalidates_l1), at the fence's issue.
+  if (c.timing().fence_invalidates_l1) c.port().invalidate_l1(IssueContext::local(c.issue()));
   const Tick from = std::max(c.issue(), c.wave().writes_done);
   c.complete = std::max(c.complete, from + Tick{c.timing().fence_cycles} * c.timing().cycle);
   c.waits_memory = true;

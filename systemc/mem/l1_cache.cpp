@@ -25,6 +25,14 @@ const Param<std::uint64_t> kMshrs{
     "gpu.l1.mshrs", 0, "", "MSHRs: read misses in flight per L1 (0 = unlimited; GPGPU-Sim Fermi: 32)", {{0}, {4096}}};
 }  // namespace
 
+// Read by the compute unit's fences (gpu_scope_fence, gpu/ops.cpp) too.
+extern const Param<bool> kFenceInvalidatesL1;
+const Param<bool> kFenceInvalidatesL1{
+    "gpu.cu.fence_invalidates_l1", false, "",
+    "a GPU-scope fence (gpu.cu.fence_latency set) invalidates its CU's L1 whole, local memory's lines too, as "
+    "the H100's MEMBAR.SC.GPU is followed by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs "
+    "mem.coherence=gpu"};
+
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
 extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
 
@@ -39,6 +47,9 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.sector = static_cast<unsigned>(kSectorSize.get(cfg));
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
   p.magic = std::get<bool>(cfg.value("mem.magic"));
+  p.fence_invalidates = kFenceInvalidatesL1.get(cfg);
+  if (p.fence_invalidates && p.moesi)
+    throw UserError("gpu.cu.fence_invalidates_l1: needs mem.coherence=gpu (moesi's L1s are write-back and coherent)");
   if (p.size % (std::uint64_t{p.line} * p.ways))
     throw UserError(
         fmt::format("gpu.l1.size: {} is not a multiple of line size x ways ({} x {})", p.size, p.line, p.ways));
@@ -91,6 +102,11 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       sectors_{p.line, p.sector},
       mshr_(p.mshrs) {
   dir_req_.set_extension(&dir_ext_);
+  if (p.fence_invalidates) {
+    fence_invalidations.emplace(StatGroup(stats_path), "fence_invalidations",
+                                "GPU-scope fences that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
+    fence_dropped.emplace(StatGroup(stats_path), "fence_dropped", "lines those fences dropped", "");
+  }
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
   side.register_b_transport(this, &L1Cache::b_transport);
@@ -276,6 +292,12 @@ Tick L1Cache::fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick s
 
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
+  if (ext && ext->invalidate_l1) {  // a fence's CCTL.IVALL (gpu.cu.fence_invalidates_l1)
+    ++*fence_invalidations;
+    *fence_dropped += tags_.drop_all();
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   const std::uint64_t addr = p.get_address();
   const std::uint64_t line = line_div_.div(addr);
   if (line_div_.div(addr + p.get_data_length() - 1) != line)

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -64,10 +65,11 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned ways = 16;
     unsigned hit_latency = 4;
     unsigned occupancy = 1;
-    unsigned mshrs = 0;   // outstanding read misses (0 = unlimited)
-    unsigned sector = 0;  // gpu.sector: bytes per sector (0: whole lines; mem/sector.h)
-    bool moesi = false;   // write-back, kept coherent by the L2's MOESI directory
-    bool magic = false;   // mem.magic: every access a hit after hit_latency, no contention
+    unsigned mshrs = 0;              // outstanding read misses (0 = unlimited)
+    unsigned sector = 0;             // gpu.sector: bytes per sector (0: whole lines; mem/sector.h)
+    bool moesi = false;              // write-back, kept coherent by the L2's MOESI directory
+    bool magic = false;              // mem.magic: every access a hit after hit_latency, no contention
+    bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops every line
     static Params from(const Config& cfg);
   };
 
@@ -95,6 +97,8 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
       upgrades, misses_for_ownership, stalls, stall_cycles;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
+  // gpu.cu.fence_invalidates_l1 only: fences that invalidated the L1, lines they dropped.
+  std::optional<Counter> fence_invalidations, fence_dropped;
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);

@@ -83,6 +83,16 @@ sc_core::sc_time MemPort::atomic(std::uint64_t addr, AtomicOp op, unsigned size,
   return d;
 }
 
+void MemPort::invalidate_l1(const sc_core::sc_time& issue) {
+  ext_.op = AtomicOp::None;
+  ext_.bypass_l1 = false;
+  ext_.invalidate_l1 = true;
+  scratch_.resize(1);
+  setup(tlm::TLM_READ_COMMAND, 0, scratch_.data(), 1, nullptr);
+  transport(issue);
+  ext_.invalidate_l1 = false;
+}
+
 sc_core::sc_time MemPort::atomic_lanes(std::uint64_t line_addr, LaneAtomic* lanes, unsigned n, unsigned line,
                                        const sc_core::sc_time& issue) {
   ext_.op = lanes[0].op;

@@ -108,6 +108,13 @@ class TagArray {
     keys_[index(l)] = 0;
   }
   void touch(CacheLine* l) { lru_[index(l)] = ++stamp_; }
+  // Drops every valid way; returns how many.
+  std::uint64_t drop_all() {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i]) drop(&lines_[i]), ++n;
+    return n;
+  }
 
  private:
   std::size_t set(std::uint64_t key) const { return sets_.mod(key) * ways_; }

@@ -476,6 +476,46 @@ TEST(Ops, AGpuScopeFenceCostsItsLatencyAfterTheStores) {
   EXPECT_GT(t[2], t[0] + 200);  // the stores' acknowledgement first (64 lines to DRAM)
 }
 
+// gpu.cu.fence_invalidates_l1: a GPU-scope fence (the H100's MEMBAR.SC.GPU
+// with CCTL.IVALL) empties the CU's L1, so a line loaded before it misses
+// after it; without the option the load after the fence hits. The load after
+// the fence takes an L1 hit (4 cycles) or an L2 round trip (over 20).
+std::pair<std::uint64_t, double> load_after_fence(bool invalidate) {
+  std::uint64_t cycles = 0;
+  double dropped = -1;
+  HostHarness h(
+      test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
+                                    std::string("gpu.cu.fence_invalidates_l1=") + (invalidate ? "true" : "false")}),
+      [&](Host& host) {
+        const std::uint64_t d = host.alloc(4096), out = host.alloc(8);
+        host.run_kernel({"fence", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
+                           co_await l.load<std::uint32_t>(d + 4ull * l.lane_id());
+                           co_await l.fence_acquire();
+                           co_await timed(l, out, [=](Lane& m) -> Task<> {
+                             co_await m.load<std::uint32_t>(d + 4ull * m.lane_id());
+                           });
+                         }});
+        cycles = host.download<std::uint64_t>(out, 1)[0];
+      });
+  h.run();
+  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_dropped")) dropped = s->scalar();
+  return {cycles, dropped};
+}
+
+TEST(Ops, AFenceThatInvalidatesTheL1MakesTheNextLoadMiss) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, dropped] = load_after_fence(true);
+  EXPECT_GT(cycles, 20u);
+  EXPECT_GE(dropped, 1.0);  // at least the line the wavefront loaded
+}
+
+TEST(Ops, AFenceThatKeepsTheL1LetsTheNextLoadHit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, dropped] = load_after_fence(false);
+  EXPECT_LT(cycles, 20u);
+  EXPECT_EQ(dropped, -1.0);  // no such statistic without the option
+}
+
 // gpu.cu.alu_latency: an alu instruction's result is ready that many cycles
 // after issue, so a wavefront's dependent chain of n takes n x latency, while
 // its SIMD is held only the instructions' SIMD time (here 1 cycle each) and
