@@ -52,7 +52,7 @@ configs = [
     ("pruned tree D 14, thread workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14"]),
     ("pruned tree D 14, block workers", "tree", [*tree, "tree.shape=pruned", "tree.depth=14", "forkjoin.workers=block"]),
     ("full tree D 10, block workers, jan2026 (Fig. 3's locked deques)", "tree",
-          [*tree[:-1], "tree.depth=10", "forkjoin.workers=block", "forkjoin.runtime=jan2026"]),
+     [*tree[:-1], "tree.depth=10", "forkjoin.workers=block", "forkjoin.runtime=jan2026"]),
     *[(f"full tree D {d}, thread workers (Fig. 7a's)", "tree",
        ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "forkjoin.runtime=feb2026",
         f"tree.depth={d}", "forkjoin.workers=thread"]) for d in (12, 13)],

@@ -207,19 +207,17 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
   target.register_transport_dbg(this, &L2Cache::transport_dbg);
   std::uint64_t lines_per_bank = p.size / p.line / p.banks;
   for (unsigned i = 0; i < p.banks; ++i) {
-    banks_.push_back(
-        std::make_unique<Bank>(StatGroup(fmt::format("{}.bank{}", stats_path, i)), lines_per_bank, p.ways, p.queue));
+    const std::string path = fmt::format("{}.bank{}", stats_path, i);
+    const StatGroup g(path);
+    Bank& b = *banks_.emplace_back(std::make_unique<Bank>(g, lines_per_bank, p.ways, p.queue));
     if (p.partitions > 1) {
-      const StatGroup g(fmt::format("{}.bank{}", stats_path, i));
-      banks_.back()->far.emplace(g, "far",
-                                 "requests from another L2 partition's requesters that crossed to this bank "
-                                 "(gpu.l2.far_latency)",
-                                 "");
-      banks_.back()->copy_hits.emplace(g, "copy_hits",
-                                       "reads from another partition served by the copy their partition holds", "");
+      b.partition = i * p.partitions / p.banks;
+      b.far.emplace(g, "far",
+                    "requests from another L2 partition's requesters that crossed to this bank (gpu.l2.far_latency)",
+                    "");
+      b.copy_hits.emplace(g, "copy_hits", "reads from another partition served by the copy their partition holds", "");
     }
-    if (Trace::get().on())
-      banks_.back()->trace_track = Trace::get().track("memory", fmt::format("{}.bank{}", stats_path, i));
+    if (Trace::get().on()) b.trace_track = Trace::get().track("memory", path);
   }
   dram_req_.set_extension(&dram_ext_);
   dram_req_.set_data_ptr(dram_buf_.data());
@@ -415,12 +413,12 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
 // its partition, and the next read from there is a near one. Writes and
 // atomics go to the home and drop every copy. The copies take no capacity
 // here and live as long as the home line.
-Tick L2Cache::far_cost(Bank& b, unsigned bank, CacheLine* l, int requester, bool read) {
+Tick L2Cache::far_cost(Bank& b, CacheLine* l, int requester, bool read) {
   if (p_.partitions < 2) return 0;
   if (!read) l->copies = 0;
   if (requester < 0) return 0;
-  const unsigned home = partition_of_bank(bank), mine = static_cast<unsigned>(requester) % p_.partitions;
-  if (mine == home) return 0;
+  const unsigned mine = static_cast<unsigned>(requester) % p_.partitions;
+  if (mine == b.partition) return 0;
   if (read) {
     if ((l->copies >> mine) & 1) {
       ++*b.copy_hits;
@@ -467,7 +465,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     // Waiting beyond the bank's pipeline (for a fill or for the atomic unit)
     // keeps the request in the bank's queue.
     leave = start + (au - tag_done);
-    done = au + lat + far_cost(b, bank_of(line), l, requester, false);
+    done = au + lat + far_cost(b, l, requester, false);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, to_string(ext->op), au, lat);
     store_.atomic(addr, *ext, p.get_data_ptr());
     l->dirty = true;
@@ -480,7 +478,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     if (!hit && fetch) ++b.write_fetches;
     if (p_.lazy && !hit) l->partial = true;  // allocated by this write, not fetched
     if (l->partial) mark_written(l, p);
-    done = ready + far_cost(b, bank_of(line), l, requester, false);
+    done = ready + far_cost(b, l, requester, false);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "write", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
     l->dirty = true;
@@ -491,7 +489,7 @@ Tick L2Cache::access(Bank& b, tlm::tlm_generic_payload& p, MemExt* ext, Tick sta
     CacheLine* l = lookup_or_fill(b, line, key, tag_done, true, now, ready, &hit);
     if (l->partial) hit = !lazy_fetch(b, l, &p, tag_done, now, ready);
     if (hit) ++b.read_hits;
-    done = ready + far_cost(b, bank_of(line), l, requester, true);
+    done = ready + far_cost(b, l, requester, true);
     if (b.trace_track >= 0) Trace::get().span(b.trace_track, "read", start, clock_.cycles(std::max(1u, p_.occupancy)));
     store_.read(addr, p.get_data_ptr(), p.get_data_length());
     if (requester >= 0 && requester < 64) l->sharers |= 1ull << requester;

@@ -94,6 +94,7 @@ class L2Cache : public sc_core::sc_module {
     // requests from another partition that paid gpu.l2.far_latency, and its
     // reads served by a copy in their own partition.
     std::optional<Counter> far, copy_hits;
+    unsigned partition = 0;  // gpu.l2.partitions: this bank's (the banks in order, an equal share each)
     int trace_track = -1;
   };
 
@@ -127,12 +128,10 @@ class L2Cache : public sc_core::sc_module {
   unsigned bank_of(std::uint64_t line) const {
     return static_cast<unsigned>(bank_div_.mod(p_.hash ? interleave_fold(line) : line));
   }
-  // gpu.l2.partitions: the partition of bank `bank` (the banks in order, an
-  // equal share each) and of a requester (its id modulo the partitions);
-  // the extra latency of `requester`'s request to line l of bank b (the .cpp
-  // says when a far request pays it).
-  unsigned partition_of_bank(unsigned bank) const { return bank * p_.partitions / p_.banks; }
-  Tick far_cost(Bank& b, unsigned bank, CacheLine* l, int requester, bool read);
+  // gpu.l2.partitions: the extra latency of `requester`'s request to line l
+  // of bank b (a requester's partition is its id modulo the partitions; the
+  // .cpp says when a far request pays it).
+  Tick far_cost(Bank& b, CacheLine* l, int requester, bool read);
   BackingStore& store_;
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;

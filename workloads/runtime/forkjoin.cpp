@@ -151,7 +151,7 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 constexpr std::uint32_t kNone = ~0u;
 // GTaP's QUEUE_MARGIN is 100 slots of headroom; ours checks exactly.
 // The task header's function pointer is at its start in every runtime; the
-// other fields' offsets are the runtime's (Runtime::Header). kHdrMax is the
+// other fields' offsets are the runtime's (header_layout). kHdrMax is the
 // largest header before its child ids (runtime_bytes' bound).
 constexpr std::uint32_t kHdrFunc = 0, kHdrMax = 32;
 
@@ -327,13 +327,9 @@ class Runtime {
  private:
   // addresses
   std::uint64_t hdr(std::uint32_t id) const { return headers_ + std::uint64_t{id} * hdr_bytes_; }
-  // GTaP's TaskHeader (84591ae and 14669e9, runtime/{thread,block}/gtap_runtime_*.cuh):
-  // offsets of its fields after the 8-byte function pointer, set by the
-  // runtime and the worker kind in the constructor. The block header has no
-  // queue field (kHeaderNoField).
-  struct Header {
-    std::uint32_t gen, state, queue, parent, pgen, total, waiting, children;
-  } h_off_{};
+  // GTaP's TaskHeader for this runtime and worker kind (header_layout, set in
+  // the constructor): its fields' offsets, kHeaderNoField where it has none.
+  HeaderLayout h_off_{};
   std::uint64_t pay(std::uint32_t id) const { return payloads_ + std::uint64_t{id} * payload_; }
   std::uint64_t pool(std::uint32_t w) const { return pools_ + std::uint64_t{w} * pool_bytes_; }
   std::uint64_t idlist(std::uint32_t w, std::uint32_t slot) const { return pool(w) + line_ + 4ull * slot; }
@@ -530,9 +526,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   per_worker_ = static_cast<std::uint32_t>(block_ ? kPerBlock.get(cfg) : kPerWarp.get(cfg));
   qs_ = per_worker_ / nq_;
   line_ = h.memory().line_size();
-  const HeaderLayout hl = header_layout(feb_, block_, spawn_only_, max_children_, nq_);
-  h_off_ = Header{hl.gen, hl.state, hl.queue, hl.parent, hl.pgen, hl.total, hl.waiting, hl.children};
-  hdr_bytes_ = hl.bytes;
+  h_off_ = header_layout(feb_, block_, spawn_only_, max_children_, nq_);
+  hdr_bytes_ = h_off_.bytes;
   // The batch buffer: a warp's lanes spawn up to max_children each, plus the
   // parents resumed by its finishing children.
   buf_cap_ = (max_children_ + 1) * (block_ ? 1 : wave_);
@@ -735,7 +730,7 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
   // spawn-only the parent and its generation, and the state and counts only
   // when the id was used before (its header was zeroed at the start).
   co_await l.store_bypass<std::uint64_t>(hdr(id) + kHdrFunc, 1);
-  const Header& o = h_off_;
+  const HeaderLayout& o = h_off_;
   if (!feb_) {
     co_await l.store_bypass<std::uint16_t>(hdr(id) + o.state, 0);
     if (!block_) co_await l.store_bypass<std::uint16_t>(hdr(id) + o.queue, static_cast<std::uint16_t>(queue));
@@ -903,7 +898,7 @@ Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
   // The queue: jan2026's thread runtime stores it always (84591ae),
   // feb2026's with several queues (14669e9); block headers have none.
   ++r.state;
-  const Header& o = h_off_;
+  const HeaderLayout& o = h_off_;
   const bool store_queue = !block_ && (nq_ > 1 || !feb_);
   if (!feb_) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.state, r.state);
   if (store_queue) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.queue, static_cast<std::uint16_t>(queue));

@@ -247,10 +247,6 @@ RunInfo run(Host& h, const Program& p, F f, A... args) {
   return run_root(h, p, [f, args...](Ctx& c) { return f(c, args...).release(); });
 }
 
-// GTaP's victim choice (forkjoin.victim=clock; runtime/common/
-// gtap_runtime_common.cuh at 84591ae): xorshift32 of the clock's low 32 bits
-// plus the worker's index times 2654435761 (thread workers) or 1234 (block
-// workers), modulo the workers; the next worker when it is the thief itself.
 // GTaP's struct TaskHeader (84591ae: jan2026, 14669e9: feb2026,
 // runtime/{thread,block}/gtap_runtime_*.cuh) as C lays it out: each field's
 // byte offset after the 8-byte function pointer at 0, kHeaderNoField for a
@@ -264,6 +260,10 @@ struct HeaderLayout {
 };
 HeaderLayout header_layout(bool feb2026, bool block, bool spawn_only, std::uint32_t max_children, std::uint32_t queues);
 
+// GTaP's victim choice (forkjoin.victim=clock; runtime/common/
+// gtap_runtime_common.cuh at 84591ae): xorshift32 of the clock's low 32 bits
+// plus the worker's index times 2654435761 (thread workers) or 1234 (block
+// workers), modulo the workers; the next worker when it is the thief itself.
 std::uint32_t clock_victim(std::uint64_t clock, std::uint32_t worker, std::uint32_t workers, bool block);
 
 // The forkjoin mechanism's name (WorkloadInfo::mechanisms) and whether the
