@@ -29,9 +29,9 @@ const Param<std::uint64_t> kMshrs{
 extern const Param<bool> kFenceInvalidatesL1;
 const Param<bool> kFenceInvalidatesL1{
     "gpu.cu.fence_invalidates_l1", false, "",
-    "a GPU-scope fence (gpu.cu.fence_latency set) invalidates its CU's L1 whole, local memory's lines too, as "
-    "the H100's MEMBAR.SC.GPU is followed by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs "
-    "mem.coherence=gpu"};
+    "a GPU-scope fence (gpu.cu.fence_latency set), and an acquire load once its value is back, invalidate the "
+    "CU's L1 whole, local memory's lines too, as sm_90's MEMBAR.SC.GPU and ld.acquire.gpu's load are followed "
+    "by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs mem.coherence=gpu"};
 
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
 extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
@@ -104,8 +104,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
   dir_req_.set_extension(&dir_ext_);
   if (p.fence_invalidates) {
     fence_invalidations.emplace(StatGroup(stats_path), "fence_invalidations",
-                                "GPU-scope fences that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
-    fence_dropped.emplace(StatGroup(stats_path), "fence_dropped", "lines those fences dropped", "");
+                                "GPU-scope fences and acquire loads that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
+    fence_dropped.emplace(StatGroup(stats_path), "fence_dropped", "lines those invalidations dropped", "");
   }
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
@@ -292,7 +292,7 @@ Tick L1Cache::fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick s
 
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
-  if (ext && ext->invalidate_l1) {  // a fence's CCTL.IVALL (gpu.cu.fence_invalidates_l1)
+  if (ext && ext->invalidate_l1) {  // CCTL.IVALL after a fence or an acquire load (gpu.cu.fence_invalidates_l1)
     ++*fence_invalidations;
     *fence_dropped += tags_.drop_all();
     p.set_response_status(tlm::TLM_OK_RESPONSE);

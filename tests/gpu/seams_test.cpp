@@ -477,20 +477,24 @@ TEST(Ops, AGpuScopeFenceCostsItsLatencyAfterTheStores) {
 }
 
 // gpu.cu.fence_invalidates_l1: a GPU-scope fence (the H100's MEMBAR.SC.GPU
-// with CCTL.IVALL) empties the CU's L1, so a line loaded before it misses
-// after it; without the option the load after the fence hits. The load after
-// the fence takes an L1 hit (4 cycles) or an L2 round trip (over 20).
-std::pair<std::uint64_t, double> load_after_fence(bool invalidate) {
+// with CCTL.IVALL), or an acquire load (ld.acquire.gpu: a strong load, then
+// CCTL.IVALL), empties the CU's L1, so a line loaded before it misses after
+// it; without the option the load after it hits. The load after takes an L1
+// hit (4 cycles) or an L2 round trip (over 20).
+std::pair<std::uint64_t, double> load_after_sync(bool invalidate, bool acquire_load) {
   std::uint64_t cycles = 0;
   double dropped = -1;
   HostHarness h(
       test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
                                     std::string("gpu.cu.fence_invalidates_l1=") + (invalidate ? "true" : "false")}),
       [&](Host& host) {
-        const std::uint64_t d = host.alloc(4096), out = host.alloc(8);
-        host.run_kernel({"fence", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
+        const std::uint64_t d = host.alloc(4096), flag = host.alloc(256), out = host.alloc(8);
+        host.run_kernel({"sync", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
                            co_await l.load<std::uint32_t>(d + 4ull * l.lane_id());
-                           co_await l.fence_acquire();
+                           if (acquire_load)
+                             co_await l.load_acquire<std::uint32_t>(flag);  // another line
+                           else
+                             co_await l.fence_acquire();
                            co_await timed(l, out, [=](Lane& m) -> Task<> {
                              co_await m.load<std::uint32_t>(d + 4ull * m.lane_id());
                            });
@@ -504,16 +508,30 @@ std::pair<std::uint64_t, double> load_after_fence(bool invalidate) {
 
 TEST(Ops, AFenceThatInvalidatesTheL1MakesTheNextLoadMiss) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_fence(true);
+  const auto [cycles, dropped] = load_after_sync(true, false);
   EXPECT_GT(cycles, 20u);
   EXPECT_GE(dropped, 1.0);  // at least the line the wavefront loaded
 }
 
 TEST(Ops, AFenceThatKeepsTheL1LetsTheNextLoadHit) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_fence(false);
+  const auto [cycles, dropped] = load_after_sync(false, false);
   EXPECT_LT(cycles, 20u);
   EXPECT_EQ(dropped, -1.0);  // no such statistic without the option
+}
+
+TEST(Ops, AnAcquireLoadThatInvalidatesTheL1MakesTheNextLoadMiss) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, dropped] = load_after_sync(true, true);
+  EXPECT_GT(cycles, 20u);
+  EXPECT_GE(dropped, 1.0);  // the data's line (the flag's load is a strong one, served by the L2)
+}
+
+TEST(Ops, AnAcquireLoadThatKeepsTheL1LetsTheNextLoadHit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, dropped] = load_after_sync(false, true);
+  EXPECT_LT(cycles, 20u);
+  EXPECT_EQ(dropped, -1.0);
 }
 
 // gpu.cu.alu_latency: an alu instruction's result is ready that many cycles
