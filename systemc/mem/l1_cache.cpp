@@ -103,8 +103,9 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       mshr_(p.mshrs) {
   dir_req_.set_extension(&dir_ext_);
   if (p.fence_invalidates) {
-    fence_invalidations.emplace(StatGroup(stats_path), "fence_invalidations",
-                                "GPU-scope fences and acquire loads that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
+    fence_invalidations.emplace(
+        StatGroup(stats_path), "fence_invalidations",
+        "GPU-scope fences and acquire loads that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
     fence_dropped.emplace(StatGroup(stats_path), "fence_dropped", "lines those invalidations dropped", "");
   }
   target.register_b_transport(this, &L1Cache::b_transport);
