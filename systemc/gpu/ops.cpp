@@ -216,11 +216,13 @@ void LoadUnit::issue(IssueContext& c) const {
   // ld.acquire.gpu assembles to LDG.E.STRONG.GPU (served by the L2) and a
   // CCTL.IVALL that waits for its data (ptxas, sm_80 and sm_90): with
   // gpu.cu.fence_invalidates_l1 (NVIDIA's non-coherent L1) an acquire load
-  // bypasses the L1, which drops every line once the value is back.
+  // bypasses the L1, which drops every line after the load (in host order, as
+  // every functional effect; the request carries the load's issue time, since
+  // the port's requests go in time order and the load's completion is ahead).
   const bool ivall = k_ == Acquire && c.timing().fence_invalidates_l1;
   if (ivall) c.for_each([](Lane& l) { l.pending.bypass_l1 = true; });
   const Tick done = coalesced_load(c, static_cast<LoadStats&>(*c.cu().unit_state(kLoad)), buf_);
-  if (ivall) c.port().invalidate_l1(IssueContext::local(done));
+  if (ivall) c.port().invalidate_l1(IssueContext::local(c.issue()));
   if (k_ == Async) {
     c.waits_memory = false;  // the wavefront goes on; wait() waits
     c.for_each([&](Lane& l) { l.pending.ready = done; });
