@@ -33,6 +33,12 @@ const Param<bool> kFenceInvalidatesL1{
     "CU's L1 whole, local memory's lines too, as sm_90's MEMBAR.SC.GPU and ld.acquire.gpu's load are followed "
     "by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs mem.coherence=gpu"};
 
+const Param<bool> kIvallKeepsLocal{
+    "gpu.cu.ivall_keeps_local", false, "",
+    "with gpu.cu.fence_invalidates_l1, an invalidation keeps local memory's lines (the per-lane stacks a runtime "
+    "registers as local): an ablation, since whether sm_90's CCTL.IVALL drops them is not published "
+    "(docs/memory.md, \"Fences and the L1\")"};
+
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
 extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
 
@@ -48,6 +54,9 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
   p.magic = std::get<bool>(cfg.value("mem.magic"));
   p.fence_invalidates = kFenceInvalidatesL1.get(cfg);
+  p.ivall_keeps_local = kIvallKeepsLocal.get(cfg);
+  if (p.ivall_keeps_local && !p.fence_invalidates)
+    throw UserError("gpu.cu.ivall_keeps_local: needs gpu.cu.fence_invalidates_l1 (without it nothing is invalidated)");
   if (p.fence_invalidates && p.moesi)
     throw UserError("gpu.cu.fence_invalidates_l1: needs mem.coherence=gpu (moesi's L1s are write-back and coherent)");
   if (p.size % (std::uint64_t{p.line} * p.ways))
@@ -107,6 +116,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
         StatGroup(stats_path), "fence_invalidations",
         "GPU-scope fences and acquire loads that invalidated the L1 (gpu.cu.fence_invalidates_l1)", "");
     fence_dropped.emplace(StatGroup(stats_path), "fence_dropped", "lines those invalidations dropped", "");
+    if (p.ivall_keeps_local)
+      fence_kept.emplace(StatGroup(stats_path), "fence_kept", "local memory's lines those invalidations kept", "");
   }
   target.register_b_transport(this, &L1Cache::b_transport);
   target.register_transport_dbg(this, &L1Cache::transport_dbg);
@@ -291,11 +302,25 @@ Tick L1Cache::fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick s
   return done;
 }
 
+void L1Cache::add_local_window(std::uint64_t base, std::uint64_t bytes) {
+  if (bytes) local_lines_.emplace_back(line_div_.div(base), line_div_.div(base + bytes - 1));
+}
+
 void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const auto* ext = p.get_extension<MemExt>();
   if (ext && ext->invalidate_l1) {  // CCTL.IVALL after a fence or an acquire load (gpu.cu.fence_invalidates_l1)
     ++*fence_invalidations;
-    *fence_dropped += tags_.drop_all();
+    if (p_.ivall_keeps_local) {
+      std::uint64_t kept = 0;
+      *fence_dropped += tags_.drop_unless([&](std::uint64_t line) {
+        for (const auto& [first, last] : local_lines_)
+          if (line >= first && line <= last) return ++kept, true;
+        return false;
+      });
+      *fence_kept += kept;
+    } else {
+      *fence_dropped += tags_.drop_all();
+    }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }

@@ -70,6 +70,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     bool moesi = false;              // write-back, kept coherent by the L2's MOESI directory
     bool magic = false;              // mem.magic: every access a hit after hit_latency, no contention
     bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops every line
+    bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: ... but local memory's
     static Params from(const Config& cfg);
   };
 
@@ -97,8 +98,12 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
       upgrades, misses_for_ownership, stalls, stall_cycles;
   Average queue_delay, mshr_stall;
   Formula hit_rate;
-  // gpu.cu.fence_invalidates_l1 only: fences that invalidated the L1, lines they dropped.
-  std::optional<Counter> fence_invalidations, fence_dropped;
+  // gpu.cu.fence_invalidates_l1 only: fences that invalidated the L1, lines they dropped
+  // (and with gpu.cu.ivall_keeps_local, local memory's lines they kept).
+  std::optional<Counter> fence_invalidations, fence_dropped, fence_kept;
+  // Device memory that is local memory (a runtime's per-lane stacks): with
+  // gpu.cu.ivall_keeps_local an invalidation keeps its lines.
+  void add_local_window(std::uint64_t base, std::uint64_t bytes);
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
@@ -135,6 +140,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // Back-pressure: no request enters the L1 before this (an earlier miss
   // waited for an MSHR, or an L2 queue was full).
   Tick blocked_until_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> local_lines_;  // [first, last] line numbers
   tlm::tlm_generic_payload dir_req_;
   MemExt dir_ext_;
   std::vector<unsigned char> dir_buf_;

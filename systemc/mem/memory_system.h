@@ -38,6 +38,10 @@ class MemorySystem : public sc_core::sc_module {
   // One more L1 (an agent's, while the GPU is being built); returns its requester id.
   int add_l1(const L1Spec& spec);
   L1Cache& l1(int requester) { return *l1s_[requester]; }
+  // Device memory that is local memory (gpu.cu.ivall_keeps_local), in every L1.
+  void add_local_window(std::uint64_t base, std::uint64_t bytes) {
+    for (auto& l : l1s_) l->add_local_window(base, bytes);
+  }
   int requesters() const { return static_cast<int>(l1s_.size()); }
   L2Cache& l2() { return *l2_; }
   Dram& dram() { return *dram_; }

@@ -110,9 +110,15 @@ class TagArray {
   void touch(CacheLine* l) { lru_[index(l)] = ++stamp_; }
   // Drops every valid way; returns how many.
   std::uint64_t drop_all() {
+    return drop_unless([](std::uint64_t) { return false; });
+  }
+  // Drops every valid line but those whose line number `keep` accepts;
+  // returns how many it dropped.
+  template <class Keep>
+  std::uint64_t drop_unless(Keep keep) {
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i]) drop(&lines_[i]), ++n;
+      if (keys_[i] && !keep(keys_[i] - 1)) drop(&lines_[i]), ++n;
     return n;
   }
 

@@ -534,6 +534,48 @@ TEST(Ops, AnAcquireLoadThatKeepsTheL1LetsTheNextLoadHit) {
   EXPECT_EQ(dropped, -1.0);
 }
 
+// gpu.cu.ivall_keeps_local: the fence's invalidation keeps the lines of
+// memory registered as local (a runtime's stacks) and drops the others: after
+// it a load of the local array hits (under 20 cycles), one of the other array
+// misses. Returns {cycles, lines kept}.
+std::pair<std::uint64_t, double> load_after_fence_keeping_local(bool time_local) {
+  std::uint64_t cycles = 0;
+  double kept = -1;
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
+                                              "gpu.cu.fence_invalidates_l1=true", "gpu.cu.ivall_keeps_local=true"}),
+                [&](Host& host) {
+                  const std::uint64_t loc = host.alloc(4096), glob = host.alloc(4096), out = host.alloc(8);
+                  host.memory().add_local_window(loc, 4096);
+                  const std::uint64_t timed_base = time_local ? loc : glob;
+                  host.run_kernel({"keep", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
+                                     co_await l.load<std::uint32_t>(loc + 4ull * l.lane_id());
+                                     co_await l.load<std::uint32_t>(glob + 4ull * l.lane_id());
+                                     co_await l.fence_acquire();
+                                     co_await timed(l, out, [=](Lane& m) -> Task<> {
+                                       co_await m.load<std::uint32_t>(timed_base + 4ull * m.lane_id());
+                                     });
+                                   }});
+                  cycles = host.download<std::uint64_t>(out, 1)[0];
+                });
+  h.run();
+  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_kept")) kept = s->scalar();
+  return {cycles, kept};
+}
+
+TEST(Ops, AnInvalidationThatKeepsLocalMemoryLetsALocalLoadHit) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, kept] = load_after_fence_keeping_local(true);
+  EXPECT_LT(cycles, 20u);
+  EXPECT_GE(kept, 1.0);
+}
+
+TEST(Ops, AnInvalidationThatKeepsLocalMemoryDropsTheOtherLines) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [cycles, kept] = load_after_fence_keeping_local(false);
+  EXPECT_GT(cycles, 20u);
+  EXPECT_GE(kept, 1.0);
+}
+
 // gpu.cu.alu_latency: an alu instruction's result is ready that many cycles
 // after issue, so a wavefront's dependent chain of n takes n x latency, while
 // its SIMD is held only the instructions' SIMD time (here 1 cycle each) and

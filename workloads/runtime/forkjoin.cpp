@@ -565,7 +565,11 @@ void Runtime::allocate() {
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
   flags_ = alloc(3ull * line_);
-  if (p_.local_slots) local_ = alloc(std::uint64_t{workers_} * p_.local_slots * (block_ ? group_size_ : wave_) * 8ull);
+  if (p_.local_slots) {
+    const std::uint64_t bytes = std::uint64_t{workers_} * p_.local_slots * (block_ ? group_size_ : wave_) * 8ull;
+    local_ = alloc(bytes);
+    mem.add_local_window(local_, bytes);  // the lanes' stacks (gpu.cu.ivall_keeps_local)
+  }
   // Free positions start one pass ahead of the allocation positions (a
   // released id goes to slot free % n, the allocation's second pass reads
   // slot alloc % n).
