@@ -70,7 +70,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     bool moesi = false;              // write-back, kept coherent by the L2's MOESI directory
     bool magic = false;              // mem.magic: every access a hit after hit_latency, no contention
     bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops every line
-    bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: ... but local memory's
+    bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: that drop keeps local memory's lines
     static Params from(const Config& cfg);
   };
 

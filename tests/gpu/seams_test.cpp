@@ -479,101 +479,83 @@ TEST(Ops, AGpuScopeFenceCostsItsLatencyAfterTheStores) {
 // gpu.cu.fence_invalidates_l1: a GPU-scope fence (the H100's MEMBAR.SC.GPU
 // with CCTL.IVALL), or an acquire load (ld.acquire.gpu: a strong load, then
 // CCTL.IVALL), empties the CU's L1, so a line loaded before it misses after
-// it; without the option the load after it hits. The load after takes an L1
-// hit (4 cycles) or an L2 round trip (over 20).
-std::pair<std::uint64_t, double> load_after_sync(bool invalidate, bool acquire_load) {
+// it; without the option the load after it hits. With
+// gpu.cu.ivall_keeps_local the invalidation keeps the lines of memory
+// registered as local (the wavefront's first array, `d`) and drops the others
+// (its second, loaded too). The load after takes an L1 hit (4 cycles) or an L2
+// round trip (over 20).
+struct AfterSync {
   std::uint64_t cycles = 0;
-  double dropped = -1;
-  HostHarness h(
-      test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
-                                    std::string("gpu.cu.fence_invalidates_l1=") + (invalidate ? "true" : "false")}),
-      [&](Host& host) {
-        const std::uint64_t d = host.alloc(4096), flag = host.alloc(256), out = host.alloc(8);
-        host.run_kernel({"sync", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
-                           co_await l.load<std::uint32_t>(d + 4ull * l.lane_id());
-                           if (acquire_load)
-                             co_await l.load_acquire<std::uint32_t>(flag);  // another line
-                           else
-                             co_await l.fence_acquire();
-                           co_await timed(l, out, [=](Lane& m) -> Task<> {
-                             co_await m.load<std::uint32_t>(d + 4ull * m.lane_id());
-                           });
-                         }});
-        cycles = host.download<std::uint64_t>(out, 1)[0];
-      });
+  double dropped = -1, kept = -1;  // the stats, -1 where they do not exist
+};
+AfterSync load_after_sync(bool invalidate, bool acquire_load, bool keep_local = false, bool time_other = false) {
+  AfterSync r;
+  std::vector<std::string> sets = {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
+                                   std::string("gpu.cu.fence_invalidates_l1=") + (invalidate ? "true" : "false")};
+  if (keep_local) sets.push_back("gpu.cu.ivall_keeps_local=true");
+  HostHarness h(test::make_config("orr2014", sets), [&](Host& host) {
+    const std::uint64_t d = host.alloc(4096), other = host.alloc(4096), flag = host.alloc(256), out = host.alloc(8);
+    if (keep_local) host.memory().add_local_window(d, 4096);
+    const std::uint64_t timed_base = time_other ? other : d;
+    host.run_kernel({"sync", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
+                       co_await l.load<std::uint32_t>(d + 4ull * l.lane_id());
+                       if (keep_local) co_await l.load<std::uint32_t>(other + 4ull * l.lane_id());
+                       if (acquire_load)
+                         co_await l.load_acquire<std::uint32_t>(flag);  // another line
+                       else
+                         co_await l.fence_acquire();
+                       co_await timed(l, out, [=](Lane& m) -> Task<> {
+                         co_await m.load<std::uint32_t>(timed_base + 4ull * m.lane_id());
+                       });
+                     }});
+    r.cycles = host.download<std::uint64_t>(out, 1)[0];
+  });
   h.run();
-  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_dropped")) dropped = s->scalar();
-  return {cycles, dropped};
+  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_dropped")) r.dropped = s->scalar();
+  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_kept")) r.kept = s->scalar();
+  return r;
 }
 
 TEST(Ops, AFenceThatInvalidatesTheL1MakesTheNextLoadMiss) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_sync(true, false);
-  EXPECT_GT(cycles, 20u);
-  EXPECT_GE(dropped, 1.0);  // at least the line the wavefront loaded
+  const AfterSync r = load_after_sync(true, false);
+  EXPECT_GT(r.cycles, 20u);
+  EXPECT_GE(r.dropped, 1.0);  // at least the line the wavefront loaded
 }
 
 TEST(Ops, AFenceThatKeepsTheL1LetsTheNextLoadHit) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_sync(false, false);
-  EXPECT_LT(cycles, 20u);
-  EXPECT_EQ(dropped, -1.0);  // no such statistic without the option
+  const AfterSync r = load_after_sync(false, false);
+  EXPECT_LT(r.cycles, 20u);
+  EXPECT_EQ(r.dropped, -1.0);  // no such statistic without the option
 }
 
 TEST(Ops, AnAcquireLoadThatInvalidatesTheL1MakesTheNextLoadMiss) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_sync(true, true);
-  EXPECT_GT(cycles, 20u);
-  EXPECT_GE(dropped, 1.0);  // the data's line (the flag's load is a strong one, served by the L2)
+  const AfterSync r = load_after_sync(true, true);
+  EXPECT_GT(r.cycles, 20u);
+  EXPECT_GE(r.dropped, 1.0);  // the data's line (the flag's load is a strong one, served by the L2)
 }
 
 TEST(Ops, AnAcquireLoadThatKeepsTheL1LetsTheNextLoadHit) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, dropped] = load_after_sync(false, true);
-  EXPECT_LT(cycles, 20u);
-  EXPECT_EQ(dropped, -1.0);
-}
-
-// gpu.cu.ivall_keeps_local: the fence's invalidation keeps the lines of
-// memory registered as local (a runtime's stacks) and drops the others: after
-// it a load of the local array hits (under 20 cycles), one of the other array
-// misses. Returns {cycles, lines kept}.
-std::pair<std::uint64_t, double> load_after_fence_keeping_local(bool time_local) {
-  std::uint64_t cycles = 0;
-  double kept = -1;
-  HostHarness h(test::make_config("orr2014", {"gpu.cus=1", "mem.coherence=gpu", "gpu.cu.fence_latency=100",
-                                              "gpu.cu.fence_invalidates_l1=true", "gpu.cu.ivall_keeps_local=true"}),
-                [&](Host& host) {
-                  const std::uint64_t loc = host.alloc(4096), glob = host.alloc(4096), out = host.alloc(8);
-                  host.memory().add_local_window(loc, 4096);
-                  const std::uint64_t timed_base = time_local ? loc : glob;
-                  host.run_kernel({"keep", 64, 64, 8, 0, [=](Lane& l) -> Task<> {
-                                     co_await l.load<std::uint32_t>(loc + 4ull * l.lane_id());
-                                     co_await l.load<std::uint32_t>(glob + 4ull * l.lane_id());
-                                     co_await l.fence_acquire();
-                                     co_await timed(l, out, [=](Lane& m) -> Task<> {
-                                       co_await m.load<std::uint32_t>(timed_base + 4ull * m.lane_id());
-                                     });
-                                   }});
-                  cycles = host.download<std::uint64_t>(out, 1)[0];
-                });
-  h.run();
-  if (const auto* s = StatRegistry::global().find("gpu.cu0.l1.fence_kept")) kept = s->scalar();
-  return {cycles, kept};
+  const AfterSync r = load_after_sync(false, true);
+  EXPECT_LT(r.cycles, 20u);
+  EXPECT_EQ(r.dropped, -1.0);
 }
 
 TEST(Ops, AnInvalidationThatKeepsLocalMemoryLetsALocalLoadHit) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, kept] = load_after_fence_keeping_local(true);
-  EXPECT_LT(cycles, 20u);
-  EXPECT_GE(kept, 1.0);
+  const AfterSync r = load_after_sync(true, false, true, false);
+  EXPECT_LT(r.cycles, 20u);
+  EXPECT_GE(r.kept, 1.0);
 }
 
 TEST(Ops, AnInvalidationThatKeepsLocalMemoryDropsTheOtherLines) {
   FG_REQUIRE_FRESH_KERNEL();
-  const auto [cycles, kept] = load_after_fence_keeping_local(false);
-  EXPECT_GT(cycles, 20u);
-  EXPECT_GE(kept, 1.0);
+  const AfterSync r = load_after_sync(true, false, true, true);
+  EXPECT_GT(r.cycles, 20u);
+  EXPECT_GE(r.kept, 1.0);
 }
 
 // gpu.cu.alu_latency: an alu instruction's result is ready that many cycles
