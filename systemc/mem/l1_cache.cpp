@@ -30,14 +30,15 @@ extern const Param<bool> kFenceInvalidatesL1;
 const Param<bool> kFenceInvalidatesL1{
     "gpu.cu.fence_invalidates_l1", false, "",
     "a GPU-scope fence (gpu.cu.fence_latency set), and an acquire load once its value is back, invalidate the "
-    "CU's L1 whole, local memory's lines too, as sm_90's MEMBAR.SC.GPU and ld.acquire.gpu's load are followed "
-    "by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs mem.coherence=gpu"};
+    "CU's L1 (every line, or with gpu.cu.ivall_keeps_local its global lines), as sm_90's MEMBAR.SC.GPU and "
+    "ld.acquire.gpu's load are followed by CCTL.IVALL (docs/memory.md, \"Fences and the L1\"); needs "
+    "mem.coherence=gpu"};
 
 const Param<bool> kIvallKeepsLocal{
     "gpu.cu.ivall_keeps_local", false, "",
     "with gpu.cu.fence_invalidates_l1, an invalidation keeps local memory's lines (the per-lane stacks a runtime "
-    "registers as local): an ablation, since whether sm_90's CCTL.IVALL drops them is not published "
-    "(docs/memory.md, \"Fences and the L1\")"};
+    "registers as local), as NVIDIA's SASS reference documents CCTL.IVALL (global lines only; CCTLL.IVALL "
+    "drops local ones); false drops them too, as Accel-Sim does (docs/memory.md, \"Fences and the L1\")"};
 
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
 extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
@@ -55,8 +56,13 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.magic = std::get<bool>(cfg.value("mem.magic"));
   p.fence_invalidates = kFenceInvalidatesL1.get(cfg);
   p.ivall_keeps_local = kIvallKeepsLocal.get(cfg);
-  if (p.ivall_keeps_local && !p.fence_invalidates)
-    throw UserError("gpu.cu.ivall_keeps_local: needs gpu.cu.fence_invalidates_l1 (without it nothing is invalidated)");
+  if (p.ivall_keeps_local && !p.fence_invalidates) {
+    // A preset's value (gh200's) describes its fences; with them turned off it has nothing to act on.
+    if (cfg.set_by_user(kIvallKeepsLocal.name()))
+      throw UserError(
+          "gpu.cu.ivall_keeps_local: needs gpu.cu.fence_invalidates_l1 (without it nothing is invalidated)");
+    p.ivall_keeps_local = false;
+  }
   if (p.fence_invalidates && p.moesi)
     throw UserError("gpu.cu.fence_invalidates_l1: needs mem.coherence=gpu (moesi's L1s are write-back and coherent)");
   if (p.size % (std::uint64_t{p.line} * p.ways))
