@@ -216,7 +216,7 @@ void LoadUnit::issue(IssueContext& c) const {
   // ld.acquire.gpu assembles to LDG.E.STRONG.GPU (served by the L2) and a
   // CCTL.IVALL that waits for its data (ptxas, sm_80 and sm_90): with
   // gpu.cu.fence_invalidates_l1 (NVIDIA's non-coherent L1) an acquire load
-  // bypasses the L1, which drops every line after the load (in host order, as
+  // bypasses the L1, which drops its global lines after the load (in host order, as
   // every functional effect; the request carries the load's issue time, since
   // the port's requests go in time order and the load's completion is ahead).
   const bool ivall = k_ == Acquire && c.timing().fence_invalidates_l1;
@@ -393,7 +393,7 @@ const AtomicNrUnit kAtomicNr;
 // waits for the wavefront's stores to be acknowledged, then for its own
 // round trip (docs/compute-unit.md, "Fences").
 void gpu_scope_fence(IssueContext& c) {
-  // The H100's MEMBAR.SC.GPU comes with CCTL.IVALL: the L1 drops every line
+  // The H100's MEMBAR.SC.GPU comes with CCTL.IVALL: the L1 drops its global lines
   // (gpu.cu.fence_invalidates_l1), at the fence's issue.
   if (c.timing().fence_invalidates_l1) c.port().invalidate_l1(IssueContext::local(c.issue()));
   const Tick from = std::max(c.issue(), c.wave().writes_done);

@@ -37,7 +37,7 @@ const Param<bool> kFenceInvalidatesL1{
 const Param<bool> kIvallKeepsLocal{
     "gpu.cu.ivall_keeps_local", false, "",
     "with gpu.cu.fence_invalidates_l1, an invalidation keeps local memory's lines (the per-lane stacks a runtime "
-    "registers as local), as NVIDIA's SASS reference documents CCTL.IVALL (global lines only; CCTLL.IVALL "
+    "registers as local), as NVIDIA's SASS reference for Maxwell documents CCTL.IVALL (global lines only; CCTLL.IVALL "
     "drops local ones); false drops them too, as Accel-Sim does (docs/memory.md, \"Fences and the L1\")"};
 
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
@@ -57,8 +57,9 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.fence_invalidates = kFenceInvalidatesL1.get(cfg);
   p.ivall_keeps_local = kIvallKeepsLocal.get(cfg);
   if (p.ivall_keeps_local && !p.fence_invalidates) {
-    // A preset's value (gh200's) describes its fences; with them turned off it has nothing to act on.
-    if (cfg.set_by_user(kIvallKeepsLocal.name()))
+    // A preset's value (gh200's) describes its fences: with the user's turning them off it has nothing to act
+    // on. A user's value, or a preset's without the preset's fences, is a mistake.
+    if (cfg.set_by_user(kIvallKeepsLocal.name()) || !cfg.set_by_user(kFenceInvalidatesL1.name()))
       throw UserError(
           "gpu.cu.ivall_keeps_local: needs gpu.cu.fence_invalidates_l1 (without it nothing is invalidated)");
     p.ivall_keeps_local = false;

@@ -69,7 +69,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned sector = 0;             // gpu.sector: bytes per sector (0: whole lines; mem/sector.h)
     bool moesi = false;              // write-back, kept coherent by the L2's MOESI directory
     bool magic = false;              // mem.magic: every access a hit after hit_latency, no contention
-    bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops every line
+    bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops its lines
     bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: that drop keeps local memory's lines
     static Params from(const Config& cfg);
   };

@@ -80,8 +80,8 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   bool dirty = false;      // Put: the evicted line was M or O
   bool bypass_l1 = false;  // loads and stores served by the L2 (the L1 neither hits nor allocates)
   // A GPU-scope fence's L1 invalidation (gpu.cu.fence_invalidates_l1: the
-  // H100's CCTL.IVALL): the L1 drops every line; the payload's address and
-  // data are not used.
+  // H100's CCTL.IVALL): the L1 drops its global lines (every line unless gpu.cu.ivall_keeps_local); the payload's
+  // address and data are not used.
   bool invalidate_l1 = false;
   // A read's sectors of the line (gpu.sector; bit i: sector i) when it asks
   // for the whole line but its lanes need only these; 0: the payload's span.

@@ -44,7 +44,8 @@ class MemPort : public sc_core::sc_module {
   // two overlapping) in one request; each lane's `old` receives its result.
   sc_core::sc_time atomic_lanes(std::uint64_t line_addr, LaneAtomic* lanes, unsigned n, unsigned line,
                                 const sc_core::sc_time& issue);
-  // The L1 drops every line (a fence's CCTL.IVALL, gpu.cu.fence_invalidates_l1); no time.
+  // The L1 drops its lines, local memory's kept with gpu.cu.ivall_keeps_local (a fence's CCTL.IVALL,
+  // gpu.cu.fence_invalidates_l1); no time.
   void invalidate_l1(const sc_core::sc_time& issue);
 
  private:

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "fg_test.h"
+#include "mem/l1_cache.h"
 #include "mem/memory_system.h"
 #include "mem/sector.h"
 #include "mem/tag_array.h"
@@ -76,6 +77,19 @@ INSTANTIATE_TEST_SUITE_P(Presets, Latency, ::testing::Values("orr2014", "kim2014
 // (the fork-join runtime's per-warp deques: 210 lines apart, 12 banks) all
 // meet one bank under modulo and spread over every bank under the fold;
 // consecutive lines stay spread evenly.
+// gpu.cu.ivall_keeps_local qualifies gpu.cu.fence_invalidates_l1. gh200 sets both; a user who turns the
+// fences off turns its keep-local off with them. A user's keep-local without such fences, or a preset's
+// without its own, is bad input (exit 2).
+TEST(FenceInvalidation, KeepingLocalLinesFollowsTheFences) {
+  EXPECT_TRUE(L1Cache::Params::from(test::make_config("gh200")).ivall_keeps_local);
+  EXPECT_FALSE(
+      L1Cache::Params::from(test::make_config("gh200", {"gpu.cu.fence_invalidates_l1=false"})).ivall_keeps_local);
+  EXPECT_THROW(L1Cache::Params::from(test::make_config("orr2014", {"gpu.cu.ivall_keeps_local=true"})), UserError);
+  Config preset_without_fences;
+  preset_without_fences.apply_yaml("gpu:\n  cu:\n    ivall_keeps_local: true\n", "p.yaml", true);
+  EXPECT_THROW(L1Cache::Params::from(preset_without_fences), UserError);
+}
+
 TEST(Interleave, TheFoldSpreadsStridedLinesOverEveryBank) {
   for (const std::uint64_t stride : {1ull, 12ull, 210ull, 384ull, 627ull}) {
     std::array<int, 12> modulo{}, fold{};
