@@ -15,16 +15,20 @@ Parts (--parts, default all):
             Fig. 7a's D 16 with thread and block workers (kernel us, L2 requests, their mean wait for a bank's
             port, the ports' busy share when every request holds one a line's 2 cycles), then kernel us of fib 20
             on 512 warps, Fig. 10's fib 32 at cutoff 10 (one queue, EPAQ), queens 10, cilksort of 20,000 and the
-            full tree of D 10 on block workers.
-Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2,sectors]"""
+            full tree of D 10 on block workers;
+  seeds     Fig. 7a's D 12 at the page's one-cycle quantum over seeds 1-4 of the victim stream
+            (forkjoin.victim=stream): thread workers with the preset's fences and without them
+            (gpu.cu.fence_invalidates_l1=false), block workers with them; kernel us per seed and the mean
+            (docs/forkjoin.md, "Fig. 7a's crossing a level early").
+Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2,sectors,seeds]"""
 import statistics
 import sys
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-ap.add_argument("--parts", type=fgtool.choice_list("ablation", "stalls", "profile", "l2", "sectors"),
-                default=["ablation", "stalls", "profile", "l2", "sectors"])
+PARTS = ("ablation", "stalls", "profile", "l2", "sectors", "seeds")
+ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 opts = fgtool.parse(ap)
 
 # The fixed settings of the validation page's Figs. 7-8 (experiments/forkjoin.yaml).
@@ -128,3 +132,16 @@ if "sectors" in opts.parts:
                                              *[x for kv in [*sets, f"gpu.sector={s}"] for x in ("--set", kv)]]))
               for s in (0, 32)]
         print(f"| {name} | {us[0]:,.1f} | {us[1]:,.1f} | {100 * (us[1] / us[0] - 1):+.1f}% |")
+
+if "seeds" in opts.parts:
+    print("\n| Fig. 7a D 12 (sim.quantum=0.505, forkjoin.victim=stream) | seed 1 | 2 | 3 | 4 | mean |")
+    print("|---|---|---|---|---|---|")
+    for name, settings in (("thread workers, fences", ["forkjoin.workers=thread"]),
+                           ("thread workers, no fences", ["forkjoin.workers=thread",
+                                                          "gpu.cu.fence_invalidates_l1=false"]),
+                           ("block workers, fences", ["forkjoin.workers=block"])):
+        us = [fgtool.kernel_us(fgtool.stats([*tree("sim.quantum=0.505", "tree.depth=12", "forkjoin.victim=stream",
+                                                   *settings), "--seed", str(seed)]))
+              for seed in (1, 2, 3, 4)]
+        print(f"| {name} | " + " | ".join(f"{u:,.1f}" for u in us) + f" | {statistics.mean(us):,.1f} |")
+        sys.stdout.flush()

@@ -69,14 +69,6 @@ TEST_P(Latency, L1HitL2HitAndMissEqualTheConfiguredLatencies) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, Latency, ::testing::Values("orr2014", "kim2014"));
 
-// mem.magic (the worklist paper's magic memory, Sec. V-C): a cold read, a
-// burst of 16 atomics to one line and another CU's read of what they wrote
-// all take the L1 hit latency; the values are exact; the L2 and DRAM see
-// nothing.
-// mem.interleave=xor: lines at a stride that is a multiple of the bank count
-// (the fork-join runtime's per-warp deques: 210 lines apart, 12 banks) all
-// meet one bank under modulo and spread over every bank under the fold;
-// consecutive lines stay spread evenly.
 // gpu.cu.ivall_keeps_local qualifies gpu.cu.fence_invalidates_l1. gh200 sets both; a user who turns the
 // fences off turns its keep-local off with them. A user's keep-local without such fences, or a preset's
 // without its own, is bad input (exit 2).
@@ -90,6 +82,10 @@ TEST(FenceInvalidation, KeepingLocalLinesFollowsTheFences) {
   EXPECT_THROW(L1Cache::Params::from(preset_without_fences), UserError);
 }
 
+// mem.interleave=xor: lines at a stride that is a multiple of the bank count
+// (the fork-join runtime's per-warp deques: 210 lines apart, 12 banks) all
+// meet one bank under modulo and spread over every bank under the fold;
+// consecutive lines stay spread evenly.
 TEST(Interleave, TheFoldSpreadsStridedLinesOverEveryBank) {
   for (const std::uint64_t stride : {1ull, 12ull, 210ull, 384ull, 627ull}) {
     std::array<int, 12> modulo{}, fold{};
@@ -105,6 +101,10 @@ TEST(Interleave, TheFoldSpreadsStridedLinesOverEveryBank) {
   }
 }
 
+// mem.magic (the worklist paper's magic memory, Sec. V-C): a cold read, a
+// burst of 16 atomics to one line and another CU's read of what they wrote
+// all take the L1 hit latency; the values are exact; the L2 and DRAM see
+// nothing.
 TEST(Magic, EveryAccessTakesTheL1HitLatencyWithoutMissesOrContention) {
   FG_REQUIRE_FRESH_KERNEL();
   Config cfg = test::make_config("kim2014", {"gpu.cus=2", "mem.magic=true"});
