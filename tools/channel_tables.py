@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 
 import fgtool  # tools/fgtool.py, beside this script
+import queens_tasks  # tools/queens_tasks.py, beside this script
 
 
 def run(fgsim, args):
@@ -124,23 +125,9 @@ def queens_min_wavefronts(n, base):
     case: the pre-spawn tasks of each row 0..n-base and the continuations of
     each row 0..n-base-1 (one per task that has a safe column), 64 to a
     wavefront."""
-    tasks = [0] * (n + 1)
-    conts = [0] * (n + 1)
+    tasks, conts = queens_tasks.placements(n, n - base)
+    return sum(-(-t // 64) for t in tasks) + sum(-(-c // 64) for c in conts)
 
-    def place(r, cols, d1, d2):
-        tasks[r] += 1
-        if r == n - base:
-            return
-        free = ~(cols | d1 | d2) & ((1 << n) - 1)
-        if free:
-            conts[r] += 1
-        while free:
-            bit = free & -free
-            free ^= bit
-            place(r + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1)
-
-    place(0, 0, 0, 0)
-    return sum(-(-tasks[r] // 64) for r in range(n - base + 1)) + sum(-(-conts[r] // 64) for r in range(n - base))
 
 if __name__ == "__main__":
     main()

@@ -14,9 +14,12 @@ import sys
 
 
 def placements(n, depth):
-    """Partial placements of `n` queens at rows 0..depth, per row."""
+    """Partial placements of `n` queens at rows 0..depth, per row, and per row
+    below `depth` those that leave a safe column in the next row (the ones
+    whose search goes on)."""
     full = (1 << n) - 1
     counts = [0] * (depth + 1)
+    branching = [0] * depth
     stack = [(0, 0, 0, 0)]  # row, columns, left and right diagonals
     while stack:
         row, cols, left, right = stack.pop()
@@ -24,11 +27,13 @@ def placements(n, depth):
         if row == depth:
             continue
         free = ~(cols | left | right) & full
+        if free:
+            branching[row] += 1
         while free:
             bit = free & -free
             free ^= bit
             stack.append((row + 1, cols | bit, ((left | bit) << 1) & full, (right | bit) >> 1))
-    return counts
+    return counts, branching
 
 
 def main(argv):
@@ -44,7 +49,7 @@ def main(argv):
         if not (1 <= n <= 31 and 0 <= cutoff and cutoff + 1 <= n):
             print(f"queens_tasks: need 1 <= N <= 31 and 0 <= CUTOFF < N, got {n} {cutoff}", file=sys.stderr)
             return 2
-        counts = placements(n, cutoff + 1)
+        counts, _ = placements(n, cutoff + 1)
         print(f"{n}-queens, cutoff {cutoff}: {sum(counts):,} tasks (per row: {', '.join(f'{c:,}' for c in counts)})")
     return 0
 

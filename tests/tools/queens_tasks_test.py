@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """tools/queens_tasks.py (the task counts fig3-nqueens-scale quotes) against the model: the tool's count for
 N-Queens at a cutoff equals the tasks a fork-join run of the same input runs (tasks.forkjoin.run), at two
-cutoffs; a count per row; bad input is one line and exit 2.
+cutoffs; a count per row; the per-row counts and those with a safe next column (tools/channel_tables.py's
+fewest wavefronts) against a brute-force enumeration; bad input is one line and exit 2.
 
     queens_tasks_test.py ROOT FGSIM"""
 import json
@@ -11,6 +12,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from itertools import permutations
 
 root, fgsim = os.path.abspath(sys.argv[1]), sys.argv[2]
 tool = os.path.join(root, "tools", "queens_tasks.py")
@@ -40,6 +42,22 @@ with tempfile.TemporaryDirectory(prefix="fg_queens_tasks_") as tmp:
         run = json.load(open(stats))["stats"]["tasks.forkjoin.run"]
         if count is not None and run != count:
             failures.append(f"8-queens at cutoff {cutoff}: the tool counts {count} tasks, the model ran {run}")
+
+sys.path.insert(0, os.path.join(root, "tools"))
+import queens_tasks  # noqa: E402
+
+
+def safe(cols):
+    return all(abs(cols[i] - cols[j]) != j - i for i in range(len(cols)) for j in range(i + 1, len(cols)))
+
+
+for n in (4, 5, 6):
+    depth = n - 1
+    counts, branching = queens_tasks.placements(n, depth)
+    want = [len({p[:r] for p in permutations(range(n)) if safe(p[:r])}) for r in range(depth + 1)]
+    want_b = [len({p[:r] for p in permutations(range(n)) if safe(p[:r + 1])}) for r in range(depth)]
+    if (counts, branching) != (want, want_b):
+        failures.append(f"placements({n}, {depth}): {counts} {branching}, brute force {want} {want_b}")
 
 for args in (["12"], ["12", "x"], ["12", "12"], ["40", "3"]):
     r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
