@@ -40,6 +40,16 @@ const Param<bool> kIvallKeepsLocal{
     "registers as local), as NVIDIA's SASS reference for Maxwell documents CCTL.IVALL (global lines only; CCTLL.IVALL "
     "drops local ones); false drops them too, as Accel-Sim does (docs/memory.md, \"Fences and the L1\")"};
 
+// GPGPU-Sim's L1 write policy 'L' (LOCAL_WB_GLOBAL_WT: its Fermi to Pascal configurations, -gpgpu_cache:dl1
+// ...,L:L:m:N:...; no write-allocate); NVIDIA's SASS reference for Maxwell has CCTLL.IVALL write back dirty
+// local lines. Accel-Sim's Volta and H100 configurations write through ('T'): the default.
+const Param<bool> kLocalWriteBack{
+    "gpu.l1.local_write_back", false, "",
+    "local memory's stores (the per-lane stacks a runtime registers as local) write back: one that finds its "
+    "sectors in the L1 writes the line there only and marks them dirty; a dirty line goes to the L2 when it is "
+    "evicted or a fence drops it; a local store that misses writes through without allocating (GPGPU-Sim's "
+    "LOCAL_WB_GLOBAL_WT); needs mem.coherence=gpu (docs/memory.md, \"Local memory\")"};
+
 extern const Param<std::uint64_t> kLineSize;    // memory_system.cpp
 extern const Param<std::uint64_t> kSectorSize;  // memory_system.cpp
 
@@ -64,6 +74,9 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
           "gpu.cu.ivall_keeps_local: needs gpu.cu.fence_invalidates_l1 (without it nothing is invalidated)");
     p.ivall_keeps_local = false;
   }
+  p.local_write_back = kLocalWriteBack.get(cfg);
+  if (p.local_write_back && p.moesi)
+    throw UserError("gpu.l1.local_write_back: needs mem.coherence=gpu (moesi's L1s are write-back for every line)");
   if (p.fence_invalidates && p.moesi)
     throw UserError("gpu.cu.fence_invalidates_l1: needs mem.coherence=gpu (moesi's L1s are write-back and coherent)");
   if (p.size % (std::uint64_t{p.line} * p.ways))
@@ -118,6 +131,14 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
       sectors_{p.line, p.sector},
       mshr_(p.mshrs) {
   dir_req_.set_extension(&dir_ext_);
+  wb_req_.set_extension(&wb_ext_);
+  if (p.local_write_back) {
+    write_hits.emplace(StatGroup(stats_path), "write_hits",
+                       "local stores that found their sectors held and stayed in the L1 (gpu.l1.local_write_back)", "");
+    writebacks.emplace(StatGroup(stats_path), "writebacks", "dirty local lines written back to the L2", "");
+    dirty_kept.emplace(StatGroup(stats_path), "dirty_kept",
+                       "dirty local lines the L2 asked to invalidate, kept (local memory is this CU's own)", "");
+  }
   if (p.fence_invalidates) {
     fence_invalidations.emplace(
         StatGroup(stats_path), "fence_invalidations",
@@ -135,6 +156,10 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
 
 void L1Cache::invalidate(std::uint64_t line, InvalidateReason why) {
   if (CacheLine* l = tags_.find(line, line)) {
+    if (l->dirty_sectors) {  // the newest bytes of this CU's own local memory: kept, written back on eviction
+      ++*dirty_kept;
+      return;
+    }
     tags_.drop(l);
     // Only another requester's write makes the next read a coherence miss.
     l->invalidated = why == InvalidateReason::OtherWrite;
@@ -200,6 +225,35 @@ void L1Cache::evict(CacheLine* v, Tick at) {
   bool ex = false;
   to_directory(Coh::Put, v->line, at, nullptr, ex);  // write-back off the requester's path
   dir_ext_.dirty = false;
+}
+
+void L1Cache::write_back(const CacheLine& v, Tick at) {
+  const Tick now = sc_core::sc_time_stamp().value();
+  ++*writebacks;
+  wb_buf_.resize(p_.line);
+  store_.read(v.line * p_.line, wb_buf_.data(), p_.line);  // the backing store holds the line's newest bytes
+  wb_req_.set_command(tlm::TLM_WRITE_COMMAND);
+  wb_req_.set_address(v.line * p_.line);
+  wb_req_.set_data_ptr(wb_buf_.data());
+  wb_req_.set_data_length(p_.line);
+  wb_req_.set_streaming_width(p_.line);
+  if (v.dirty_sectors == sectors_.all()) {
+    wb_req_.set_byte_enable_ptr(nullptr);
+    wb_req_.set_byte_enable_length(0);
+  } else {  // the dirty sectors' bytes only (sectors_.on(): a whole-line L1 has one sector)
+    wb_enable_.assign(p_.line, 0);
+    for (unsigned b = 0; b < p_.line; ++b)
+      if (v.dirty_sectors >> (b / sectors_.size) & 1u) wb_enable_[b] = 0xff;
+    wb_req_.set_byte_enable_ptr(wb_enable_.data());
+    wb_req_.set_byte_enable_length(p_.line);
+  }
+  wb_req_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  wb_ext_ = MemExt{};
+  wb_ext_.requester = dir_ext_.requester;
+  wb_ext_.sectors = v.dirty_sectors;
+  sc_core::sc_time d = sc_core::sc_time::from_value(at > now ? at - now : 0);
+  to_l2->b_transport(wb_req_, d);  // off the requester's path: its completion is not waited for
+  if (wb_ext_.accepted > at) block(at, wb_ext_.accepted);
 }
 
 // mem.coherence = moesi: a write-back L1. Reads hit in any valid state; a
@@ -326,6 +380,12 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
       });
       *fence_kept += kept;
     } else {
+      if (p_.local_write_back) {  // dirty local lines go to the L2 first (CCTLL.IVALL's write-back)
+        const Tick at = sc_core::sc_time_stamp().value() + delay.value();
+        tags_.for_each_valid([&](const CacheLine& l) {
+          if (l.dirty_sectors) write_back(l, at);
+        });
+      }
       *fence_dropped += tags_.drop_all();
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -371,7 +431,21 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   if (p.is_write()) {
     ++writes;
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, clock_.cycles(p_.occupancy));
-    if (CacheLine* l = tags_.find(line, line))
+    CacheLine* held = tags_.find(line, line);
+    if (p_.local_write_back && held && !bypass && is_local(line)) {
+      const std::uint32_t need = sectors_.of(p, ext);
+      if ((held->sectors & need) == need) {  // a write hit: the line takes the bytes, the L2 nothing
+        ++*write_hits;
+        held->dirty_sectors |= need;
+        tags_.touch(held);
+        store_.write(addr, p.get_data_ptr(), p.get_data_length(), p.get_byte_enable_ptr(), p.get_byte_enable_length());
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        const Tick ready = (held->pending & need) ? std::max(held->ready, held->pending_ready) : held->ready;
+        delay = sc_core::sc_time::from_value(std::max(start, ready) + clock_.cycles(p_.hit_latency) - now);
+        return;
+      }
+    }
+    if (CacheLine* l = held)
       if (!bypass) tags_.touch(l);  // a bypassing store does not count as a use of the L1 copy
     delay = sc_core::sc_time::from_value(start - now);
     forward(p, delay);
@@ -423,6 +497,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     if (tags_.was_invalidated(line, line)) ++coherence_misses;
     done = fetch(p, delay, start, now);
     CacheLine* v = tags_.victim(line);
+    if (v->valid && v->dirty_sectors) write_back(*v, start + clock_.cycles(p_.hit_latency));
     tags_.fill(v, line);
     v->ready = done;
     v->sectors = need;

@@ -9,6 +9,10 @@
 // a line holds those it fetched: a read that needs one it lacks is a miss
 // (also counted as a sector miss), which adds them to the line.
 // Writes are write-through, no-allocate (the own copy, if present, stays valid);
+// with gpu.l1.local_write_back a store to local memory (add_local_window) that
+// finds its sectors held writes the line only, marking them dirty, and a dirty
+// line goes to the L2 when it is evicted or dropped by a fence's invalidation
+// (a local store that misses writes through, not allocating);
 // atomics bypass the L1 and execute at the L2. The L2 directory calls
 // invalidate() when another requester writes a line this cache holds.
 // Requests must not cross a cache line (initiators coalesce by line).
@@ -71,6 +75,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     bool magic = false;              // mem.magic: every access a hit after hit_latency, no contention
     bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops its lines
     bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: that drop keeps local memory's lines
+    bool local_write_back = false;   // gpu.l1.local_write_back: local memory's store hits stay in the L1
     static Params from(const Config& cfg);
   };
 
@@ -86,7 +91,10 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, BackingStore& store,
           const std::string& stats_path);
 
-  ~L1Cache() override { dir_req_.clear_extension(&dir_ext_); }
+  ~L1Cache() override {
+    dir_req_.clear_extension(&dir_ext_);
+    wb_req_.clear_extension(&wb_ext_);
+  }
   void set_requester(int id) { dir_ext_.requester = id; }
   void invalidate(std::uint64_t line, InvalidateReason why) override;
   bool downgrade(std::uint64_t line) override;
@@ -101,6 +109,9 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // gpu.cu.fence_invalidates_l1 only: fences that invalidated the L1, lines they dropped
   // (and with gpu.cu.ivall_keeps_local, local memory's lines they kept).
   std::optional<Counter> fence_invalidations, fence_dropped, fence_kept;
+  // gpu.l1.local_write_back only: local stores absorbed by a held line, dirty lines written back to the L2,
+  // and dirty lines the L2 asked to invalidate, kept (local memory is this CU's own).
+  std::optional<Counter> write_hits, writebacks, dirty_kept;
   // Device memory that is local memory (a runtime's per-lane stacks): with
   // gpu.cu.ivall_keeps_local an invalidation keeps its lines.
   void add_local_window(std::uint64_t base, std::uint64_t bytes);
@@ -111,6 +122,13 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // Sends a request of kind `c` for `line` to the directory at `at`; returns its completion.
   Tick to_directory(Coh c, std::uint64_t line, Tick at, tlm::tlm_generic_payload* data, bool& exclusive);
   void evict(CacheLine* v, Tick at);
+  bool is_local(std::uint64_t line) const {
+    for (const auto& [first, last] : local_lines_)
+      if (line >= first && line <= last) return true;
+    return false;
+  }
+  // gpu.l1.local_write_back: sends line `v`'s dirty sectors to the L2 at `at`, off the requester's path.
+  void write_back(const CacheLine& v, Tick at);
   // Sends `p` to the L2 (delay: when it leaves); the L1 is blocked until the
   // L2 accepted it.
   void forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
@@ -144,6 +162,9 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   tlm::tlm_generic_payload dir_req_;
   MemExt dir_ext_;
   std::vector<unsigned char> dir_buf_;
+  tlm::tlm_generic_payload wb_req_;  // gpu.l1.local_write_back's write-backs
+  MemExt wb_ext_;
+  std::vector<unsigned char> wb_buf_, wb_enable_;
   int trace_track_ = -1;
 };
 

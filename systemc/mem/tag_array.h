@@ -49,6 +49,8 @@ struct CacheLine {
   std::uint32_t sectors = 0;  // L1 only, gpu.sector: the sectors held (bit i: sector i)
   std::uint32_t pending = 0;  // L1 only, gpu.sector: sectors a later sector miss is filling, ready at pending_ready
   Tick pending_ready = 0;
+  std::uint32_t dirty_sectors =
+      0;  // L1 only, gpu.l1.local_write_back: sectors written since the fill (bit i: sector i)
   bool valid = false;
   bool dirty = false;
   bool invalidated = false;           // tag kept after a coherence invalidation
@@ -111,6 +113,12 @@ class TagArray {
   // Drops every valid way; returns how many.
   std::uint64_t drop_all() {
     return drop_unless([](std::uint64_t) { return false; });
+  }
+  // Calls f(line) for every valid way.
+  template <class F>
+  void for_each_valid(F f) {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i]) f(lines_[i]);
   }
   // Drops every valid line but those whose line number `keep` accepts;
   // returns how many it dropped.

@@ -857,6 +857,105 @@ double stat_sum(const std::string& prefix, const std::string& suffix) {
   return StatRegistry::global().sum_matching(prefix, suffix);
 }
 
+// gpu.l1.local_write_back: a store to a local line the L1 holds stays there
+// (the L2 sees no write, the store takes the L1's hit latency), a store to a
+// global line it holds writes through; the dirty line goes to the L2 when the
+// reads of two lines of its set evict it (a 1 KiB, 2-way L1 of 128-byte lines:
+// 4 sets, lines 512 B apart share one), and the data read back is the
+// stored. Without the option the local store writes through.
+struct LocalStores {
+  double l2_writes_after_stores = 0, l2_writes_after_evictions = 0, write_hits = -1, writebacks = -1;
+  double local_store_ns = 0;
+  std::uint32_t read_back = 0;
+};
+LocalStores local_stores(bool write_back) {
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.l1.size=1024", "gpu.l1.ways=2",
+                                           fmt::format("gpu.l1.local_write_back={}", write_back)}));
+  const std::uint64_t a = h.mem().allocate(8192), g = a + 4096;  // local [a, a + 4096), global g
+  h.mem().add_local_window(a, 4096);
+  LocalStores r;
+  h.run({[&](MemPort& p, Qk& qk) {
+    auto settle = [&] {
+      qk.inc(sc_core::sc_time(2, sc_core::SC_US));
+      qk.sync();
+    };
+    std::uint32_t v = 0, x = 42;
+    p.read(a, &v, 4, qk.get_local_time());  // both lines held
+    p.read(g + 128, &v, 4, qk.get_local_time());
+    settle();
+    const sc_core::sc_time t0 = qk.get_local_time();
+    r.local_store_ns = ns(p.write(a, &x, 4, t0) - t0);
+    p.write(g + 128, &x, 4, t0);
+    settle();
+    r.l2_writes_after_stores = stat_sum("gpu.l2.bank", ".writes");
+    p.read(a + 512, &v, 4, qk.get_local_time());  // the set's two other lines: line a is the LRU
+    p.read(a + 1024, &v, 4, qk.get_local_time());
+    settle();
+    r.l2_writes_after_evictions = stat_sum("gpu.l2.bank", ".writes");
+    p.read(a, &r.read_back, 4, qk.get_local_time());
+  }});
+  const L1Cache& l1 = h.mem().l1(0);
+  if (l1.write_hits) r.write_hits = double(l1.write_hits->value());
+  if (l1.writebacks) r.writebacks = double(l1.writebacks->value());
+  return r;
+}
+
+TEST(LocalWriteBack, ALocalStoreHitStaysInTheL1UntilItsLineIsEvicted) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const LocalStores r = local_stores(true);
+  const Expected e(test::make_config("gh200", {}));
+  EXPECT_EQ(r.write_hits, 1.0);
+  EXPECT_EQ(r.l2_writes_after_stores, 1.0) << "the global store alone reaches the L2";
+  EXPECT_NEAR(r.local_store_ns, e.l1_hit, 0.01);
+  EXPECT_EQ(r.writebacks, 1.0);
+  EXPECT_EQ(r.l2_writes_after_evictions, 2.0) << "the evicted dirty line is written back";
+  EXPECT_EQ(r.read_back, 42u);
+}
+
+TEST(LocalWriteBack, WithoutItALocalStoreWritesThrough) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const LocalStores r = local_stores(false);
+  const Expected e(test::make_config("gh200", {}));
+  EXPECT_EQ(r.write_hits, -1.0) << "no such statistic without the option";
+  EXPECT_EQ(r.l2_writes_after_stores, 2.0);
+  EXPECT_GT(r.local_store_ns, e.l1_hit + 50) << "the store waits for the L2";
+  EXPECT_EQ(r.l2_writes_after_evictions, 2.0);
+  EXPECT_EQ(r.read_back, 42u);
+}
+
+// A fence's invalidation that drops local lines too (gpu.cu.ivall_keeps_local=false) writes a dirty one
+// back first; one that keeps them (gh200's) writes nothing.
+double fence_writebacks(bool keeps_local) {
+  MemHarness h(test::make_config(
+      "gh200", {"gpu.cus=1", "gpu.l1.local_write_back=true", fmt::format("gpu.cu.ivall_keeps_local={}", keeps_local)}));
+  const std::uint64_t a = h.mem().allocate(4096);
+  h.mem().add_local_window(a, 4096);
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v = 0, x = 7;
+    p.read(a, &v, 4, qk.get_local_time());
+    qk.inc(sc_core::sc_time(2, sc_core::SC_US));
+    qk.sync();
+    p.write(a, &x, 4, qk.get_local_time());
+    p.invalidate_l1(qk.get_local_time());
+  }});
+  return double(h.mem().l1(0).writebacks->value());
+}
+
+TEST(LocalWriteBack, AFenceThatDropsLocalLinesWritesADirtyOneBack) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_EQ(fence_writebacks(false), 1.0);
+}
+
+TEST(LocalWriteBack, AFenceThatKeepsLocalLinesWritesNothing) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_EQ(fence_writebacks(true), 0.0);
+}
+
+TEST(LocalWriteBack, NeedsTheGpuProtocol) {
+  EXPECT_TRUE(L1Cache::Params::from(test::make_config("gh200", {"gpu.l1.local_write_back=true"})).local_write_back);
+  EXPECT_THROW(L1Cache::Params::from(test::make_config("orr2014", {"gpu.l1.local_write_back=true"})), UserError);
+}
+
 TEST(Moesi, AReadOfALineAnotherL1OwnsIsACacheToCacheTransfer) {
   FG_REQUIRE_FRESH_KERNEL();
   MemHarness h(test::make_config("orr2014", {"gpu.cus=2"}));
