@@ -27,7 +27,8 @@ Parts (--parts, default all):
             second cycle (gpu.l1.occupancy=2); cutoffs 8 and 16 as the preset has it and with that L1; kernel us,
             the move, and EPAQ's gain; then the L1s' line requests of cutoff 10's one-queue run with the slower L2.
 Every fib run has Fig. 10's L1 (156 KiB) unless the part says otherwise.
-Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds]"""
+--set=K=V (repeatable) adds a setting to every run (e.g. --set=forkjoin.code=compiled).
+Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds] [--set=K=V ...]"""
 import statistics
 import sys
 
@@ -36,11 +37,12 @@ import fgtool  # tools/fgtool.py, beside this script
 ap = fgtool.parser(__doc__)
 PARTS = ("serial", "runtime", "tail", "slack", "carveout", "bounds")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
+ap.add_argument("--set", action="append", default=[], metavar="K=V")
 opts = fgtool.parse(ap)
 
 
 def sets(*settings):
-    return [x for kv in settings for x in ("--set", kv)]
+    return [x for kv in (*settings, *opts.set) for x in ("--set", kv)]
 
 
 # The L1 each figure's kernel leaves (docs/forkjoin.md, "The L1 carveout"): 156 KiB = 1,248 lines, the preset's 24

@@ -33,6 +33,11 @@ configs = [
     ("queens 12 cutoff 3, 128 warps (Fig. 3's)", "queens",
      ["queens.mechanism=forkjoin", "queens.n=12", "queens.cutoff=3", "forkjoin.groups=128",
       "forkjoin.assume_no_taskwait=off", "forkjoin.terminate=all"]),
+    *[(f"queens 13 cutoff 5, {q}, {warps} warps (Fig. 3's over input and warps)", "queens",
+       ["queens.mechanism=forkjoin", "queens.n=13", "queens.cutoff=5", "forkjoin.assume_no_taskwait=off",
+        "forkjoin.terminate=all", "forkjoin.victim=stream", f"forkjoin.queue={q}", "forkjoin.groups=512",
+        *(["forkjoin.group_size=64"] if warps == 1024 else [])])
+      for q, warps in (("ws", 512), ("cl", 512), ("gq", 512), ("ws", 1024), ("gq", 1024))],
     ("fib 32 cutoff 12, EPAQ (Fig. 10's)", "fib",
      ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=12", "forkjoin.queues=3", "forkjoin.terminate=first"]),
     ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),

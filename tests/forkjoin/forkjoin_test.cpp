@@ -1016,5 +1016,41 @@ TEST(ForkJoinQuantum, CorrectAtAOneCycleQuantum) {
   }
 }
 
+// forkjoin.code=compiled (docs/forkjoin-sass.md): GTaP's task function is a
+// call through a register that saves its callee-saved registers in local
+// memory and restores them before it returns: 16 words a lane in the jan2026
+// runtime, 15 in feb2026. On one warp every batch's lanes call it together,
+// so the warp stores that many words more per batch than with
+// forkjoin.code=free, and the run takes longer (the instructions' stalls and
+// the pointers' loads); the result is the same.
+TEST(ForkJoin, TheCompiledRuntimeSavesTheTaskFunctionsRegistersAtEveryCall) {
+  auto run = [](const char* runtime, const char* code) {
+    const auto s = run_stats(
+        fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=9 --set forkjoin.groups=1 --set "
+                    "forkjoin.runtime={} --set forkjoin.code={}",
+                    runtime, code));
+    double stores = 0;
+    for (const auto& [k, v] : s["stats"].items())
+      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") stores += v.get<double>();
+    return std::tuple{stores, s["stats"]["forkjoin.batches"].get<double>(),
+                      s["workload"]["results"]["kernel_ns"].get<double>()};
+  };
+  for (const auto& [runtime, words] : {std::pair{"jan2026", 16.0}, std::pair{"feb2026", 15.0}}) {
+    const auto [free_stores, free_batches, free_ns] = run(runtime, "free");
+    const auto [stores, batches, ns] = run(runtime, "compiled");
+    ASSERT_EQ(batches, free_batches) << runtime;
+    EXPECT_EQ(stores - free_stores, words * batches) << runtime;
+    EXPECT_GT(ns, free_ns * 1.1) << runtime;
+  }
+}
+
+// The compiled runtime is measured for thread workers only: block workers with it are bad input.
+TEST(ForkJoin, TheCompiledRuntimeIsThreadWorkersOnly) {
+  const auto r = run_fgsim(
+      "run tree --quiet --preset gh200 --set tree.depth=4 --set forkjoin.workers=block --set forkjoin.code=compiled");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("forkjoin.code=compiled"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace fg::test

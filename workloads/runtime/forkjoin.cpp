@@ -148,6 +148,112 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
                                       "which an H100 SM holds 2048 threads)",
                                       {{1}, {255}}};
 
+// What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
+// (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
+// measured from its thread runtimes' sm_90 machine code: each operation's non-memory instructions and their
+// static stall cycles, the loads of the `__device__` pointers ahead of the accesses that need them, and the
+// task function's saves and restores of its callee-saved registers in local memory.
+const Param<std::string> kCode{
+    "forkjoin.code", "free", std::vector<std::string>{"free", "compiled"},
+    "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
+    "compiled thread runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the "
+    "task function's register saves: docs/forkjoin-sass.md; thread workers; the queue operations of forkjoin.queue=ws "
+    "only)"};
+
+// One runtime operation of GTaP's compiled thread runtime, per warp: non-memory instructions and the sum of
+// their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
+// sequences an operation runs are added in).
+struct Cost {
+  std::uint16_t n = 0, cycles = 0;
+  Cost operator+(Cost o) const {
+    return {static_cast<std::uint16_t>(n + o.n), static_cast<std::uint16_t>(cycles + o.cycles)};
+  }
+};
+struct CodeCosts {
+  Cost head_kept, head_found, idle_frame, pop, pop_empty, steal_fail, steal_ok, steal_active, term, term_first,
+      term_last, start, after_call, prologue, epilogue, state0, state1, spawn_first, spawn_later, spawn_recycled, join,
+      finish, decrement, ready_parent, children0, children, end0, end, release_first, release_next, push_head,
+      push_kept, push_publish, push_more;
+  std::uint32_t frame_words;  // callee-saved registers the task function saves (4 B each)
+};
+// Rows 14a/14b/14c: a __shfl_sync's and a __syncwarp's out-of-line sequences, push's pair of broadcasts.
+constexpr Cost kShflJan{10, 32}, kShflFeb{9, 30}, kSyncw{7, 25}, kPushPair{17, 52};
+// jan2026 (GTaP 84591ae), table A; "after the call" is rows 6b and 6c.
+const CodeCosts kJanCode{{22 + 7, 90 + 25},
+                         {32 + 7, 151 + 25},
+                         {29, 138},
+                         Cost{36, 165} + kShflJan,
+                         Cost{21, 93} + kShflJan,
+                         Cost{52, 216} + kShflJan,
+                         Cost{79, 356} + kShflJan + kShflJan + kShflJan + kSyncw,
+                         {5, 22},
+                         Cost{23, 90} + kSyncw + kShflJan,
+                         {13, 57},
+                         {7, 23},
+                         {14, 43},
+                         {10 + 6, 24 + 20},
+                         {5, 13},
+                         {3, 12},
+                         {8, 50},
+                         {11, 72},
+                         {49, 158},
+                         {36, 126},
+                         {0, 0},
+                         {6, 23},
+                         {30, 107},
+                         {6, 34},
+                         {15, 57},
+                         {8, 49},
+                         {16, 66},
+                         {3, 23},
+                         {5, 33},
+                         {21, 68},
+                         {28, 110},
+                         {15, 54},
+                         Cost{13, 68} + kPushPair,
+                         Cost{62, 273} + kPushPair + kSyncw,
+                         {11, 38},
+                         16};
+// feb2026 (GTaP 14669e9), table B; "after the call" is rows 6b (its fence is the model's fence_release) and 6c.
+const CodeCosts kFebCode{{17 + 7, 83 + 25},
+                         {23 + 7, 119 + 25},
+                         {20, 106},
+                         Cost{35, 156} + kShflFeb,
+                         Cost{20, 84} + kShflFeb,
+                         Cost{49, 201} + kShflFeb,
+                         Cost{77, 341} + kShflFeb + kShflFeb + kShflFeb + kSyncw,
+                         {5, 22},
+                         Cost{23, 90} + kSyncw + kShflFeb,
+                         {13, 57},
+                         {7, 23},
+                         {19, 53},
+                         {5 + 6, 18 + 20},
+                         {5, 13},
+                         {3, 12},
+                         {8, 50},
+                         {11, 72},
+                         {51, 195},
+                         {38, 163},
+                         {17, 59},
+                         {6, 23},
+                         {30, 107},
+                         {6, 34},
+                         {4, 20},
+                         {8, 49},
+                         {20, 84},
+                         {3, 23},
+                         {5, 33},
+                         {22, 83},
+                         {26, 101},
+                         {15, 54},
+                         Cost{13, 65} + kPushPair,
+                         Cost{61, 249} + kPushPair + kSyncw,
+                         {16, 39},
+                         15};
+// The `__device__` pointers the compiled runtime loads (one 8-byte word each, in one line) and, after them, the
+// queue array's per-queue planes.
+enum Ptr : std::uint32_t { kPtrHeaders, kPtrData, kPtrLists, kPtrGenerated, kPtrQueues };
+
 constexpr std::uint32_t kNone = ~0u;
 // GTaP's QUEUE_MARGIN is 100 slots of headroom; ours checks exactly.
 // The task header's function pointer is at its start in every runtime; the
@@ -274,6 +380,7 @@ struct Record {
   std::uint16_t state = 0;
   std::uint32_t total = 0;        // children spawned before the last taskwait
   std::uint32_t child_count = 0;  // since the last taskwait
+  std::uint32_t call_spawns = 0;  // spawns since its task function was called (forkjoin.code=compiled)
   std::vector<Ctx> ctx;           // one per lane of its worker (1 for thread tasks)
   ~Record() {
     for (Ctx& c : ctx)
@@ -410,6 +517,15 @@ class Runtime {
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
   std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
   bool buf_in_lds_ = true;
+  const CodeCosts* code_ = nullptr;  // forkjoin.code=compiled: the runtime's compiled code
+  std::uint64_t ptrs_ = 0, frames_ = 0;
+  // The compiled runtime's load of a `__device__` pointer (a plain load, through the L1) and of queue k's plane.
+  std::uint64_t ptr(Ptr p) const { return ptrs_ + 8ull * p; }
+  std::uint64_t plane(std::uint32_t k) const { return ptrs_ + line_ + 8ull * k; }
+  // Word k of lane l's saved registers (local memory, lanes adjacent).
+  std::uint64_t frame(const Lane& l, std::uint32_t k) const {
+    return frames_ + ((std::uint64_t{worker_of(l).global} * code_->frame_words + k) * wave_ + l.lane_id()) * 4ull;
+  }
   std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0, local_ = 0;
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
   double cycle_ns_ = 1;
@@ -502,6 +618,13 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
         fmt::format("forkjoin.queues={}: execution-path-aware queues are GTaP's per-warp deques' (thread "
                     "workers, forkjoin.queue=ws)",
                     nq_));
+  if (kCode.get(cfg) == "compiled") {
+    if (block_)
+      throw UserError(
+          "forkjoin.code=compiled: GTaP's compiled runtime is measured for thread workers (docs/forkjoin-sass.md); "
+          "its block runtimes were not compiled");
+    code_ = feb_ ? &kFebCode : &kJanCode;
+  }
   backoff_ = kBackoff.get(cfg) == "exp";
   clock_victim_ = kVictim.get(cfg) == "clock";
   if (!backoff_)
@@ -565,6 +688,12 @@ void Runtime::allocate() {
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
   flags_ = alloc(3ull * line_);
+  if (code_) {
+    ptrs_ = alloc(2ull * line_);
+    const std::uint64_t bytes = std::uint64_t{workers_} * code_->frame_words * wave_ * 4ull;
+    frames_ = alloc(bytes);
+    mem.add_local_window(frames_, bytes);  // the task function's saved registers
+  }
   if (p_.local_slots) {
     const std::uint64_t bytes = std::uint64_t{workers_} * p_.local_slots * (block_ ? group_size_ : wave_) * 8ull;
     local_ = alloc(bytes);
@@ -677,6 +806,7 @@ Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
 // (its owner), after it when not (the releasing warp's own list).
 Task<void> Runtime::release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending) {
   const bool own = feb_ && !block_;
+  if (code_) co_await l.load<std::uint64_t>(ptr(kPtrLists));  // the id lists' pointer ahead of the list's atomic
   if (pending && !own) co_await l.wait(*pending);
   const std::uint32_t to = own ? w.global : id / per_worker_;
   const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(to), 1u);
@@ -700,10 +830,12 @@ Task<void> Runtime::push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t 
     co_await fault(l, fmt::format("forkjoin: {} {} generated more than {} tasks in one batch: raise "
                                   "forkjoin.max_child_tasks",
                                   block_ ? "block" : "warp", w.global, buf_cap_));
-  if (buf_in_lds_)
+  if (buf_in_lds_) {
     co_await l.lds_store<std::uint32_t>(lds_buf(w.local, k, pos), id);
-  else
+  } else {
+    if (code_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
     co_await l.store<std::uint32_t>(gbuf(w.global, k, pos), id);
+  }
   ++*st_.per_queue[k];
 }
 
@@ -726,7 +858,19 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
                                   "forkjoin.max_child_tasks",
                                   parent.id, max_children_));
   bool recycled = false;
+  Async<std::uint64_t> lists{};
+  if (code_) {  // rows 8 and 8b: the id list's pointer in flight with the allocation
+    const Cost c = parent.call_spawns++ ? code_->spawn_later : code_->spawn_first;
+    co_await l.alu_sched(c.n, c.cycles);
+    lists = co_await l.load_async<std::uint64_t>(ptr(kPtrLists));
+  }
   const std::uint32_t id = co_await alloc_id(l, w, recycled);
+  if (code_) {  // the header stores wait for the list's pointer and the header's
+    if (recycled && code_->spawn_recycled.n)
+      co_await l.alu_sched(code_->spawn_recycled.n, code_->spawn_recycled.cycles);
+    co_await l.wait(lists);
+    co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+  }
   // The child's header, as GTaP's __gtap_spawn_task writes it. jan2026
   // (84591ae): the function, state, queue (thread workers), parent and its
   // generation at every spawn, the child counts unless spawn-only. feb2026
@@ -756,7 +900,10 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
       }
     }
   }
-  if (!spawn_only_) co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + o.children + 4ull * index, id);
+  if (!spawn_only_) {
+    if (code_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));  // reloaded after the generated-id atomic
+    co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + o.children + 4ull * index, id);
+  }
   auto r = std::make_unique<Record>();
   r->rt = this;
   r->id = id;
@@ -771,7 +918,8 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
   }
   if (recs_.count(id)) co_await fault(l, fmt::format("forkjoin: task id {} handed out twice (runtime defect)", id));
   recs_.emplace(id, std::move(r));
-  co_await store_payload(l, id, Ctx::kWhole);  // the arguments
+  if (code_) co_await l.load<std::uint64_t>(ptr(kPtrData));  // the arguments' pointer
+  co_await store_payload(l, id, Ctx::kWhole);                // the arguments
   co_await push_generated(l, w, queue, id);
   ++parent.child_count;
   ++st_.spawned;
@@ -830,6 +978,12 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   const bool copy = !(feb_ && spawn_only_);
   if (!block_) {
     Async<std::uint64_t> last{};
+    if (code_) {  // row 6: the header's pointer ahead of the header's loads, the payload's in flight
+      co_await l.alu_sched(code_->start.n, code_->start.cycles);
+      const Async<std::uint64_t> data = co_await l.load_async<std::uint64_t>(ptr(kPtrData));
+      co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+      later(last, data);
+    }
     if (copy) co_await copy_header(l, r, last);
     later(last, co_await l.load_async_bypass<std::uint64_t>(hdr(id) + kHdrFunc));
     co_await l.wait(last);
@@ -855,6 +1009,14 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     }
     if (copy) co_await l.barrier();
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
+  }
+  r.call_spawns = 0;
+  if (code_) {  // rows 7a and 9a: the task function saves its registers, then finds its state
+    for (std::uint32_t k = 0; k < code_->frame_words; ++k) co_await l.store<std::uint32_t>(frame(l, k), 0u);
+    co_await l.alu_sched(code_->prologue.n, code_->prologue.cycles);
+    const Cost st = r.state ? code_->state1 : code_->state0;
+    co_await l.alu_sched(st.n, st.cycles);
+    if (!spawn_only_ || !feb_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
   }
   // __gtap_get_task_state: the jan2026 runtime loads the state even for a
   // spawn-only program (84591ae), the feb2026 one returns 0 there.
@@ -893,6 +1055,13 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
+  if (code_) {  // rows 7b, 6b and 6c: the registers restored (the return waits for them), the caller's values
+    Async<std::uint32_t> back{};
+    for (std::uint32_t k = 0; k < code_->frame_words; ++k) back = co_await l.load_async<std::uint32_t>(frame(l, k));
+    co_await l.alu_sched(code_->epilogue.n, code_->epilogue.cycles);
+    co_await l.wait(back);
+    co_await l.alu_sched(code_->after_call.n, code_->after_call.cycles);
+  }
   if (feb_) co_await l.fence_release();  // the feb2026 runtime: after the task function, every lane
 }
 
@@ -902,6 +1071,10 @@ Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
   // The queue: jan2026's thread runtime stores it always (84591ae),
   // feb2026's with several queues (14669e9); block headers have none.
   ++r.state;
+  if (code_) {  // row 10
+    co_await l.alu_sched(code_->join.n, code_->join.cycles);
+    co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+  }
   const HeaderLayout& o = h_off_;
   const bool store_queue = !block_ && (nq_ > 1 || !feb_);
   if (!feb_) co_await l.store_bypass<std::uint16_t>(hdr(r.id) + o.state, r.state);
@@ -935,6 +1108,10 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   if (block_) retiring_[w.global] = std::move(it->second);
   recs_.erase(it);
   if (id == 0) root_result_ = res;
+  if (code_ && !spawn_only_) {  // row 11a: the result, the generation's bump, the parent's generation
+    co_await l.alu_sched(code_->finish.n, code_->finish.cycles);
+    co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+  }
   if (spawn_only_) {
     if (id != 0 && !feb_) {  // the jan2026 runtime's spawn-only finish still bumps and checks generations
       co_await l.store_bypass<std::uint16_t>(hdr(id) + h_off_.gen, static_cast<std::uint16_t>(gen + 1));
@@ -944,10 +1121,13 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   } else {
     co_await l.store_bypass<std::uint16_t>(hdr(id) + h_off_.gen, static_cast<std::uint16_t>(gen + 1));
     if (id != 0) {
+      if (code_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
       const std::uint16_t pg = co_await l.load_bypass<std::uint16_t>(hdr(parent) + h_off_.gen);
       if (pg == pgen) {
         const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + h_off_.waiting, ~0u);
+        if (code_) co_await l.alu_sched(code_->decrement.n, code_->decrement.cycles);  // row 11b
         if (before == 1) {
+          if (code_) co_await l.alu_sched(code_->ready_parent.n, code_->ready_parent.cycles);  // row 11c
           if (block_) {  // GTaP's block notify_parent: the parent to the shared resumable slot
             co_await l.lds_store<std::uint64_t>(sh_resume(), (std::uint64_t{parent} << 32) | 1u);
             ++*st_.per_queue[0];
@@ -958,10 +1138,22 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
             co_await push_generated(l, w, q, parent);
           }
         }
+        if (code_) {  // rows 11d/11d': the child count, the release loop's entry
+          const Cost c = total ? code_->children : code_->children0;
+          co_await l.alu_sched(c.n, c.cycles);
+        }
         for (std::uint32_t i = 0; i < total; ++i) {
+          if (code_) {  // rows 12' and 12
+            const Cost c = i ? code_->release_next : code_->release_first;
+            co_await l.alu_sched(c.n, c.cycles);
+          }
           const Async<std::uint32_t> cid =
               co_await l.load_async_bypass<std::uint32_t>(hdr(id) + h_off_.children + 4ull * i);
           co_await release(l, w, cid.value, &cid);
+        }
+        if (code_) {  // rows 11e/11e'
+          const Cost c = total ? code_->end : code_->end0;
+          co_await l.alu_sched(c.n, c.cycles);
         }
       } else {
         co_await release(l, w, id);
@@ -1027,7 +1219,7 @@ std::uint32_t Runtime::victim(W w, std::uint64_t clock) {
 Task<std::uint32_t> Runtime::pick_victim(Lane& l, W w) {
   std::uint64_t clk = 0;
   if (clock_victim_) clk = co_await l.clock();
-  co_await l.alu(4);
+  if (!code_ || q_ != Q::Ws) co_await l.alu(4);  // compiled (ws): part of rows 3 and 4
   co_return victim(w, clk);
 }
 
@@ -1054,8 +1246,13 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
   got.clear();
   if (q_ == Q::Ws) {
     std::uint32_t cur = nq_ > 1 ? co_await l.lds_load<std::uint32_t>(lds_ctx(w.local) + 8) : 0u;
+    const bool code = code_ != nullptr;
     for (std::uint32_t j = 0; j < nq_; ++j) {
       const std::uint32_t k = (cur + j) % nq_;
+      if (code) {  // the queue array's pointer, then the queue's plane (rows 2 and 3)
+        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+        co_await l.load<std::uint64_t>(plane(k));
+      }
       if (prev) {  // PopBatch: claim by CAS on count
         for (;;) {
           const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
@@ -1071,9 +1268,17 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           }
           ++st_.cas_retries;
         }
+        if (code) {  // rows 2 and 2b
+          const Cost c = n_pop ? code_->pop : code_->pop_empty;
+          co_await l.alu_sched(c.n, c.cycles);
+        }
       }
       if (n_pop < max && workers_ > 1) {  // StealBatch: a victim's lock, then CAS on its count
         std::uint64_t back = backoff_min_cycles_;
+        if (code) {  // row 3: the pointers again, ahead of the lock's CAS
+          co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+          co_await l.load<std::uint64_t>(plane(k));
+        }
         for (;;) {
           vic = co_await pick_victim(l, w);
           ++st_.steal_tries;
@@ -1092,6 +1297,8 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           const std::uint32_t kk = std::min(max - n_pop, c);
           const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k), c, c - kk);
           if (old == c) {
+            if (code && !first_ && !prev && n_pop == 0)  // row 4+
+              co_await l.alu_sched(code_->steal_active.n, code_->steal_active.cycles);
             if (!first_ && !prev && n_pop == 0)
               co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
             vh = co_await l.load_bypass<std::uint32_t>(dq(vic, k) + 4);
@@ -1101,6 +1308,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           ++st_.cas_retries;
         }
         if (n_steal == 0) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
+        if (code) {  // rows 3 and 4
+          const Cost c = n_steal ? code_->steal_ok : code_->steal_fail;
+          co_await l.alu_sched(c.n, c.cycles);
+        }
       }
       if (block_ && n_pop) {  // the jan2026 block runtime: the leader takes the one task
         got.push_back(co_await l.load_bypass<std::uint32_t>(ring(w.global, k, tail)));
@@ -1216,6 +1427,13 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
   for (std::uint32_t k = 0; k < nq_; ++k) gen[k] = co_await l.broadcast<std::uint32_t>(gen[k], 0);
   const std::uint32_t kmax = static_cast<std::uint32_t>(co_await l.broadcast<std::uint64_t>(packed, 0) & 0xff);
   const std::uint32_t keep = std::min(width, gen[kmax]);
+  std::uint32_t generated = 0;
+  for (std::uint32_t k = 0; k < nq_; ++k) generated += gen[k];
+  if (code_) {  // row 13a; 13b when it keeps them all
+    co_await l.alu_sched(code_->push_head.n, code_->push_head.cycles);
+    if (keep && keep == generated) co_await l.alu_sched(code_->push_kept.n, code_->push_kept.cycles);
+    if (keep && !buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
+  }
   if (lane < keep)
     my = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, kmax, lane))
                      : co_await l.load<std::uint32_t>(gbuf(w.global, kmax, lane));
@@ -1251,7 +1469,14 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
       }
     }
     base = co_await l.broadcast<std::uint32_t>(base, 0);
+    if (code_ && q_ == Q::Ws) {  // row 13c: the queue's plane for every lane's store
+      co_await l.alu_sched(code_->push_publish.n, code_->push_publish.cycles);
+      co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+      co_await l.load<std::uint64_t>(plane(k));
+      if (!buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
+    }
     for (std::uint32_t j = lane; j < m; j += wave_) {
+      if (code_ && q_ == Q::Ws && j >= wave_) co_await l.alu_sched(code_->push_more.n, code_->push_more.cycles);
       const std::uint32_t id = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, k, first + j))
                                            : co_await l.load<std::uint32_t>(gbuf(w.global, k, first + j));
       if (q_ == Q::Gq)
@@ -1440,9 +1665,12 @@ Task<void> Runtime::block_worker(Lane& l) {
 // No task found (the leader): the termination protocol; whether to stop.
 Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
   ++st_.idle_iterations;
+  if (code_) co_await l.alu_sched(code_->term.n, code_->term.cycles);  // row 5
   if (!first_ && prev) {
+    if (code_) co_await l.alu_sched(code_->term_first.n, code_->term_first.cycles);  // row 5b
     const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, ~0u);
     if (before == 1) {
+      if (code_) co_await l.alu_sched(code_->term_last.n, code_->term_last.cycles);  // row 5c
       // The last active worker: done when its own queues are empty.
       bool empty = true;
       for (std::uint32_t k = 0; k < nq_; ++k) {
@@ -1479,13 +1707,16 @@ Task<void> Runtime::find(Lane& l, W w, bool& prev, Claim& c, std::uint32_t& stop
     co_await claim(l, w, prev, c);
     if (track >= 0) Trace::get().span(track, "find", t0, l.now() - t0);
     if (c.n_pop + c.n_steal) co_return;
-    co_await l.alu(share);
+    if (code_)  // row 1c: the iteration's framing (its shuffles are in rows 3 and 5)
+      co_await l.alu_sched(code_->idle_frame.n, code_->idle_frame.cycles);
+    else
+      co_await l.alu(share);
     const Tick t1 = l.now();
     stop = co_await idle_check(l, w, prev);
     if (track >= 0) Trace::get().span(track, "idle", t1, l.now() - t1);
     prev = false;
     if (stop) co_return;
-    co_await l.alu(share);
+    if (!code_) co_await l.alu(share);
   }
 }
 
@@ -1551,6 +1782,10 @@ Task<void> Runtime::worker(Lane& l) {
           if (!c.n_steal) {
             if (lane < n) my = co_await l.load_bypass<std::uint32_t>(at);
           } else {
+            if (code_ && q_ == Q::Ws) {  // row 4: every lane loads the victim queue's plane again
+              co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+              co_await l.load<std::uint64_t>(plane(c.q));
+            }
             // A steal: the head moves, then the lock is released, while the
             // lanes' id loads are in flight (nothing there waits for them).
             Async<std::uint32_t> a;
@@ -1570,6 +1805,9 @@ Task<void> Runtime::worker(Lane& l) {
       if (stop) break;
       exec = n;
       prev = true;
+      if (code_) co_await l.alu_sched(code_->head_found.n, code_->head_found.cycles);  // row 1b
+    } else if (code_) {
+      co_await l.alu_sched(code_->head_kept.n, code_->head_kept.cycles);  // row 1a
     }
     if (leader(l)) {
       ++st_.batches;
@@ -1608,7 +1846,9 @@ std::uint64_t runtime_bytes(const Config& cfg, std::uint32_t payload, std::uint3
   const std::uint64_t record = round_up(kHdrMax + 4 * c, 8) + round_up(std::max<std::uint64_t>(pay, 8), 8);
   const std::uint64_t lanes = block ? (kGroupSize.get(cfg) ? kGroupSize.get(cfg) : 256)
                                     : std::get<std::uint64_t>(cfg.value("gpu.cu.wavefront_width"));
-  return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256 + workers * local_slots * lanes * 8;
+  // forkjoin.code=compiled: the pointers' two lines and the task function's saved registers (16 words a lane).
+  const std::uint64_t code = kCode.get(cfg) == "compiled" ? 512 + workers * 16 * lanes * 4 : 0;
+  return workers * per * (record + 12) + workers * kQueues.get(cfg) * 256 + workers * local_slots * lanes * 8 + code;
 }
 RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)> root) {
   const Config& cfg = h.config();
