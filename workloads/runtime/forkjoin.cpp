@@ -621,8 +621,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
   if (kCode.get(cfg) == "compiled") {
     if (block_)
       throw UserError(
-          "forkjoin.code=compiled: GTaP's compiled runtime is measured for thread workers (docs/forkjoin-sass.md); "
-          "its block runtimes were not compiled");
+          "forkjoin.code=compiled: the model charges GTaP's compiled runtime for thread workers only; its block "
+          "runtimes are not charged yet (docs/forkjoin-sass.md, section C)");
     code_ = feb_ ? &kFebCode : &kJanCode;
   }
   backoff_ = kBackoff.get(cfg) == "exp";
