@@ -156,9 +156,9 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 const Param<std::string> kCode{
     "forkjoin.code", "free", std::vector<std::string>{"free", "compiled"},
     "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
-    "compiled thread runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the "
-    "task function's register saves: docs/forkjoin-sass.md; thread workers; the queue operations of forkjoin.queue=ws "
-    "only)"};
+    "compiled runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the task "
+    "function's register saves: docs/forkjoin-sass.md; thread workers, and block workers of feb2026; the queue "
+    "operations of GTaP's deques only, not of the gq and cl baselines)"};
 
 // One runtime operation of GTaP's compiled thread runtime, per warp: non-memory instructions and the sum of
 // their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
@@ -250,6 +250,23 @@ const CodeCosts kFebCode{{17 + 7, 83 + 25},
                          Cost{61, 249} + kPushPair + kSyncw,
                          {16, 39},
                          15};
+// The feb2026 block runtime (GTaP 14669e9), table C, per warp of the block: rows every warp issues ("all") and
+// rows thread 0 runs alone ("t0", warp 0). A block of 64 threads is two warps.
+struct BlockCosts {
+  Cost frame_all, search_t0, after_idle_t0, pop_t0, pop_last_t0, pop_empty_t0, steal_fail_t0, steal_ok_t0, found_all,
+      none_all, none_t0, start_all, call_all, after_call_all, prologue_all, epilogue_all, state0_all, state1_all,
+      spawn_first_t0, spawn_later_t0, join_all, join_t0, finish_all, finish_t0, notify_t0, leaf_end_t0, children_t0,
+      release_first_t0, release_second_t0, release_next_t0, children_end_t0, push_all, push_check_t0,
+      push_resumable_all, push_keep_all, push_publish, push_tail_all, push_commit_t0;
+  std::uint32_t frame_words;
+};
+const BlockCosts kFebBlockCode{{7, 46},   {6, 32},         {3, 22},          {20, 108}, {26, 134}, {14, 70},  {19, 87},
+                               {32, 128}, {1 + 7, 8 + 32}, {1 + 10, 8 + 54}, {2, 9},    {3, 23},   {15, 35},  {1, 5},
+                               {5, 13},   {3, 12},         {8, 50},          {11, 72},  {67, 184}, {55, 200}, {2, 10},
+                               {10, 39},  {2, 10},         {25, 105},        {12, 63},  {5, 33},   {11, 32},  {21, 68},
+                               {28, 110}, {25, 99},        {5, 33},          {17, 68},  {3, 22},   {5, 31},   {2, 18},
+                               {14, 46},  {4, 16},         {4, 11},          15};
+
 // The `__device__` pointers the compiled runtime loads (one 8-byte word each, in one line) and, after them, the
 // queue array's per-queue planes.
 enum Ptr : std::uint32_t { kPtrHeaders, kPtrData, kPtrLists, kPtrGenerated, kPtrQueues };
@@ -517,14 +534,17 @@ class Runtime {
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
   std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
   bool buf_in_lds_ = true;
-  const CodeCosts* code_ = nullptr;  // forkjoin.code=compiled: the runtime's compiled code
+  const CodeCosts* code_ = nullptr;    // forkjoin.code=compiled: the thread runtime's compiled code
+  const BlockCosts* bcode_ = nullptr;  // forkjoin.code=compiled: the feb2026 block runtime's
   std::uint64_t ptrs_ = 0, frames_ = 0;
   // The compiled runtime's load of a `__device__` pointer (a plain load, through the L1) and of queue k's plane.
   std::uint64_t ptr(Ptr p) const { return ptrs_ + 8ull * p; }
   std::uint64_t plane(std::uint32_t k) const { return ptrs_ + line_ + 8ull * k; }
   // Word k of lane l's saved registers (local memory, lanes adjacent).
+  std::uint32_t frame_words() const { return code_ ? code_->frame_words : bcode_ ? bcode_->frame_words : 0; }
   std::uint64_t frame(const Lane& l, std::uint32_t k) const {
-    return frames_ + ((std::uint64_t{worker_of(l).global} * code_->frame_words + k) * wave_ + l.lane_id()) * 4ull;
+    const std::uint32_t lanes = block_ ? group_size_ : wave_, lane = block_ ? l.local_id() : l.lane_id();
+    return frames_ + ((std::uint64_t{worker_of(l).global} * frame_words() + k) * lanes + lane) * 4ull;
   }
   std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0, local_ = 0;
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
@@ -619,11 +639,14 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     "workers, forkjoin.queue=ws)",
                     nq_));
   if (kCode.get(cfg) == "compiled") {
-    if (block_)
+    if (block_ && !feb_)
       throw UserError(
-          "forkjoin.code=compiled: the model charges GTaP's compiled runtime for thread workers only; its block "
-          "runtimes are not charged yet (docs/forkjoin-sass.md, section C)");
-    code_ = feb_ ? &kFebCode : &kJanCode;
+          "forkjoin.code=compiled: the model charges GTaP's compiled block runtime for feb2026 only; the jan2026 one "
+          "is not decoded (docs/forkjoin-sass.md, section C)");
+    if (block_)
+      bcode_ = &kFebBlockCode;
+    else
+      code_ = feb_ ? &kFebCode : &kJanCode;
   }
   backoff_ = kBackoff.get(cfg) == "exp";
   clock_victim_ = kVictim.get(cfg) == "clock";
@@ -688,9 +711,9 @@ void Runtime::allocate() {
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
   flags_ = alloc(3ull * line_);
-  if (code_) {
+  if (code_ || bcode_) {
     ptrs_ = alloc(2ull * line_);
-    const std::uint64_t bytes = std::uint64_t{workers_} * code_->frame_words * wave_ * 4ull;
+    const std::uint64_t bytes = std::uint64_t{workers_} * frame_words() * (block_ ? group_size_ : wave_) * 4ull;
     frames_ = alloc(bytes);
     mem.add_local_window(frames_, bytes);  // the task function's saved registers
   }
@@ -806,7 +829,7 @@ Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
 // (its owner), after it when not (the releasing warp's own list).
 Task<void> Runtime::release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending) {
   const bool own = feb_ && !block_;
-  if (code_) co_await l.load<std::uint64_t>(ptr(kPtrLists));  // the id lists' pointer ahead of the list's atomic
+  if (code_ || bcode_) co_await l.load<std::uint64_t>(ptr(kPtrLists));  // the id lists' pointer, then the atomic
   if (pending && !own) co_await l.wait(*pending);
   const std::uint32_t to = own ? w.global : id / per_worker_;
   const std::uint32_t pos = co_await l.atomic_add<std::uint32_t>(pool(to), 1u);
@@ -859,14 +882,15 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
                                   parent.id, max_children_));
   bool recycled = false;
   Async<std::uint64_t> lists{};
-  if (code_) {  // rows 8 and 8b: the id list's pointer in flight with the allocation
-    const Cost c = parent.call_spawns++ ? code_->spawn_later : code_->spawn_first;
+  if (code_ || bcode_) {  // rows 8 and 8b (C17, C17b): the id list's pointer in flight with the allocation
+    const Cost c = code_ ? (parent.call_spawns++ ? code_->spawn_later : code_->spawn_first)
+                         : (parent.call_spawns++ ? bcode_->spawn_later_t0 : bcode_->spawn_first_t0);
     co_await l.alu_sched(c.n, c.cycles);
     lists = co_await l.load_async<std::uint64_t>(ptr(kPtrLists));
   }
   const std::uint32_t id = co_await alloc_id(l, w, recycled);
-  if (code_) {  // the header stores wait for the list's pointer and the header's
-    if (recycled && code_->spawn_recycled.n)
+  if (code_ || bcode_) {  // the header stores wait for the list's pointer and the header's
+    if (code_ && recycled && code_->spawn_recycled.n)
       co_await l.alu_sched(code_->spawn_recycled.n, code_->spawn_recycled.cycles);
     co_await l.wait(lists);
     co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
@@ -901,7 +925,7 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
     }
   }
   if (!spawn_only_) {
-    if (code_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));  // reloaded after the generated-id atomic
+    if (code_ || bcode_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));  // reloaded after the generated-id atomic
     co_await l.store_bypass<std::uint32_t>(hdr(parent.id) + o.children + 4ull * index, id);
   }
   auto r = std::make_unique<Record>();
@@ -918,8 +942,8 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
   }
   if (recs_.count(id)) co_await fault(l, fmt::format("forkjoin: task id {} handed out twice (runtime defect)", id));
   recs_.emplace(id, std::move(r));
-  if (code_) co_await l.load<std::uint64_t>(ptr(kPtrData));  // the arguments' pointer
-  co_await store_payload(l, id, Ctx::kWhole);                // the arguments
+  if (code_ || bcode_) co_await l.load<std::uint64_t>(ptr(kPtrData));  // the arguments' pointer
+  co_await store_payload(l, id, Ctx::kWhole);                          // the arguments
   co_await push_generated(l, w, queue, id);
   ++parent.child_count;
   ++st_.spawned;
@@ -996,6 +1020,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     // header, a barrier, then every thread loads the function pointer and
     // calls it. The feb2026 runtime skips the copy and its barrier for a
     // spawn-only program.
+    if (bcode_) co_await l.alu_sched(bcode_->start_all.n, bcode_->start_all.cycles);  // row C7
     if (leader(l)) {
       if (copy) {
         Async<std::uint64_t> last{};
@@ -1008,13 +1033,20 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
       if (r.state) ++st_.resumed;
     }
     if (copy) co_await l.barrier();
+    if (bcode_) {  // row C8: the payload's and the header's pointers ahead of the function's
+      co_await l.alu_sched(bcode_->call_all.n, bcode_->call_all.cycles);
+      co_await l.load_async<std::uint64_t>(ptr(kPtrData));
+      co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+    }
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
   }
   r.call_spawns = 0;
-  if (code_) {  // rows 7a and 9a: the task function saves its registers, then finds its state
-    for (std::uint32_t k = 0; k < code_->frame_words; ++k) co_await l.store<std::uint32_t>(frame(l, k), 0u);
-    co_await l.alu_sched(code_->prologue.n, code_->prologue.cycles);
-    const Cost st = r.state ? code_->state1 : code_->state0;
+  if (code_ || bcode_) {  // rows 7a and 9a (C14a, C15): the task function saves its registers, finds its state
+    for (std::uint32_t k = 0; k < frame_words(); ++k) co_await l.store<std::uint32_t>(frame(l, k), 0u);
+    const Cost pro = code_ ? code_->prologue : bcode_->prologue_all;
+    co_await l.alu_sched(pro.n, pro.cycles);
+    const Cost st =
+        code_ ? (r.state ? code_->state1 : code_->state0) : (r.state ? bcode_->state1_all : bcode_->state0_all);
     co_await l.alu_sched(st.n, st.cycles);
     if (!spawn_only_ || !feb_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
   }
@@ -1044,6 +1076,10 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     // feb2026 barrier, or in jan2026 the program's barrier before its
     // taskwait (Fig. 3's tree), which this one stands for.
     if (block_ && (feb_ || !done)) co_await l.barrier();
+    if (bcode_) {  // rows C18 and C19: the barrier's warp sync, the thread-0 test
+      const Cost c = done ? bcode_->finish_all : bcode_->join_all;
+      co_await l.alu_sched(c.n, c.cycles);
+    }
     if (done) {
       if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r (a block's: after its lanes leave it)
       break;
@@ -1055,12 +1091,14 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
-  if (code_) {  // rows 7b, 6b and 6c: the registers restored (the return waits for them), the caller's values
+  if (code_ || bcode_) {  // rows 7b, 6b and 6c (C14b, C10): the registers restored (the return waits for them)
     Async<std::uint32_t> back{};
-    for (std::uint32_t k = 0; k < code_->frame_words; ++k) back = co_await l.load_async<std::uint32_t>(frame(l, k));
-    co_await l.alu_sched(code_->epilogue.n, code_->epilogue.cycles);
+    for (std::uint32_t k = 0; k < frame_words(); ++k) back = co_await l.load_async<std::uint32_t>(frame(l, k));
+    const Cost epi = code_ ? code_->epilogue : bcode_->epilogue_all;
+    co_await l.alu_sched(epi.n, epi.cycles);
     co_await l.wait(back);
-    co_await l.alu_sched(code_->after_call.n, code_->after_call.cycles);
+    const Cost after = code_ ? code_->after_call : bcode_->after_call_all;
+    co_await l.alu_sched(after.n, after.cycles);
   }
   if (feb_) co_await l.fence_release();  // the feb2026 runtime: after the task function, every lane
 }
@@ -1071,8 +1109,9 @@ Task<void> Runtime::suspend(Lane& l, Record& r, std::uint32_t queue) {
   // The queue: jan2026's thread runtime stores it always (84591ae),
   // feb2026's with several queues (14669e9); block headers have none.
   ++r.state;
-  if (code_) {  // row 10
-    co_await l.alu_sched(code_->join.n, code_->join.cycles);
+  if (code_ || bcode_) {  // row 10 (C18+)
+    const Cost c = code_ ? code_->join : bcode_->join_t0;
+    co_await l.alu_sched(c.n, c.cycles);
     co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
   }
   const HeaderLayout& o = h_off_;
@@ -1108,8 +1147,9 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   if (block_) retiring_[w.global] = std::move(it->second);
   recs_.erase(it);
   if (id == 0) root_result_ = res;
-  if (code_ && !spawn_only_) {  // row 11a: the result, the generation's bump, the parent's generation
-    co_await l.alu_sched(code_->finish.n, code_->finish.cycles);
+  if ((code_ || bcode_) && !spawn_only_) {  // row 11a (C20a): the result, the generation, the parent's generation
+    const Cost c = code_ ? code_->finish : bcode_->finish_t0;
+    co_await l.alu_sched(c.n, c.cycles);
     co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
   }
   if (spawn_only_) {
@@ -1121,11 +1161,12 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
   } else {
     co_await l.store_bypass<std::uint16_t>(hdr(id) + h_off_.gen, static_cast<std::uint16_t>(gen + 1));
     if (id != 0) {
-      if (code_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
+      if (code_ || bcode_) co_await l.load<std::uint64_t>(ptr(kPtrHeaders));
       const std::uint16_t pg = co_await l.load_bypass<std::uint16_t>(hdr(parent) + h_off_.gen);
       if (pg == pgen) {
         const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(hdr(parent) + h_off_.waiting, ~0u);
-        if (code_) co_await l.alu_sched(code_->decrement.n, code_->decrement.cycles);  // row 11b
+        if (code_) co_await l.alu_sched(code_->decrement.n, code_->decrement.cycles);     // row 11b
+        if (bcode_) co_await l.alu_sched(bcode_->notify_t0.n, bcode_->notify_t0.cycles);  // row C20b
         if (before == 1) {
           if (code_) co_await l.alu_sched(code_->ready_parent.n, code_->ready_parent.cycles);  // row 11c
           if (block_) {  // GTaP's block notify_parent: the parent to the shared resumable slot
@@ -1138,13 +1179,17 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
             co_await push_generated(l, w, q, parent);
           }
         }
-        if (code_) {  // rows 11d/11d': the child count, the release loop's entry
-          const Cost c = total ? code_->children : code_->children0;
+        if (code_ || bcode_) {  // rows 11d/11d' (C20c/C20d): the child count, the release loop's entry
+          const Cost c = code_ ? (total ? code_->children : code_->children0)
+                               : (total ? bcode_->children_t0 : bcode_->leaf_end_t0);
           co_await l.alu_sched(c.n, c.cycles);
         }
         for (std::uint32_t i = 0; i < total; ++i) {
-          if (code_) {  // rows 12' and 12
-            const Cost c = i ? code_->release_next : code_->release_first;
+          if (code_ || bcode_) {  // rows 12' and 12 (C21a, C21b)
+            const Cost c = code_ ? (i ? code_->release_next : code_->release_first)
+                                 : (i == 0   ? bcode_->release_first_t0
+                                    : i == 1 ? bcode_->release_second_t0
+                                             : bcode_->release_next_t0);
             co_await l.alu_sched(c.n, c.cycles);
           }
           const Async<std::uint32_t> cid =
@@ -1154,6 +1199,8 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
         if (code_) {  // rows 11e/11e'
           const Cost c = total ? code_->end : code_->end0;
           co_await l.alu_sched(c.n, c.cycles);
+        } else if (bcode_ && total) {  // row C20e
+          co_await l.alu_sched(bcode_->children_end_t0.n, bcode_->children_end_t0.cycles);
         }
       } else {
         co_await release(l, w, id);
@@ -1219,7 +1266,7 @@ std::uint32_t Runtime::victim(W w, std::uint64_t clock) {
 Task<std::uint32_t> Runtime::pick_victim(Lane& l, W w) {
   std::uint64_t clk = 0;
   if (clock_victim_) clk = co_await l.clock();
-  if (!code_ || q_ != Q::Ws) co_await l.alu(4);  // compiled (ws): part of rows 3 and 4
+  if ((!code_ || q_ != Q::Ws) && !bcode_) co_await l.alu(4);  // compiled: part of rows 3 and 4 (C4)
   co_return victim(w, clk);
 }
 
@@ -1345,27 +1392,35 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       ++st_.cas_retries;
     }
   } else {  // Chase-Lev: up to `max` single pops, then single steals from one victim
+    const bool bc = bcode_ != nullptr;
     if (prev) {
       for (std::uint32_t i = 0; i < max; ++i) {
+        if (bc) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C3: the queues' pointer
         // The owner reads its own bottom with a plain load (the paper's
         // Chase-Lev pop; only the owner writes it), the rest through the L2.
         const std::uint32_t b = co_await l.load<std::uint32_t>(dq(w.global, 0) + 4);
-        if (b == 0) break;
+        if (b == 0) {
+          if (bc) co_await l.alu_sched(bcode_->pop_empty_t0.n, bcode_->pop_empty_t0.cycles);
+          break;
+        }
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, b - 1);
         co_await l.fence_release();
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
         if (static_cast<std::int32_t>(b - 1 - t) < 0) {
           co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t);
+          if (bc) co_await l.alu_sched(bcode_->pop_empty_t0.n, bcode_->pop_empty_t0.cycles);  // row C3c
           break;
         }
         const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(ring(w.global, 0, b - 1));
         if (b - 1 > t) {
           got.push_back(id);
+          if (bc) co_await l.alu_sched(bcode_->pop_t0.n, bcode_->pop_t0.cycles);  // row C3a
           continue;
         }
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(w.global, 0), t, t + 1);
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t + 1);
         if (old == t) got.push_back(id);
+        if (bc) co_await l.alu_sched(bcode_->pop_last_t0.n, bcode_->pop_last_t0.cycles);  // row C3b
         break;
       }
       n_pop = static_cast<std::uint32_t>(got.size());
@@ -1374,15 +1429,20 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       vic = co_await pick_victim(l, w);
       ++st_.steal_tries;
       for (std::uint32_t i = n_pop; i < max; ++i) {
+        if (bc) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C4: the queues' pointer
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(vic, 0));
         co_await l.fence_acquire();
         const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(vic, 0) + 4);
-        if (static_cast<std::int32_t>(b - t) <= 0) break;
+        if (static_cast<std::int32_t>(b - t) <= 0) {
+          if (bc) co_await l.alu_sched(bcode_->steal_fail_t0.n, bcode_->steal_fail_t0.cycles);  // row C4a
+          break;
+        }
         // The task's id and the CAS on top in flight together (the CAS does
         // not wait for the id: GTaP's steal, one round trip).
         const Async<std::uint32_t> ida = co_await l.load_async_bypass<std::uint32_t>(ring(vic, 0, t));
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, 0), t, t + 1);
         const std::uint32_t id = co_await l.wait(ida);
+        if (bc) co_await l.alu_sched(bcode_->steal_ok_t0.n, bcode_->steal_ok_t0.cycles);  // row C4b
         if (old != t) {
           ++st_.cas_retries;
           break;
@@ -1529,10 +1589,15 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
       if (base + push - hd > qs_) co_await deque_full(l, w, base - hd);
     }
   } else if (q_ == Q::Cl) {  // every thread's bottom and thread 0's top, in flight together
+    if (bcode_) {            // row C11: the queues' pointer ahead of the bottom
+      co_await l.alu_sched(bcode_->push_all.n, bcode_->push_all.cycles);
+      co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+    }
     const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
     if (!leader(l)) {
       base = co_await l.wait(bot);
     } else {
+      if (bcode_) co_await l.alu_sched(bcode_->push_check_t0.n, bcode_->push_check_t0.cycles);  // row C11+
       const Async<std::uint32_t> top = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0));
       co_await l.wait(bot.ready > top.ready ? bot : top);
       base = bot.value;
@@ -1555,6 +1620,10 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   // The generated ids: in shared memory (feb2026, up to 10 children) or
   // in global memory (GTaP's get_task_id_generated).
   const auto at = [&](std::uint32_t i) { return buf_in_lds_ ? lds_buf(0, 0, i) : gbuf(w.global, 0, i); };
+  if (bcode_) {  // row C12a or C12b
+    const Cost c = resumable ? bcode_->push_resumable_all : bcode_->push_keep_all;
+    co_await l.alu_sched(c.n, c.cycles);
+  }
   {  // execute_task_id, also when nothing was generated (GTaP's push stores it after every task)
     std::uint32_t next = static_cast<std::uint32_t>(rs >> 32);
     if (!resumable)
@@ -1563,6 +1632,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   }
   const std::uint32_t first = resumable ? 0 : 1;
   for (std::uint32_t i = lane + first; i < gen; i += group_size_) {
+    if (bcode_) co_await l.alu_sched(bcode_->push_publish.n, bcode_->push_publish.cycles);  // row C12c
     const std::uint32_t id =
         buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(i)) : co_await l.load<std::uint32_t>(at(i));
     const std::uint32_t pos = base + i - first;
@@ -1573,9 +1643,11 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
     else
       co_await l.store<std::uint32_t>(ring(w.global, 0, pos), id);
   }
+  if (bcode_) co_await l.alu_sched(bcode_->push_tail_all.n, bcode_->push_tail_all.cycles);  // row C13
   co_await l.fence_release();
   co_await l.barrier();
   if (leader(l)) {
+    if (bcode_) co_await l.alu_sched(bcode_->push_commit_t0.n, bcode_->push_commit_t0.cycles);  // row C13+
     if (q_ == Q::Ws) {
       co_await l.lds_store<std::uint32_t>(lds_tail(0, 0), base + push);
       co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, dq(w.global, 0), push);
@@ -1615,7 +1687,12 @@ Task<void> Runtime::block_worker(Lane& l) {
   const bool tracing = leader(l) && Trace::get().on();
   const int track = tracing ? Trace::get().track("forkjoin", fmt::format("block {}", w.global)) : -1;
   for (;;) {
+    if (bcode_) co_await l.alu_sched(bcode_->frame_all.n, bcode_->frame_all.cycles);  // row C1
     if (leader(l) && !have) {
+      if (bcode_) {  // rows C2 and C2+
+        co_await l.alu_sched(bcode_->search_t0.n, bcode_->search_t0.cycles);
+        if (!prev) co_await l.alu_sched(bcode_->after_idle_t0.n, bcode_->after_idle_t0.cycles);
+      }
       Claim c;
       const Tick t0 = l.now();
       co_await claim(l, w, prev, c);
@@ -1631,8 +1708,13 @@ Task<void> Runtime::block_worker(Lane& l) {
     }
     co_await l.barrier();
     const std::uint64_t a = co_await l.lds_load<std::uint64_t>(sh_id());  // have_execute_task, execute_task_id
+    if (bcode_) {                                                         // rows C5 with C6a or C6b
+      const Cost c = (a >> 32) ? bcode_->found_all : bcode_->none_all;
+      co_await l.alu_sched(c.n, c.cycles);
+    }
     if ((a >> 32) == 0) {
       if (leader(l)) {
+        if (bcode_) co_await l.alu_sched(bcode_->none_t0.n, bcode_->none_t0.cycles);
         const Tick t1 = l.now();
         const std::uint32_t stop = co_await idle_check(l, w, prev);
         if (tracing) Trace::get().span(track, "idle", t1, l.now() - t1);
