@@ -27,7 +27,8 @@ Parts (--parts, default all):
             second cycle (gpu.l1.occupancy=2); cutoffs 8 and 16 as the preset has it and with that L1; kernel us,
             the move, and EPAQ's gain; then the L1s' line requests of cutoff 10's one-queue run with the slower L2.
 Every fib run has Fig. 10's L1 (156 KiB) unless the part says otherwise.
---set=K=V (repeatable) adds a setting to every run (e.g. --set=forkjoin.code=compiled).
+--set=K=V (repeatable) adds a setting to every run, after the part's own (e.g. --set=forkjoin.code=compiled; a
+setting of an L1 size overrides the carveout part's sizes).
 Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds] [--set=K=V ...]"""
 import statistics
 import sys

@@ -150,9 +150,9 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
-// measured from its thread runtimes' sm_90 machine code: each operation's non-memory instructions and their
-// static stall cycles, the loads of the `__device__` pointers ahead of the accesses that need them, and the
-// task function's saves and restores of its callee-saved registers in local memory.
+// measured from its runtimes' sm_90 machine code (thread workers, and feb2026's block workers): each operation's
+// non-memory instructions and their static stall cycles, the loads of the `__device__` pointers ahead of the accesses
+// that need them, and the task function's saves and restores of its callee-saved registers in local memory.
 const Param<std::string> kCode{
     "forkjoin.code", "free", std::vector<std::string>{"free", "compiled"},
     "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
@@ -160,7 +160,7 @@ const Param<std::string> kCode{
     "function's register saves: docs/forkjoin-sass.md; thread workers, and block workers of feb2026; the queue "
     "operations of GTaP's deques only, not of the gq and cl baselines)"};
 
-// One runtime operation of GTaP's compiled thread runtime, per warp: non-memory instructions and the sum of
+// One runtime operation of GTaP's compiled runtime, per warp: non-memory instructions and the sum of
 // their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
 // sequences an operation runs are added in).
 struct Cost {
@@ -642,7 +642,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
     if (block_ && !feb_)
       throw UserError(
           "forkjoin.code=compiled: the model charges GTaP's compiled block runtime for feb2026 only; the jan2026 one "
-          "is not decoded (docs/forkjoin-sass.md, section C)");
+          "is not decoded (docs/forkjoin-sass.md, section C): use forkjoin.runtime=feb2026, thread workers, or "
+          "forkjoin.code=free");
     if (block_)
       bcode_ = &kFebBlockCode;
     else
@@ -1040,7 +1041,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     }
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
   }
-  r.call_spawns = 0;
+  if (!block_ || leader(l)) r.call_spawns = 0;  // a block task's spawns are thread 0's
   if (code_ || bcode_) {  // rows 7a and 9a (C14a, C15): the task function saves its registers, finds its state
     for (std::uint32_t k = 0; k < frame_words(); ++k) co_await l.store<std::uint32_t>(frame(l, k), 0u);
     const Cost pro = code_ ? code_->prologue : bcode_->prologue_all;
@@ -1093,7 +1094,10 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   }
   if (code_ || bcode_) {  // rows 7b, 6b and 6c (C14b, C10): the registers restored (the return waits for them)
     Async<std::uint32_t> back{};
-    for (std::uint32_t k = 0; k < frame_words(); ++k) back = co_await l.load_async<std::uint32_t>(frame(l, k));
+    for (std::uint32_t k = 0; k < frame_words(); ++k) {
+      const Async<std::uint32_t> a = co_await l.load_async<std::uint32_t>(frame(l, k));
+      if (a.ready >= back.ready) back = a;  // the return waits for every restore
+    }
     const Cost epi = code_ ? code_->epilogue : bcode_->epilogue_all;
     co_await l.alu_sched(epi.n, epi.cycles);
     co_await l.wait(back);
@@ -1296,11 +1300,11 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
     const bool code = code_ != nullptr;
     for (std::uint32_t j = 0; j < nq_; ++j) {
       const std::uint32_t k = (cur + j) % nq_;
-      if (code) {  // the queue array's pointer, then the queue's plane (rows 2 and 3)
-        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
-        co_await l.load<std::uint64_t>(plane(k));
-      }
-      if (prev) {  // PopBatch: claim by CAS on count
+      if (prev) {    // PopBatch: claim by CAS on count
+        if (code) {  // row 2: the queue array's pointer, then the queue's plane
+          co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+          co_await l.load<std::uint64_t>(plane(k));
+        }
         for (;;) {
           const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
           if (c == 0) break;
@@ -1687,12 +1691,10 @@ Task<void> Runtime::block_worker(Lane& l) {
   const bool tracing = leader(l) && Trace::get().on();
   const int track = tracing ? Trace::get().track("forkjoin", fmt::format("block {}", w.global)) : -1;
   for (;;) {
-    if (bcode_) co_await l.alu_sched(bcode_->frame_all.n, bcode_->frame_all.cycles);  // row C1
+    if (bcode_) co_await l.alu_sched(bcode_->frame_all.n, bcode_->frame_all.cycles);               // row C1
+    if (bcode_ && leader(l)) co_await l.alu_sched(bcode_->search_t0.n, bcode_->search_t0.cycles);  // row C2
     if (leader(l) && !have) {
-      if (bcode_) {  // rows C2 and C2+
-        co_await l.alu_sched(bcode_->search_t0.n, bcode_->search_t0.cycles);
-        if (!prev) co_await l.alu_sched(bcode_->after_idle_t0.n, bcode_->after_idle_t0.cycles);
-      }
+      if (bcode_ && !prev) co_await l.alu_sched(bcode_->after_idle_t0.n, bcode_->after_idle_t0.cycles);  // C2+
       Claim c;
       const Tick t0 = l.now();
       co_await claim(l, w, prev, c);
