@@ -150,15 +150,15 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
-// measured from its runtimes' sm_90 machine code (thread workers, and feb2026's block workers): each operation's
+// measured from its runtimes' sm_90 machine code (thread and block workers of both runtimes): each operation's
 // non-memory instructions and their static stall cycles, the loads of the `__device__` pointers ahead of the accesses
 // that need them, and the task function's saves and restores of its callee-saved registers in local memory.
 const Param<std::string> kCode{
     "forkjoin.code", "free", std::vector<std::string>{"free", "compiled"},
     "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
     "compiled runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the task "
-    "function's register saves: docs/forkjoin-sass.md; thread workers, and block workers of feb2026; the queue "
-    "operations of GTaP's deques only, not of the gq and cl baselines)"};
+    "function's register saves: docs/forkjoin-sass.md; thread and block workers; the queue operations of GTaP's "
+    "deques only, not of the thread workers' gq and cl baselines)"};
 
 // One runtime operation of GTaP's compiled runtime, per warp: non-memory instructions and the sum of
 // their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
@@ -259,6 +259,7 @@ struct BlockCosts {
       release_first_t0, release_second_t0, release_next_t0, children_end_t0, push_all, push_check_t0,
       push_resumable_all, push_keep_all, push_publish, push_tail_all, push_commit_t0;
   std::uint32_t frame_words;
+  Cost pop_retry_t0{}, lock_retry_t0{}, count_retry_t0{};  // jan2026's locked deques: each extra CAS or lock attempt
 };
 const BlockCosts kFebBlockCode{{7, 46},   {6, 32},         {3, 22},          {20, 108}, {26, 134}, {14, 70},  {19, 87},
                                {32, 128}, {1 + 7, 8 + 32}, {1 + 10, 8 + 54}, {2, 9},    {3, 23},   {15, 35},  {1, 5},
@@ -266,6 +267,17 @@ const BlockCosts kFebBlockCode{{7, 46},   {6, 32},         {3, 22},          {20
                                {10, 39},  {2, 10},         {25, 105},        {12, 63},  {5, 33},   {11, 32},  {21, 68},
                                {28, 110}, {25, 99},        {5, 33},          {17, 68},  {3, 22},   {5, 31},   {2, 18},
                                {14, 46},  {4, 16},         {4, 11},          15};
+// The jan2026 block runtime (GTaP 84591ae), table C's rows for it (docs/forkjoin-sass.md, "jan2026 block
+// runtime"): its locked deques (a CAS on count per pop; a lock, a CAS on count and a fence per steal), no fence after
+// the task function, no barrier in its taskwait and finish (the program's own barrier at the taskwait, CU1, is
+// charged with the taskwait's row), the generated ids in global memory.
+const BlockCosts kJanBlockCode{
+    {5, 41},   {6, 34},          {3, 22},           {40, 193}, {40, 193}, {23, 112}, {38, 157},
+    {48, 216}, {2 + 8, 13 + 44}, {2 + 10, 13 + 54}, {2, 9},    {8, 34},   {13, 35},  {1, 5},
+    {5, 13},   {3, 12},          {8, 50},           {11, 72},  {47, 139}, {39, 133}, {1 + 1, 5 + 5},
+    {10, 39},  {1, 5},           {25, 105},         {13, 63},  {5, 33},   {11, 32},  {21, 70},
+    {27, 110}, {24, 99},         {5, 33},           {15, 67},  {6, 31},   {5, 31},   {5, 21},
+    {17, 63},  {4, 16},          {7, 14},           15,        {8, 54},   {19, 85},  {7, 52}};
 
 // The `__device__` pointers the compiled runtime loads (one 8-byte word each, in one line) and, after them, the
 // queue array's per-queue planes.
@@ -639,13 +651,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     "workers, forkjoin.queue=ws)",
                     nq_));
   if (kCode.get(cfg) == "compiled") {
-    if (block_ && !feb_)
-      throw UserError(
-          "forkjoin.code=compiled: the model charges GTaP's compiled block runtime for feb2026 only; the jan2026 one "
-          "is not decoded (docs/forkjoin-sass.md, section C): use forkjoin.runtime=feb2026, thread workers, or "
-          "forkjoin.code=free");
     if (block_)
-      bcode_ = &kFebBlockCode;
+      bcode_ = feb_ ? &kFebBlockCode : &kJanBlockCode;
     else
       code_ = feb_ ? &kFebCode : &kJanCode;
   }
@@ -1297,7 +1304,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
   got.clear();
   if (q_ == Q::Ws) {
     std::uint32_t cur = nq_ > 1 ? co_await l.lds_load<std::uint32_t>(lds_ctx(w.local) + 8) : 0u;
-    const bool code = code_ != nullptr;
+    const bool code = code_ != nullptr, bj = bcode_ != nullptr;  // bj: jan2026's block workers (locked deques)
     for (std::uint32_t j = 0; j < nq_; ++j) {
       const std::uint32_t k = (cur + j) % nq_;
       if (prev) {    // PopBatch: claim by CAS on count
@@ -1305,7 +1312,9 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           co_await l.load<std::uint64_t>(ptr(kPtrQueues));
           co_await l.load<std::uint64_t>(plane(k));
         }
-        for (;;) {
+        if (bj) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C3a: the queues' pointer
+        for (bool again = false;; again = true) {
+          if (bj && again) co_await l.alu_sched(bcode_->pop_retry_t0.n, bcode_->pop_retry_t0.cycles);  // row C3x
           const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
           if (c == 0) break;
           const std::uint32_t kk = std::min(max, c);
@@ -1323,6 +1332,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           const Cost c = n_pop ? code_->pop : code_->pop_empty;
           co_await l.alu_sched(c.n, c.cycles);
         }
+        if (bj) {  // rows C3a and C3c
+          const Cost c = n_pop ? bcode_->pop_t0 : bcode_->pop_empty_t0;
+          co_await l.alu_sched(c.n, c.cycles);
+        }
       }
       if (n_pop < max && workers_ > 1) {  // StealBatch: a victim's lock, then CAS on its count
         std::uint64_t back = backoff_min_cycles_;
@@ -1330,9 +1343,13 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           co_await l.load<std::uint64_t>(ptr(kPtrQueues));
           co_await l.load<std::uint64_t>(plane(k));
         }
-        for (;;) {
+        for (bool again = false;; again = true) {
           vic = co_await pick_victim(l, w);
           ++st_.steal_tries;
+          if (bj) {  // row C4 (C4x1 for a further attempt): the queues' pointer ahead of the lock's CAS
+            if (again) co_await l.alu_sched(bcode_->lock_retry_t0.n, bcode_->lock_retry_t0.cycles);
+            co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+          }
           const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, k) + 8, 0u, 1u);
           if (old == 0) break;
           ++st_.lock_fails;
@@ -1342,7 +1359,8 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
             back = std::min(back * 2, backoff_max_cycles_);
           }
         }
-        for (;;) {
+        for (bool again = false;; again = true) {
+          if (bj && again) co_await l.alu_sched(bcode_->count_retry_t0.n, bcode_->count_retry_t0.cycles);  // C4x2
           const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(vic, k));
           if (c == 0) break;
           const std::uint32_t kk = std::min(max - n_pop, c);
@@ -1361,6 +1379,10 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (n_steal == 0) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
         if (code) {  // rows 3 and 4
           const Cost c = n_steal ? code_->steal_ok : code_->steal_fail;
+          co_await l.alu_sched(c.n, c.cycles);
+        }
+        if (bj) {  // rows C4a and C4b
+          const Cost c = n_steal ? bcode_->steal_ok_t0 : bcode_->steal_fail_t0;
           co_await l.alu_sched(c.n, c.cycles);
         }
       }
@@ -1587,8 +1609,13 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   const std::uint32_t total = (resumable ? 1 : 0) + gen, push = total ? total - 1 : 0;
   std::uint32_t base = 0;
   if (q_ == Q::Ws) {
+    if (bcode_) {  // row C11 (jan2026): the queues' pointer, every thread the shared tail
+      co_await l.alu_sched(bcode_->push_all.n, bcode_->push_all.cycles);
+      co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+    }
     base = co_await l.lds_load<std::uint32_t>(lds_tail(0, 0));
     if (leader(l)) {
+      if (bcode_) co_await l.alu_sched(bcode_->push_check_t0.n, bcode_->push_check_t0.cycles);  // row C11+
       const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0) + 4);
       if (base + push - hd > qs_) co_await deque_full(l, w, base - hd);
     }
@@ -1630,6 +1657,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   }
   {  // execute_task_id, also when nothing was generated (GTaP's push stores it after every task)
     std::uint32_t next = static_cast<std::uint32_t>(rs >> 32);
+    if (!resumable && bcode_ && !buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));  // row C12b
     if (!resumable)
       next = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(0)) : co_await l.load<std::uint32_t>(at(0));
     co_await l.lds_store<std::uint32_t>(sh_id(), next);
@@ -1637,6 +1665,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
   const std::uint32_t first = resumable ? 0 : 1;
   for (std::uint32_t i = lane + first; i < gen; i += group_size_) {
     if (bcode_) co_await l.alu_sched(bcode_->push_publish.n, bcode_->push_publish.cycles);  // row C12c
+    if (bcode_ && !buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
     const std::uint32_t id =
         buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(i)) : co_await l.load<std::uint32_t>(at(i));
     const std::uint32_t pos = base + i - first;
