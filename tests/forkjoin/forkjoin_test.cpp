@@ -29,6 +29,15 @@ double dist(const nlohmann::json& s, const std::string& name, const char* field)
   return s["stats"].at(name).at(field).get<double>();
 }
 
+// A per-CU statistic summed over the CUs (`suffix`: e.g. ".stores").
+double cu_sum(const nlohmann::json& s, const std::string& suffix) {
+  double sum = 0;
+  for (const auto& [k, v] : s["stats"].items())
+    if (k.rfind("gpu.cu", 0) == 0 && k.size() > suffix.size() && k.ends_with(suffix) && v.is_number())
+      sum += v.get<double>();
+  return sum;
+}
+
 // Small versions of every fork-join run (name, arguments).
 const std::vector<std::pair<const char*, const char*>> kRuns = {
     {"fib", "fib --set fib.mechanism=forkjoin --set fib.n=12"},
@@ -700,11 +709,8 @@ TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
         run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set "
                               "forkjoin.groups=1 --set forkjoin.runtime={}",
                               n, runtime));
-    double sum = 0;
-    for (const auto& [k, v] : s["stats"].items())
-      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") sum += v.get<double>();
     EXPECT_EQ(s["stats"]["forkjoin.recycled"].get<double>(), 0);
-    return sum;
+    return cu_sum(s, ".stores");
   };
   const double jan = stores("jan2026", 3) - stores("jan2026", 2);
   const double feb = stores("feb2026", 3) - stores("feb2026", 2);
@@ -723,10 +729,7 @@ TEST(ForkJoin, TheJanRuntimeCopiesASpawnOnlyTasksHeader) {
         run_stats(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=5 --set "
                               "forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
                               nowait));
-    double loads = 0;
-    for (const auto& [k, v] : s["stats"].items())
-      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 6 && k.substr(k.size() - 6) == ".loads") loads += v.get<double>();
-    return std::pair{loads, s["stats"]["forkjoin.batches"].get<double>()};
+    return std::pair{cu_sum(s, ".loads"), s["stats"]["forkjoin.batches"].get<double>()};
   };
   const auto [spawn_only, batches] = run("auto");
   const auto [with_metadata, batches_too] = run("off");
@@ -1016,6 +1019,13 @@ TEST(ForkJoinQuantum, CorrectAtAOneCycleQuantum) {
   }
 }
 
+// A run's warp stores (summed over the CUs), batches and kernel time: what forkjoin.code changes.
+std::tuple<double, double, double> code_run(const std::string& args) {
+  const auto s = run_stats(args);
+  return {cu_sum(s, ".stores"), s["stats"]["forkjoin.batches"].get<double>(),
+          s["workload"]["results"]["kernel_ns"].get<double>()};
+}
+
 // forkjoin.code=compiled (docs/forkjoin-sass.md): GTaP's task function is a
 // call through a register that saves its callee-saved registers in local
 // memory and restores them before it returns: 16 words a lane in the jan2026
@@ -1025,15 +1035,10 @@ TEST(ForkJoinQuantum, CorrectAtAOneCycleQuantum) {
 // the pointers' loads); the result is the same.
 TEST(ForkJoin, TheCompiledRuntimeSavesTheTaskFunctionsRegistersAtEveryCall) {
   auto run = [](const char* runtime, const char* code) {
-    const auto s = run_stats(
-        fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=9 --set forkjoin.groups=1 --set "
-                    "forkjoin.runtime={} --set forkjoin.code={}",
+    return code_run(
+        fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=9 --set forkjoin.groups=1 "
+                    "--set forkjoin.runtime={} --set forkjoin.code={}",
                     runtime, code));
-    double stores = 0;
-    for (const auto& [k, v] : s["stats"].items())
-      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") stores += v.get<double>();
-    return std::tuple{stores, s["stats"]["forkjoin.batches"].get<double>(),
-                      s["workload"]["results"]["kernel_ns"].get<double>()};
   };
   for (const auto& [runtime, words] : {std::pair{"jan2026", 16.0}, std::pair{"feb2026", 15.0}}) {
     const auto [free_stores, free_batches, free_ns] = run(runtime, "free");
@@ -1048,15 +1053,11 @@ TEST(ForkJoin, TheCompiledRuntimeSavesTheTaskFunctionsRegistersAtEveryCall) {
 // 64 threads stores 2 x 15 words more per task in both runtimes (jan2026's locked deques, feb2026's Chase-Lev).
 TEST(ForkJoin, TheCompiledBlockRuntimeSavesEveryWarpsRegisters) {
   auto run = [](const char* runtime, const char* code) {
-    const auto s = run_stats(
-        fmt::format("tree --preset gh200 --set tree.depth=5 --set forkjoin.workers=block --set forkjoin.groups=1 "
-                    "--set forkjoin.group_size=64 --set forkjoin.runtime={} --set forkjoin.code={}",
+    return code_run(
+        fmt::format("tree --preset gh200 --set tree.depth=5 --set forkjoin.workers=block --set "
+                    "forkjoin.groups=1 --set forkjoin.group_size=64 --set forkjoin.runtime={} --set "
+                    "forkjoin.code={}",
                     runtime, code));
-    double stores = 0;
-    for (const auto& [k, v] : s["stats"].items())
-      if (k.rfind("gpu.cu", 0) == 0 && k.size() > 7 && k.substr(k.size() - 7) == ".stores") stores += v.get<double>();
-    return std::tuple{stores, s["stats"]["forkjoin.batches"].get<double>(),
-                      s["workload"]["results"]["kernel_ns"].get<double>()};
   };
   for (const char* runtime : {"jan2026", "feb2026"}) {
     const auto [free_stores, free_batches, free_ns] = run(runtime, "free");

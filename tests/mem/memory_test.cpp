@@ -951,6 +951,39 @@ TEST(LocalWriteBack, AFenceThatKeepsLocalLinesWritesNothing) {
   EXPECT_EQ(fence_writebacks(true), 0.0);
 }
 
+// The L2 evicting a line the L1 holds dirty (inclusion's back-invalidation) leaves it in the L1: a 4 KiB L2 of one
+// bank, 2 ways, 16 sets (lines 2 KiB apart share one) evicts line a for the reads of two others; the L1 keeps its
+// dirty copy (stat dirty_kept), so the next read of a is an L1 hit.
+TEST(LocalWriteBack, AnL2EvictionKeepsADirtyLocalLine) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(
+      test::make_config("gh200", {"gpu.cus=1", "gpu.l1.local_write_back=true", "gpu.l2.size=4096", "gpu.l2.ways=2",
+                                  "gpu.l2.banks=1", "gpu.l2.partitions=1", "mem.interleave=modulo"}));
+  const std::uint64_t a = h.mem().allocate(16384);
+  h.mem().add_local_window(a, 16384);
+  double again = 0;
+  h.run({[&](MemPort& p, Qk& qk) {
+    auto settle = [&] {
+      qk.inc(sc_core::sc_time(2, sc_core::SC_US));
+      qk.sync();
+    };
+    std::uint32_t v = 0, x = 9;
+    p.read(a, &v, 4, qk.get_local_time());
+    settle();
+    p.write(a, &x, 4, qk.get_local_time());  // dirty in the L1; the L2 does not see it
+    settle();
+    p.read(a + 2048, &v, 4, qk.get_local_time());
+    settle();
+    p.read(a + 4096, &v, 4, qk.get_local_time());  // the L2 evicts line a
+    settle();
+    const sc_core::sc_time t0 = qk.get_local_time();
+    again = ns(p.read(a, &v, 4, t0) - t0);
+  }});
+  const L1Cache& l1 = h.mem().l1(0);
+  EXPECT_EQ(l1.dirty_kept->value(), 1u);
+  EXPECT_NEAR(again, Expected(test::make_config("gh200", {})).l1_hit, 0.01);
+}
+
 TEST(LocalWriteBack, NeedsTheGpuProtocol) {
   EXPECT_TRUE(L1Cache::Params::from(test::make_config("gh200", {"gpu.l1.local_write_back=true"})).local_write_back);
   EXPECT_THROW(L1Cache::Params::from(test::make_config("orr2014", {"gpu.l1.local_write_back=true"})), UserError);
