@@ -38,6 +38,10 @@ configs = [
         "forkjoin.terminate=all", "forkjoin.victim=stream", f"forkjoin.queue={q}", "forkjoin.groups=512",
         *(["forkjoin.group_size=64"] if warps == 1024 else [])])
       for q, warps in (("ws", 512), ("cl", 512), ("gq", 512), ("ws", 1024), ("gq", 1024), ("cl", 1024))],
+    *[(f"fib 22, {q}, {warps} warps (Fig. 3's over absolute warps)", "fib",
+       ["fib.mechanism=forkjoin", "fib.n=22", "forkjoin.terminate=all", "forkjoin.victim=stream", f"forkjoin.queue={q}",
+        f"forkjoin.groups={min(warps, 512)}", *(["forkjoin.group_size=64"] if warps == 1024 else [])])
+      for q, warps in (("ws", 256), ("gq", 256), ("ws", 1024), ("gq", 1024))],
     ("fib 32 cutoff 12, EPAQ (Fig. 10's)", "fib",
      ["fib.mechanism=forkjoin", "fib.n=32", "fib.cutoff=12", "forkjoin.queues=3", "forkjoin.terminate=first"]),
     ("cilksort 20,000, ws", "sort", ["sort.mechanism=forkjoin", "sort.n=20000"]),
