@@ -600,11 +600,16 @@ double raised_latency_trips(F&& at) {
 
 // L2 round trips on the path of a run's execution `index` (of `count`
 // "run 1" spans, one worker on gh200): how much longer it takes when the L2
-// hit latency is raised by 1,000 cycles, in units of 1,000 cycles.
+// hit latency is raised by 1,000 cycles, in units of 1,000 cycles. The
+// runtime's memory operations alone (forkjoin.code=free unless `args` sets
+// it): gh200's compiled code adds its `__device__` pointers' loads and
+// register saves (ATaskStartIsThreeDependentRoundTrips counts them once).
 double round_trips(const std::string& args, std::size_t index, std::size_t count) {
   return raised_latency_trips([&](int hit) {
+    const char* code = args.find("forkjoin.code=") == std::string::npos ? " --set forkjoin.code=free" : "";
     const auto s =
-        spans(fmt::format("{} --preset gh200 --set forkjoin.groups=1 --set gpu.l2.hit_latency={}", args, hit), "run ");
+        spans(fmt::format("{}{} --preset gh200 --set forkjoin.groups=1 --set gpu.l2.hit_latency={}", args, code, hit),
+              "run ");
     EXPECT_EQ(s.size(), count) << args;
     return s.size() == count ? s[index] : 0.0;
   });
@@ -632,9 +637,11 @@ std::vector<Span> track_spans(const std::string& args, const std::string& worker
 // L2 round trips of a thief's first steal (gh200, the hit latency raised by
 // 1,000 cycles): its `find` span before its first task run or, with `after`,
 // from that span's end to the run (the stolen ids' loads and the steal's end).
+// The runtime's memory operations alone (forkjoin.code=free), as round_trips.
 double steal_round_trips(const std::string& args, const std::string& worker, bool after) {
   return raised_latency_trips([&](int hit) {
-    const auto s = track_spans(fmt::format("{} --preset gh200 --set gpu.l2.hit_latency={}", args, hit), worker);
+    const auto s = track_spans(
+        fmt::format("{} --preset gh200 --set forkjoin.code=free --set gpu.l2.hit_latency={}", args, hit), worker);
     for (std::size_t i = 1; i < s.size(); ++i)
       if (s[i].name.rfind("run ", 0) == 0 && s[i - 1].name == "find")
         return after ? s[i].ts - (s[i - 1].ts + s[i - 1].dur) : s[i - 1].dur;
@@ -664,9 +671,19 @@ TEST(ForkJoin, AStealDoesNotWaitForTheStolenIds) {
 // A task's start is three round trips one after another (the header and the
 // function pointer; the state, in the task function; the arguments): the
 // root of fib(1), alone on one warp, takes 3 L2 hit latencies more when the
-// hit latency is raised, no more, no fewer.
+// hit latency is raised, no more, no fewer. GTaP's compiled code (gh200's
+// forkjoin.code) adds two: the registers its task function saved, reloaded
+// at the return from the L2 (the saves missed the L1 and wrote through
+// without allocating, with or without gpu.l1.local_write_back), and the
+// headers' `__device__` pointer ahead of the header, whose line the pop's
+// queue pointer brought but not its sector (one round trip fewer with whole
+// lines, gpu.sector=0).
 TEST(ForkJoin, ATaskStartIsThreeDependentRoundTrips) {
-  EXPECT_NEAR(round_trips("fib --set fib.mechanism=forkjoin --set fib.n=1", 0, 1), 3.0, 0.1);
+  const std::string fib1 = "fib --set fib.mechanism=forkjoin --set fib.n=1";
+  EXPECT_NEAR(round_trips(fib1, 0, 1), 3.0, 0.1);
+  EXPECT_NEAR(round_trips(fib1 + " --set forkjoin.code=compiled", 0, 1), 5.0, 0.1);
+  EXPECT_NEAR(round_trips(fib1 + " --set forkjoin.code=compiled --set gpu.l1.local_write_back=on", 0, 1), 5.0, 0.1);
+  EXPECT_NEAR(round_trips(fib1 + " --set forkjoin.code=compiled --set gpu.sector=0", 0, 1), 4.0, 0.1);
 }
 
 // A spawn-only program (queens: no taskwait). The jan2026 runtime still loads
@@ -706,8 +723,8 @@ TEST(ForkJoin, TheJanRuntimeKeepsJoinMetadataForSpawnOnlyPrograms) {
 TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
   auto stores = [](const char* runtime, int n) {
     const auto s =
-        run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set "
-                              "forkjoin.groups=1 --set forkjoin.runtime={}",
+        run_stats(fmt::format("fib --preset gh200 --set forkjoin.code=free --set fib.mechanism=forkjoin --set "
+                              "fib.n={} --set forkjoin.groups=1 --set forkjoin.runtime={}",
                               n, runtime));
     EXPECT_EQ(s["stats"]["forkjoin.recycled"].get<double>(), 0);
     return cu_sum(s, ".stores");
@@ -726,8 +743,8 @@ TEST(ForkJoin, TheJanRuntimeWritesTheWholeHeaderAtEverySpawn) {
 TEST(ForkJoin, TheJanRuntimeCopiesASpawnOnlyTasksHeader) {
   auto run = [](const char* nowait) {
     const auto s =
-        run_stats(fmt::format("queens --preset gh200 --set queens.mechanism=forkjoin --set queens.n=5 --set "
-                              "forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
+        run_stats(fmt::format("queens --preset gh200 --set forkjoin.code=free --set queens.mechanism=forkjoin --set "
+                              "queens.n=5 --set forkjoin.groups=1 --set forkjoin.assume_no_taskwait={}",
                               nowait));
     return std::pair{cu_sum(s, ".loads"), s["stats"]["forkjoin.batches"].get<double>()};
   };
