@@ -19,6 +19,16 @@ const Param<std::uint64_t> kWays{"gpu.l1.ways", 16, "", "L1 associativity", {{1}
 const Param<std::uint64_t> kHit{"gpu.l1.hit_latency", 4, "cycles", "L1 hit latency (CU clock)", {{1}, {1000}}};
 const Param<std::uint64_t> kOcc{
     "gpu.l1.occupancy", 1, "cycles", "cycles one line access holds the L1 port (1 = one line per cycle)", {{0}, {64}}};
+// How many line accesses the port starts a cycle when they move less than a
+// line: NVIDIA's L1 tag stage looks up 4 tags a cycle (gh200; docs/memory.md,
+// "The L1's tag stage"). 1: every access holds the port `occupancy` cycles.
+const Param<std::uint64_t> kTags{"gpu.l1.tags",
+                                 1,
+                                 "",
+                                 "line accesses the L1 port starts a cycle: with sectors (gpu.sector) an access holds "
+                                 "it its sectors' share of `occupancy` (sectors moved / sectors per line), at least "
+                                 "occupancy / tags (1: a whole occupancy each)",
+                                 {{1}, {16}}};
 // GPGPU-Sim's GTX 480 L1 has 32 MSHRs (-gpgpu_cache:dl1 ...,A:32:8,...); the
 // channel paper does not give a number, so the default is unlimited.
 const Param<std::uint64_t> kMshrs{
@@ -60,6 +70,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
   p.ways = static_cast<unsigned>(kWays.get(cfg));
   p.hit_latency = static_cast<unsigned>(kHit.get(cfg));
   p.occupancy = static_cast<unsigned>(kOcc.get(cfg));
+  p.tags = static_cast<unsigned>(kTags.get(cfg));
   p.mshrs = static_cast<unsigned>(kMshrs.get(cfg));
   p.sector = static_cast<unsigned>(kSectorSize.get(cfg));
   p.moesi = std::get<std::string>(cfg.value("mem.coherence")) == "moesi";
@@ -349,7 +360,7 @@ void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
 }
 
 Tick L1Cache::fetch(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Tick start, Tick now) {
-  if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, clock_.cycles(p_.occupancy));
+  if (trace_track_ >= 0) Trace::get().span(trace_track_, "read miss", start, hold_);
   // The miss needs an MSHR from its tag check until its fill completes.
   const Tick tag_done = start + clock_.cycles(p_.hit_latency);
   const Tick go = mshr_.earliest(tag_done);
@@ -413,7 +424,12 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     ++stalls;
     arrival = blocked_until_;
   }
-  const Tick start = port_.reserve(arrival, clock_.cycles(p_.occupancy), now);
+  // The port: a whole occupancy, or with gpu.l1.tags and sectors the share of it the sectors moved take, at least
+  // a tag lookup's (occupancy / tags).
+  hold_ = clock_.cycles(p_.occupancy);
+  if (p_.tags > 1 && sectors_.on())
+    hold_ = std::max(hold_ / p_.tags, hold_ * sectors_.number(sectors_.of(p, ext)) / sectors_.count());
+  const Tick start = port_.reserve(arrival, hold_, now);
   queue_delay.sample(tick_to_ns(start - arrival));
   if (p_.moesi) {
     moesi_access(p, delay, start);
@@ -422,7 +438,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
 
   if (ext && ext->op != AtomicOp::None) {
     ++atomics;
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "atomic", start, clock_.cycles(p_.occupancy));
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "atomic", start, hold_);
     delay = sc_core::sc_time::from_value(start - now);
     forward(p, delay);
     return;
@@ -430,7 +446,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   const bool bypass = ext && ext->bypass_l1;
   if (p.is_write()) {
     ++writes;
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, clock_.cycles(p_.occupancy));
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, hold_);
     CacheLine* held = tags_.find(line, line);
     if (p_.local_write_back && held && !bypass && is_local(line)) {
       const std::uint32_t need = sectors_.of(p, ext);
@@ -453,7 +469,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   }
   if (bypass) {  // served by the L2, not allocated (not counted in reads or the hit rate)
     ++bypass_reads;
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read bypass", start, clock_.cycles(p_.occupancy));
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read bypass", start, hold_);
     delay = sc_core::sc_time::from_value(start - now);
     forward(p, delay);
     return;
@@ -491,7 +507,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     done = std::max(start, ready) + clock_.cycles(p_.hit_latency);
     store_.read(addr, p.get_data_ptr(), p.get_data_length());
     p.set_response_status(tlm::TLM_OK_RESPONSE);
-    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read hit", start, clock_.cycles(p_.occupancy));
+    if (trace_track_ >= 0) Trace::get().span(trace_track_, "read hit", start, hold_);
   } else {
     ++read_misses;
     if (tags_.was_invalidated(line, line)) ++coherence_misses;

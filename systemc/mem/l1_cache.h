@@ -69,6 +69,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     unsigned ways = 16;
     unsigned hit_latency = 4;
     unsigned occupancy = 1;
+    unsigned tags = 1;               // gpu.l1.tags: line accesses the port starts a cycle (with sectors)
     unsigned mshrs = 0;              // outstanding read misses (0 = unlimited)
     unsigned sector = 0;             // gpu.sector: bytes per sector (0: whole lines; mem/sector.h)
     bool moesi = false;              // write-back, kept coherent by the L2's MOESI directory
@@ -153,6 +154,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   TagArray tags_;
   FastDiv line_div_;
   Sectors sectors_;
+  Tick hold_ = 0;  // how long the request in hand holds the port (b_transport, for the trace)
   Resource port_;
   Slots mshr_;
   // Back-pressure: no request enters the L1 before this (an earlier miss

@@ -818,6 +818,43 @@ INSTANTIATE_TEST_SUITE_P(Gh200, SectorPort,
                          ::testing::Values(std::make_tuple("32", 8u, 1.0), std::make_tuple("32", 64u, 1.0),
                                            std::make_tuple("32", 128u, 2.0), std::make_tuple("0", 8u, 2.0)));
 
+// 32 L1 hits issued together to 32 lines a first pass brought into the L1
+// (gh200, one CU): their completions are spaced by the L1 port's hold per
+// request (ns from the first to the last), the tag stage's gpu.l1.tags.
+double l1_port_spread(const std::string& tags, const std::string& sector, unsigned bytes) {
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.l1.tags=" + tags, "gpu.sector=" + sector}));
+  const std::uint64_t line = 128;
+  const std::uint64_t base = h.mem().allocate(32 * line);
+  std::vector<double> done;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::vector<unsigned char> buf(line);
+    for (std::uint64_t k = 0; k < 32; ++k) p.read(base + k * line, buf.data(), line, qk.get_local_time());
+    qk.inc(sc_core::sc_time(5, sc_core::SC_US));
+    qk.sync();
+    for (std::uint64_t k = 0; k < 32; ++k)
+      done.push_back(ns(p.read(base + k * line, buf.data(), bytes, qk.get_local_time())));
+  }});
+  return *std::max_element(done.begin(), done.end()) - *std::min_element(done.begin(), done.end());
+}
+
+class L1Tags : public ::testing::TestWithParam<std::tuple<const char*, const char*, unsigned, double>> {};
+
+TEST_P(L1Tags, AnL1AccessHoldsThePortItsSectorsShareAtLeastATagLookup) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto [tags, sector, bytes, cycles] = GetParam();
+  // gh200's L1 (1980 MHz, occupancy 1): with 4 tags a cycle a one-sector hit
+  // holds the port a quarter cycle (a warp's 32 scattered 8-byte loads: 8
+  // cycles, the H200's measured 8.0), a whole line a cycle; with 2 a
+  // one-sector hit half a cycle (a tag lookup's); with 1 tag, or without
+  // sectors, a cycle each.
+  EXPECT_NEAR(l1_port_spread(tags, sector, bytes), 31 * cycles * 0.50505, 0.02);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gh200, L1Tags,
+                         ::testing::Values(std::make_tuple("4", "32", 8u, 0.25), std::make_tuple("4", "32", 64u, 0.5),
+                                           std::make_tuple("4", "32", 128u, 1.0), std::make_tuple("2", "32", 8u, 0.5),
+                                           std::make_tuple("1", "32", 8u, 1.0), std::make_tuple("4", "0", 8u, 1.0)));
+
 class Bandwidth : public ::testing::TestWithParam<int> {};
 
 TEST_P(Bandwidth, OnceDramSaturatesKStreamsTakeKTimesAsLong) {
