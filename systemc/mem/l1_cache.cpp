@@ -424,11 +424,18 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     ++stalls;
     arrival = blocked_until_;
   }
+  // The sectors the access moves, found once (the port's share, a local write hit and a read need them).
+  std::uint32_t need_bits = 0;
+  bool need_known = false;
+  const auto need_of = [&] {
+    if (!need_known) need_bits = sectors_.of(p, ext), need_known = true;
+    return need_bits;
+  };
   // The port: a whole occupancy, or with gpu.l1.tags and sectors the share of it the sectors moved take, at least
   // a tag lookup's (occupancy / tags).
   hold_ = clock_.cycles(p_.occupancy);
   if (p_.tags > 1 && sectors_.on())
-    hold_ = std::max(hold_ / p_.tags, hold_ * sectors_.number(sectors_.of(p, ext)) / sectors_.count());
+    hold_ = std::max(hold_ / p_.tags, hold_ * sectors_.number(need_of()) / sectors_.count());
   const Tick start = port_.reserve(arrival, hold_, now);
   queue_delay.sample(tick_to_ns(start - arrival));
   if (p_.moesi) {
@@ -449,7 +456,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     if (trace_track_ >= 0) Trace::get().span(trace_track_, "write", start, hold_);
     CacheLine* held = tags_.find(line, line);
     if (p_.local_write_back && held && !bypass && is_local(line)) {
-      const std::uint32_t need = sectors_.of(p, ext);
+      const std::uint32_t need = need_of();
       if ((held->sectors & need) == need) {  // a write hit: the line takes the bytes, the L2 nothing
         ++*write_hits;
         held->dirty_sectors |= need;
@@ -476,7 +483,7 @@ void L1Cache::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
   }
   ++reads;
   Tick done;
-  const std::uint32_t need = sectors_.of(p, ext);
+  const std::uint32_t need = need_of();
   CacheLine* held = tags_.find(line, line);
   if (held && sectors_.on() && (held->sectors & need) != need) {
     // Present without a sector the read needs: a miss for the missing
