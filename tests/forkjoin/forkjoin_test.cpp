@@ -475,6 +475,25 @@ TEST(ForkJoin, BlockWorkersRunOneTaskPerWorkgroup) {
 }
 
 // Both termination rules end every run with every task done.
+// A block task's lanes decide together whether its taskwait has children to
+// wait for: the leader takes the count before the barrier that follows the
+// taskwait. Each lane used to read the count after that barrier, and the
+// leader's suspend resets it: a warp of the block held up after the barrier
+// (behind other blocks' long compute on its SIMD) read 0, ran on past the
+// taskwait, and its finished frame was resumed when the task came back, a
+// crash (the validation page's Fig. 7a, D 12, block workers with 4,096
+// compute iterations, on gh200 with its L2 at 1791 MHz and 4 L1 tags a cycle,
+// 2026-12-02). Every task must finish, with the tree's checked result.
+TEST(ForkJoin, ABlockTasksWarpsDecideItsTaskwaitTogether) {
+  const auto r = run_fgsim(
+      "run tree --quiet --preset gh200 --seed 1 --set forkjoin.groups=125 --set forkjoin.group_size=64 "
+      "--set tree.input_log2=19 --set forkjoin.runtime=feb2026 --set tree.depth=12 --set forkjoin.workers=block "
+      "--set tree.compute_iters=4096 --set gpu.l2.clock=1791 --set gpu.l2.hit_latency=217 "
+      "--set gpu.l2.far_latency=199 --set gpu.l1.tags=4 --stats -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(stat(nlohmann::json::parse(r.out), "forkjoin.finished"), 8191);
+}
+
 TEST(ForkJoin, BothTerminationRulesFinishEveryTask) {
   for (const char* t : {"all", "first"}) {
     const auto s = run_stats(

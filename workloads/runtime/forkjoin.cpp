@@ -410,7 +410,11 @@ struct Record {
   std::uint32_t total = 0;        // children spawned before the last taskwait
   std::uint32_t child_count = 0;  // since the last taskwait
   std::uint32_t call_spawns = 0;  // spawns since its task function was called (forkjoin.code=compiled)
-  std::vector<Ctx> ctx;           // one per lane of its worker (1 for thread tasks)
+  // A block task's taskwait has children to wait for: the leader's count, taken before the barrier that
+  // follows the taskwait, for every lane to read after it (the leader's suspend resets the count, maybe
+  // before a later warp of the block reads it).
+  bool wait_children = false;
+  std::vector<Ctx> ctx;  // one per lane of its worker (1 for thread tasks)
   ~Record() {
     for (Ctx& c : ctx)
       if (c.frame_) c.frame_.destroy();
@@ -1077,6 +1081,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     co_await Resume{&p, c.frame_, &l};
     l.scope = tag();
     const bool done = p.finished;
+    if (block_ && !done && leader(l)) r.wait_children = r.child_count != 0;
     // Block tasks: the feb2026 runtime's __gtap_set_state_for_join and
     // __gtap_finish_task begin with a barrier (14669e9); the jan2026 ones
     // have none (84591ae: thread 0 goes on alone; its programs put a barrier
@@ -1092,7 +1097,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
       if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r (a block's: after its lanes leave it)
       break;
     }
-    if (r.child_count == 0) {  // a taskwait with nothing to wait for goes on
+    if (!(block_ ? r.wait_children : r.child_count != 0)) {  // a taskwait with nothing to wait for goes on
       c.waiting_ = false;
       continue;
     }
