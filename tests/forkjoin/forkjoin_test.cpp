@@ -474,16 +474,16 @@ TEST(ForkJoin, BlockWorkersRunOneTaskPerWorkgroup) {
   EXPECT_EQ(stat(gq, "forkjoin.popped") + stat(gq, "forkjoin.kept"), stat(gq, "forkjoin.started"));
 }
 
-// Both termination rules end every run with every task done.
 // A block task's lanes decide together whether its taskwait has children to
-// wait for: the leader takes the count before the barrier that follows the
-// taskwait. Each lane used to read the count after that barrier, and the
-// leader's suspend resets it: a warp of the block held up after the barrier
-// (behind other blocks' long compute on its SIMD) read 0, ran on past the
-// taskwait, and its finished frame was resumed when the task came back, a
-// crash (the validation page's Fig. 7a, D 12, block workers with 4,096
-// compute iterations, on gh200 with its L2 at 1791 MHz and 4 L1 tags a cycle,
-// 2026-12-02). Every task must finish, with the tree's checked result.
+// wait for: they read the count as the barrier after the taskwait releases
+// them all at once. They used to read it after the compiled runtime's step
+// that follows the barrier (forkjoin.code=compiled, gh200's), and thread 0's
+// suspend resets the count: a warp held up in that step (behind other blocks'
+// compute on its SIMD) read 0, ran on past the taskwait, and its finished
+// frame was resumed when the task came back, a crash (the validation page's
+// Fig. 7c at D 12 and 4,096 compute iterations, with gpu.l2.clock=1791 and
+// gpu.l1.tags=4 set on gh200, 2026-12-02; at the page's one-cycle quantum and
+// at this 20 ns). Every task must finish, with the tree's checked result.
 TEST(ForkJoin, ABlockTasksWarpsDecideItsTaskwaitTogether) {
   const auto r = run_fgsim(
       "run tree --quiet --preset gh200 --seed 1 --set forkjoin.groups=125 --set forkjoin.group_size=64 "
@@ -494,6 +494,7 @@ TEST(ForkJoin, ABlockTasksWarpsDecideItsTaskwaitTogether) {
   EXPECT_EQ(stat(nlohmann::json::parse(r.out), "forkjoin.finished"), 8191);
 }
 
+// Both termination rules end every run with every task done.
 TEST(ForkJoin, BothTerminationRulesFinishEveryTask) {
   for (const char* t : {"all", "first"}) {
     const auto s = run_stats(

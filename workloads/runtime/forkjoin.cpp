@@ -410,11 +410,7 @@ struct Record {
   std::uint32_t total = 0;        // children spawned before the last taskwait
   std::uint32_t child_count = 0;  // since the last taskwait
   std::uint32_t call_spawns = 0;  // spawns since its task function was called (forkjoin.code=compiled)
-  // A block task's taskwait has children to wait for: the leader's count, taken before the barrier that
-  // follows the taskwait, for every lane to read after it (the leader's suspend resets the count, maybe
-  // before a later warp of the block reads it).
-  bool wait_children = false;
-  std::vector<Ctx> ctx;  // one per lane of its worker (1 for thread tasks)
+  std::vector<Ctx> ctx;           // one per lane of its worker (1 for thread tasks)
   ~Record() {
     for (Ctx& c : ctx)
       if (c.frame_) c.frame_.destroy();
@@ -1077,11 +1073,13 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   c.waiting_ = false;
   for (;;) {
     detail::FnPromiseBase& p = c.frame_.promise();
+    if (p.finished)
+      co_await fault(l, fmt::format("forkjoin: task {} resumed on lane {} after its function returned (runtime defect)",
+                                    id, l.local_id()));
     l.scope = 0;  // the task's own code is the work
     co_await Resume{&p, c.frame_, &l};
     l.scope = tag();
     const bool done = p.finished;
-    if (block_ && !done && leader(l)) r.wait_children = r.child_count != 0;
     // Block tasks: the feb2026 runtime's __gtap_set_state_for_join and
     // __gtap_finish_task begin with a barrier (14669e9); the jan2026 ones
     // have none (84591ae: thread 0 goes on alone; its programs put a barrier
@@ -1089,6 +1087,11 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     // feb2026 barrier, or in jan2026 the program's barrier before its
     // taskwait (Fig. 3's tree), which this one stands for.
     if (block_ && (feb_ || !done)) co_await l.barrier();
+    // Whether the taskwait has children to wait for, read with no wait since the barrier: its release resumes
+    // every lane of the block at once, before thread 0's suspend resets the count (a warp that read it later,
+    // held up by the compiled code's step below, read 0, ran past the taskwait and crashed when the task came
+    // back: ForkJoin.ABlockTasksWarpsDecideItsTaskwaitTogether).
+    const bool children = r.child_count != 0;
     if (bcode_) {  // rows C18 and C19: the barrier's warp sync, the thread-0 test
       const Cost c = done ? bcode_->finish_all : bcode_->join_all;
       co_await l.alu_sched(c.n, c.cycles);
@@ -1097,7 +1100,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
       if (!block_ || leader(l)) co_await finish(l, w, r);  // erases r (a block's: after its lanes leave it)
       break;
     }
-    if (!(block_ ? r.wait_children : r.child_count != 0)) {  // a taskwait with nothing to wait for goes on
+    if (!children) {  // a taskwait with nothing to wait for goes on
       c.waiting_ = false;
       continue;
     }
