@@ -484,6 +484,8 @@ TEST(ForkJoin, BlockWorkersRunOneTaskPerWorkgroup) {
 // Fig. 7c at D 12 and 4,096 compute iterations, with gpu.l2.clock=1791 and
 // gpu.l1.tags=4 set on gh200, 2026-12-02; at the page's one-cycle quantum and
 // at this 20 ns). Every task must finish, with the tree's checked result.
+// The race needs that timing: a later change of the model may stop this run
+// meeting it, and the fault on resuming a finished task is then the guard.
 TEST(ForkJoin, ABlockTasksWarpsDecideItsTaskwaitTogether) {
   const auto r = run_fgsim(
       "run tree --quiet --preset gh200 --seed 1 --set forkjoin.groups=125 --set forkjoin.group_size=64 "
