@@ -22,7 +22,8 @@ Parts (--parts, default all):
             fib 32 at cutoff 10 with 192 and 156 KiB, N-Queens 12 at cutoff 5 with 192 and 224, Fig. 7a's
             tree at D 12 (thread workers) with 192 and 92, (block workers) with 192 and 240;
   bounds    what bounds Fig. 10's fib 32 in the model (docs/forkjoin.md, "What bounds Fig. 10's fib"), at the page's
-            one-cycle quantum: cutoff 10, one queue and EPAQ, as the preset has it and with the L2 34 cycles slower,
+            one-cycle quantum: cutoff 10, one queue and EPAQ, as the preset has it and with the L2 34 SM cycles slower
+            (31 of its 1791 MHz),
             fences twice as long, L1 hits twice as long, half the issue width, and an L1 that serves a line every
             second cycle (gpu.l1.occupancy=2); cutoffs 8 and 16 as the preset has it and with that L1; kernel us,
             the move, and EPAQ's gain; then the L1s' line requests of cutoff 10's one-queue run with the slower L2.
@@ -180,7 +181,7 @@ if "carveout" in opts.parts:
 if "bounds" in opts.parts:
     print("\n| fib 32 (sim.quantum=0.505) | cutoff | one queue us | move | EPAQ us | move | EPAQ's gain |")
     print("|---|---|---|---|---|---|---|")
-    probes = {10: (None, "gpu.l2.hit_latency=274", "gpu.cu.fence_latency=560", "gpu.l1.hit_latency=68",
+    probes = {10: (None, "gpu.l2.hit_latency=248", "gpu.cu.fence_latency=560", "gpu.l1.hit_latency=68",
                    "gpu.cu.issue_width=2", "gpu.l1.occupancy=2"),
               8: (None, "gpu.l1.occupancy=2"), 16: (None, "gpu.l1.occupancy=2")}
     slow_l2 = None
@@ -192,7 +193,7 @@ if "bounds" in opts.parts:
             for queues in (1, 3):
                 st = fgtool.stats(fib(32, cutoff, queues, *extra))
                 us[queues] = fgtool.kernel_us(st)
-                if setting == "gpu.l2.hit_latency=274" and queues == 1:
+                if setting == "gpu.l2.hit_latency=248" and queues == 1:
                     slow_l2 = st["totals"]
             if setting is None:
                 base = us
@@ -200,6 +201,6 @@ if "bounds" in opts.parts:
             print(f"| {setting or 'preset'} | {cutoff} | {us[1]:,.1f} | {move[1]} | {us[3]:,.1f} | {move[3]} | "
                   f"{us[1] / us[3]:.3f} |")
             sys.stdout.flush()
-    print("\n| cutoff 10, one queue, gpu.l2.hit_latency=274: L1 requests | count |\n|---|---|")
+    print("\n| cutoff 10, one queue, gpu.l2.hit_latency=248: L1 requests | count |\n|---|---|")
     for key in ("reads", "hits", "writes", "bypass_reads", "atomics"):
         print(f"| {key} | {slow_l2.get('gpu.cu.l1.' + key, 0):,.0f} |")

@@ -613,11 +613,11 @@ std::vector<double> spans(const std::string& args, const std::string& name) {
 }
 
 // L2 round trips in a time `at(hit)` (ns) measured at an L2 hit latency: how
-// much longer it is when gh200's hit latency (240 cycles) is raised by 1,000,
-// in units of 1,000 cycles.
+// much longer it is when gh200's hit latency (217 cycles of its 1791 MHz L2)
+// is raised by 1,000, in units of 1,000 L2 cycles.
 template <class F>
 double raised_latency_trips(F&& at) {
-  return (at(1240) - at(240)) / (1000 * 1000.0 / 1980);
+  return (at(1217) - at(217)) / (1000 * 1000.0 / 1791);
 }
 
 // L2 round trips on the path of a run's execution `index` (of `count`
