@@ -27,6 +27,9 @@ double cfg_d(const Config& c, const char* k) { return std::get<double>(c.value(k
 double cfg_u(const Config& c, const char* k) { return double(std::get<std::uint64_t>(c.value(k))); }
 
 // Expected latencies written out from the configuration (not from the model).
+// The L2 clock's period in ns, whole picoseconds as in fg::Clock.
+double l2_period_ns(const Config& c) { return std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0; }
+
 struct Expected {
   double l1_hit, l2_hit, dram_miss;
   explicit Expected(const Config& c) {
@@ -676,12 +679,14 @@ TEST(L2WriteMiss, LazyAllocatesWithoutAFetchAndFetchesForAByteNotWritten) {
 // partition i). CU0's read of an odd line crosses (far_latency more than its
 // read of an even line), leaves a copy, so its next read is a near one; CU1's
 // write drops the copy, so CU0's next read crosses again; CU0's atomics on
-// the odd line cross every time, CU1's never. 100 cycles of the 1,980 MHz L2
-// clock are 50.5 ns.
+// the odd line cross every time, CU1's never. 100 cycles of gh200's L2 clock
+// (1791 MHz: 558 ps) are 55.8 ns.
 TEST(L2Partitions, AFarRequestCrossesAFarReadLeavesACopyAWriteDropsIt) {
   FG_REQUIRE_FRESH_KERNEL();
-  MemHarness h(test::make_config("gh200", {"gpu.cus=2", "mem.interleave=modulo", "gpu.l2.banks=2",
-                                           "gpu.l2.partitions=2", "gpu.l2.far_latency=100"}));
+  const Config cfg = test::make_config("gh200", {"gpu.cus=2", "mem.interleave=modulo", "gpu.l2.banks=2",
+                                                 "gpu.l2.partitions=2", "gpu.l2.far_latency=100"});
+  const double far = 100 * l2_period_ns(cfg);
+  MemHarness h(cfg);
   const std::uint64_t base = h.mem().allocate(4096);
   const std::uint64_t even = (base / 128 + 2 - (base / 128) % 2) * 128, odd = even + 128;
   double near_read = 0, far_read = 0, copy_read = 0, after_write = 0, far_atomic1 = 0, far_atomic2 = 0, near_atomic = 0;
@@ -718,11 +723,11 @@ TEST(L2Partitions, AFarRequestCrossesAFarReadLeavesACopyAWriteDropsIt) {
            std::uint64_t old;
            near_atomic = ns(p.atomic(odd, AtomicOp::Add, 4, 1, 0, old, t) - t);
          }});
-  EXPECT_NEAR(far_read - near_read, 50.5, 0.01);
+  EXPECT_NEAR(far_read - near_read, far, 0.01);
   EXPECT_NEAR(copy_read, near_read, 0.01) << "the far read left a copy in CU0's partition";
-  EXPECT_NEAR(after_write - near_read, 50.5, 0.01) << "CU1's write dropped the copy";
-  EXPECT_NEAR(far_atomic1 - near_atomic, 50.5, 0.01);
-  EXPECT_NEAR(far_atomic2 - near_atomic, 50.5, 0.01) << "atomics execute at the home, copy or not";
+  EXPECT_NEAR(after_write - near_read, far, 0.01) << "CU1's write dropped the copy";
+  EXPECT_NEAR(far_atomic1 - near_atomic, far, 0.01);
+  EXPECT_NEAR(far_atomic2 - near_atomic, far, 0.01) << "atomics execute at the home, copy or not";
   const StatRegistry& r = StatRegistry::global();
   EXPECT_EQ(r.find("gpu.l2.bank1.far")->scalar(), 4.0);
   EXPECT_EQ(r.find("gpu.l2.bank1.copy_hits")->scalar(), 1.0);
@@ -809,9 +814,9 @@ class SectorPort : public ::testing::TestWithParam<std::tuple<const char*, unsig
 TEST_P(SectorPort, AnL2BankIsBusyForTheSectorsARequestMoves) {
   FG_REQUIRE_FRESH_KERNEL();
   const auto [sector, bytes, cycles] = GetParam();
-  // gh200: the port holds a 128-byte line 2 cycles of the 1980 MHz L2 (505 ps
+  // gh200: the port holds a 128-byte line 2 cycles of the 1791 MHz L2 (558 ps
   // each); one or two 32-byte sectors take one cycle, the least a request takes.
-  EXPECT_NEAR(l2_port_spread(sector, bytes), 15 * cycles * 0.505, 0.02);
+  EXPECT_NEAR(l2_port_spread(sector, bytes), 15 * cycles * l2_period_ns(test::make_config("gh200", {})), 0.02);
 }
 
 INSTANTIATE_TEST_SUITE_P(Gh200, SectorPort,
