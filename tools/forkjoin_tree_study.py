@@ -19,7 +19,8 @@ Parts (--parts, default all):
   seeds     Fig. 7a's D 12 at the page's one-cycle quantum over seeds 1-4 of the victim stream
             (forkjoin.victim=stream): thread workers with the preset's fences and without them
             (gpu.cu.fence_invalidates_l1=false), block workers with them; kernel us per seed and the mean
-            (docs/forkjoin.md, "Fig. 7a's crossing a level early").
+            (docs/forkjoin.md, "Fig. 7a's crossing a level early"); then block over thread at D 10, 11 and
+            12 over the same seeds (where the crossing lies).
 Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2,sectors,seeds]"""
 import statistics
 import sys
@@ -144,4 +145,15 @@ if "seeds" in opts.parts:
                                                    *settings), "--seed", str(seed)]))
               for seed in (1, 2, 3, 4)]
         print(f"| {name} | " + " | ".join(f"{u:,.1f}" for u in us) + f" | {statistics.mean(us):,.1f} |")
+        sys.stdout.flush()
+    print("\n| Fig. 7a, block over thread (sim.quantum=0.505, forkjoin.victim=stream) | seed 1 | 2 | 3 | 4 |")
+    print("|---|---|---|---|---|")
+    for d in (10, 11, 12):
+        ratios = []
+        for seed in (1, 2, 3, 4):
+            t, b = (fgtool.kernel_us(fgtool.stats([*tree("sim.quantum=0.505", f"tree.depth={d}", "forkjoin.victim=stream",
+                                                         f"forkjoin.workers={w}"), "--seed", str(seed)]))
+                    for w in ("thread", "block"))
+            ratios.append(f"{b / t:.2f} ({t:,.1f} / {b:,.1f} us)")
+        print(f"| D {d} | " + " | ".join(ratios) + " |")
         sys.stdout.flush()
