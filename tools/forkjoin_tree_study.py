@@ -22,6 +22,7 @@ Parts (--parts, default all):
             (docs/forkjoin.md, "Fig. 7a's crossing a level early"); then block over thread at D 10, 11 and
             12 over the same seeds (where the crossing lies).
 Usage: tools/forkjoin_tree_study.py [build/fgsim] [--parts=ablation,stalls,profile,l2,sectors,seeds]"""
+import functools
 import statistics
 import sys
 
@@ -135,15 +136,18 @@ if "sectors" in opts.parts:
         print(f"| {name} | {us[0]:,.1f} | {us[1]:,.1f} | {100 * (us[1] / us[0] - 1):+.1f}% |")
 
 if "seeds" in opts.parts:
+    @functools.cache
+    def seed_us(depth, seed, *settings):  # D 12's runs serve both tables
+        return fgtool.kernel_us(fgtool.stats([*tree("sim.quantum=0.505", f"tree.depth={depth}", "forkjoin.victim=stream",
+                                                    *settings), "--seed", str(seed)]))
+
     print("\n| Fig. 7a D 12 (sim.quantum=0.505, forkjoin.victim=stream) | seed 1 | 2 | 3 | 4 | mean |")
     print("|---|---|---|---|---|---|")
     for name, settings in (("thread workers, fences", ["forkjoin.workers=thread"]),
                            ("thread workers, no fences", ["forkjoin.workers=thread",
                                                           "gpu.cu.fence_invalidates_l1=false"]),
                            ("block workers, fences", ["forkjoin.workers=block"])):
-        us = [fgtool.kernel_us(fgtool.stats([*tree("sim.quantum=0.505", "tree.depth=12", "forkjoin.victim=stream",
-                                                   *settings), "--seed", str(seed)]))
-              for seed in (1, 2, 3, 4)]
+        us = [seed_us(12, seed, *settings) for seed in (1, 2, 3, 4)]
         print(f"| {name} | " + " | ".join(f"{u:,.1f}" for u in us) + f" | {statistics.mean(us):,.1f} |")
         sys.stdout.flush()
     print("\n| Fig. 7a, block over thread (sim.quantum=0.505, forkjoin.victim=stream) | seed 1 | 2 | 3 | 4 |")
@@ -151,9 +155,7 @@ if "seeds" in opts.parts:
     for d in (10, 11, 12):
         ratios = []
         for seed in (1, 2, 3, 4):
-            t, b = (fgtool.kernel_us(fgtool.stats([*tree("sim.quantum=0.505", f"tree.depth={d}", "forkjoin.victim=stream",
-                                                         f"forkjoin.workers={w}"), "--seed", str(seed)]))
-                    for w in ("thread", "block"))
+            t, b = (seed_us(d, seed, f"forkjoin.workers={w}") for w in ("thread", "block"))
             ratios.append(f"{b / t:.2f} ({t:,.1f} / {b:,.1f} us)")
         print(f"| D {d} | " + " | ".join(ratios) + " |")
         sys.stdout.flush()

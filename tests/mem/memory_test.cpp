@@ -26,16 +26,15 @@ double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
 double cfg_d(const Config& c, const char* k) { return std::get<double>(c.value(k)); }
 double cfg_u(const Config& c, const char* k) { return double(std::get<std::uint64_t>(c.value(k))); }
 
-// Expected latencies written out from the configuration (not from the model).
 // The L2 clock's period in ns, whole picoseconds as in fg::Clock.
 double l2_period_ns(const Config& c) { return std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0; }
 
+// Expected latencies written out from the configuration (not from the model).
 struct Expected {
   double l1_hit, l2_hit, dram_miss;
   explicit Expected(const Config& c) {
     // Clock periods are whole picoseconds (700 MHz: 1429 ps), as in fg::Clock.
-    double cu_ns = std::round(1e6 / cfg_d(c, "gpu.clock")) / 1000.0,
-           l2_ns = std::round(1e6 / cfg_d(c, "gpu.l2.clock")) / 1000.0;
+    double cu_ns = std::round(1e6 / cfg_d(c, "gpu.clock")) / 1000.0, l2_ns = l2_period_ns(c);
     l1_hit = cfg_u(c, "gpu.l1.hit_latency") * cu_ns;
     l2_hit = l1_hit + cfg_u(c, "gpu.l2.hit_latency") * l2_ns;
     double transfer = cfg_u(c, "gpu.line") * cfg_u(c, "gpu.dram.channels") / cfg_d(c, "gpu.dram.bandwidth");

@@ -40,6 +40,7 @@ BAD_VALUES = [
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
+    ("forkjoin_quantum", "--jobs=0", "--jobs"),
     ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
@@ -99,6 +100,14 @@ for code in (3, 2):
         if rc != code or "Traceback" in err or len(lines) != 2 or lines[0] != f"fgsim: stand-in failure {code}" \
                 or not lines[1].startswith(f"{s}.py: fgsim exited {code}: {failing} "):
             failures.append(f"{s} with fgsim exiting {code}: exit {rc}, stderr {lines[:6]}")
+
+# Runs in parallel (forkjoin_quantum.py --jobs): the first run goes alone, so a failing fgsim is still one message.
+for code in (3, 2):
+    failing = os.path.join(tmp, f"fgsim-exit{code}")
+    rc, out, err = run("forkjoin_quantum", failing, "--jobs=4")
+    lines = err.strip().splitlines()
+    if rc != code or "Traceback" in err or len(lines) != 2 or lines[0] != f"fgsim: stand-in failure {code}":
+        failures.append(f"forkjoin_quantum --jobs=4 with fgsim exiting {code}: exit {rc}, stderr {lines[:6]}")
 
 # A real sweep: the header and a row for each of 2 presets x 2 ways x sim.sync_order on and off.
 rc, out, err = run("sync_quantum", real_fgsim)
