@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mem/l2_cache.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -506,9 +508,32 @@ void L2Cache::mark_written(CacheLine* l, const tlm::tlm_generic_payload& p) {
   const std::uint64_t off = p.get_address() % p_.line;
   const unsigned char* be = p.get_byte_enable_ptr();
   const unsigned be_len = p.get_byte_enable_length();
-  for (std::uint64_t i = 0; i < p.get_data_length() && off + i < p_.line; ++i)
-    if (!be || !be_len || be[i % be_len] == TLM_BYTE_ENABLED)
-      l->written[(off + i) / 64] |= std::uint64_t{1} << ((off + i) % 64);
+  const std::uint64_t end = std::min<std::uint64_t>(p_.line, off + p.get_data_length());
+  // Bit b of the line's written bytes, for b in [off, end), where the byte's enable is set: a
+  // whole word of bits at a time where no enables are given or a word's eight enables agree.
+  unsigned j = 0;  // p's byte (b - off) has enable be[j]
+  for (std::uint64_t b = off; b < end;) {
+    const std::uint64_t w = b / 64, s = b % 64;
+    if (!be || !be_len) {
+      const std::uint64_t k = std::min<std::uint64_t>(end - b, 64 - s);
+      l->written[w] |= (k == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << k) - 1)) << s;
+      b += k;
+      continue;
+    }
+    if (j + 8 <= be_len && end - b >= 8 && s <= 56) {
+      std::uint64_t m;
+      std::memcpy(&m, be + j, 8);
+      if (m == ~std::uint64_t{0} || m == 0) {
+        if (m) l->written[w] |= std::uint64_t{0xff} << s;
+        b += 8, j += 8;
+        if (j == be_len) j = 0;
+        continue;
+      }
+    }
+    if (be[j] == TLM_BYTE_ENABLED) l->written[w] |= std::uint64_t{1} << s;
+    ++b;
+    if (++j == be_len) j = 0;
+  }
   const std::uint64_t full_lo = p_.line >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p_.line) - 1;
   const std::uint64_t full_hi = p_.line >= 128 ? ~std::uint64_t{0}
                                 : p_.line > 64 ? (std::uint64_t{1} << (p_.line - 64)) - 1

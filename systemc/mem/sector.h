@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include <tlm.h>
 
@@ -48,12 +49,29 @@ struct Sectors {
     const unsigned char* be = p.get_byte_enable_ptr();
     const unsigned n = p.get_data_length();
     if (be && p.get_byte_enable_length() >= n) {
+      // A sector's bit when any of its bytes is enabled: one sector at a time (every byte of a
+      // sector has the same span(b, 1)), eight enables at a time.
       std::uint32_t m = 0;
-      for (unsigned i = 0; i < n; ++i)
-        if (be[i]) m |= span(off + i, 1);
+      for (unsigned i = 0; i < n;) {
+        const std::uint64_t b = off + i;
+        const unsigned k = static_cast<unsigned>(std::min<std::uint64_t>(n - i, (b / size + 1) * size - b));
+        if (any_enabled(be + i, k)) m |= span(b, 1);
+        i += k;
+      }
       return m ? m : span(off, 1);
     }
     return span(off, n);
+  }
+  static bool any_enabled(const unsigned char* be, unsigned k) {
+    unsigned i = 0;
+    for (; i + 8 <= k; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, be + i, 8);
+      if (w) return true;
+    }
+    for (; i < k; ++i)
+      if (be[i]) return true;
+    return false;
   }
   unsigned number(std::uint32_t mask) const { return static_cast<unsigned>(std::popcount(mask)); }
 };

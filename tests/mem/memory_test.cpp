@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fg_test.h"
+#include "mem/backing_store.h"
 #include "mem/l1_cache.h"
 #include "mem/memory_system.h"
 #include "mem/sector.h"
@@ -671,6 +674,112 @@ TEST(L2WriteMiss, LazyAllocatesWithoutAFetchAndFetchesForAByteNotWritten) {
   EXPECT_LT(t.write, e.l2_hit + 10) << "no fetch on the write miss";
   EXPECT_LT(t.read_written, e.l2_hit + 10) << "the bytes written are in the L2";
   EXPECT_GT(t.read_other, e.l2_hit + 100) << "byte 64 was not written: the read fetches the line from DRAM";
+}
+
+// gpu.l2.write_miss=lazy with byte enables: a whole-line write keeps the
+// bytes it enables and not its holes. A read of enabled bytes needs no fetch, a
+// read of a hole fetches the line; a line with every byte enabled holds its
+// data. The holes: a whole 8-byte word (bytes 96..103), one byte inside a word
+// (byte 41), the last byte (127).
+TEST(L2WriteMiss, LazyKeepsTheBytesAWriteEnablesNotItsHoles) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.l2.partitions=1", "gpu.l2.write_miss=lazy"}));
+  const std::uint64_t base = (h.mem().allocate(8192) / 128 + 1) * 128;
+  const std::uint64_t word = base, byte = base + 1024, last = base + 2048, whole = base + 3072;
+  auto fetches = [] {
+    double n = 0;
+    for (int i = 0; i < 12; ++i)
+      if (const StatBase* s = StatRegistry::global().find(fmt::format("gpu.l2.bank{}.lazy_fetches", i)))
+        n += s->scalar();
+    return n;
+  };
+  std::vector<double> after;
+  std::array<std::uint32_t, 3> got{};
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::array<unsigned char, 128> data{}, be{};
+    for (unsigned i = 0; i < 128; ++i) data[i] = static_cast<unsigned char>(i + 1);
+    auto step = [&] {  // after everything before it completed
+      qk.inc(sc_core::sc_time(2, sc_core::SC_US));
+      qk.sync();
+      return qk.get_local_time();
+    };
+    auto write = [&](std::uint64_t line, std::initializer_list<std::pair<unsigned, unsigned>> holes) {
+      be.fill(0xff);
+      for (auto [from, to] : holes)
+        for (unsigned i = from; i < to; ++i) be[i] = 0;
+      p.write(line, data.data(), 128, step(), be.data());
+    };
+    auto read = [&](std::uint64_t a) {
+      std::uint32_t v = 0;
+      p.read(a, &v, 4, step(), true);
+      after.push_back(fetches());
+      return v;
+    };
+    write(word, {{96, 104}});
+    write(byte, {{41, 42}});
+    write(last, {{127, 128}});
+    write(whole, {});
+    read(word + 92);             // bytes 92..95, enabled: 0 fetches
+    read(word + 96);             // the word hole: 1
+    read(byte + 36);             // 36..39: 1
+    got[0] = read(byte + 40);    // 40..43 holds the hole at 41: 2
+    read(last + 120);            // 2
+    read(last + 124);            // 3
+    got[1] = read(whole + 124);  // 3
+    got[2] = read(word + 0);
+  }});
+  EXPECT_EQ(after, (std::vector<double>{0, 1, 1, 2, 2, 3, 3, 3}));
+  EXPECT_EQ(got[0], 41u | 0u << 8 | 43u << 16 | 44u << 24) << "byte 41 was not written";
+  EXPECT_EQ(got[1], 125u | 126u << 8 | 127u << 16 | 128u << 24);
+  EXPECT_EQ(got[2], 1u | 2u << 8 | 3u << 16 | 4u << 24);
+}
+
+// The byte-enable fast paths (eight enables at a time) against a byte-by-byte
+// reference, over random enables, lengths, offsets and enable periods, both
+// where the store copies bytes and where a request's sectors are found.
+TEST(ByteEnables, TheStoreAndTheSectorMaskAgreeWithAByteByByteReference) {
+  std::mt19937_64 rng(36);
+  auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+  BackingStore store(1 << 20);
+  std::vector<unsigned char> ref(1 << 20, 0);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const unsigned len = 1 + pick(300);
+    const unsigned period = pick(2) ? len : 1 + pick(len);  // enables as long as the data, or repeating
+    std::vector<unsigned char> be(period), src(len);
+    for (unsigned i = 0; i < period;) {  // runs of enabled or disabled bytes, or single odd values
+      const unsigned run = 1 + pick(12);
+      const unsigned char v = pick(5) == 0 ? static_cast<unsigned char>(1 + pick(254)) : (pick(2) ? 0xff : 0);
+      for (unsigned k = 0; k < run && i < period; ++k) be[i++] = v;
+    }
+    for (auto& c : src) c = static_cast<unsigned char>(rng());
+    const std::uint64_t addr = (1 << 16) - 200 + pick(400);  // across a page boundary of the store
+    store.write(addr, src.data(), len, be.data(), period);
+    for (unsigned i = 0; i < len; ++i)
+      if (be[i % period]) ref[addr + i] = src[i];
+    std::vector<unsigned char> out(len);
+    store.read(addr, out.data(), len);
+    ASSERT_TRUE(std::equal(out.begin(), out.end(), ref.begin() + static_cast<std::ptrdiff_t>(addr)))
+        << "trial " << trial << ": " << len << " bytes at " << addr << ", enables every " << period;
+    // Sectors::of reads the enables only when there is one per byte of a request within a line.
+    const Sectors s{128, pick(2) ? 32u : 16u};
+    const unsigned off = pick(128), n = std::min(len, 128 - off);
+    tlm::tlm_generic_payload p;
+    p.set_address(0x4000 + off);
+    p.set_data_ptr(src.data());
+    p.set_data_length(n);
+    p.set_byte_enable_ptr(be.data());
+    p.set_byte_enable_length(period);
+    std::uint32_t want = 0;
+    if (period >= n) {
+      for (unsigned i = 0; i < n; ++i)
+        if (be[i]) want |= s.span(off + i, 1);
+      if (!want) want = s.span(off, 1);
+    } else {
+      want = s.span(off, n);
+    }
+    ASSERT_EQ(s.of(p, nullptr), want) << "trial " << trial << ": " << n << " bytes at line offset " << off;
+    p.set_byte_enable_ptr(nullptr);
+  }
 }
 
 // gpu.l2.partitions: two banks (modulo interleave: even lines in bank 0,
