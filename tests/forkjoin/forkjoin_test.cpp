@@ -544,6 +544,7 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
       {"tree --set forkjoin.queue=cl --set forkjoin.workers=block", "forkjoin.queue"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.runtime=mar2026", "forkjoin.runtime"},
       {"fib --set gpu.cu.fence_latency=-5", "gpu.cu.fence_latency"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.gq_commit=ordered", "forkjoin.gq_commit"},
   };
   for (const auto& [args, key] : cases) {
     const auto r = run_fgsim("run " + args + " --quiet");
@@ -1105,6 +1106,64 @@ TEST(ForkJoin, TheCompiledBlockRuntimeSavesEveryWarpsRegisters) {
     EXPECT_EQ(stores - free_stores, 2 * 15 * batches) << runtime;
     EXPECT_GT(ns, free_ns * 1.05) << runtime;
   }
+}
+
+// gq's publish (forkjoin.gq_commit): ordered waits for the tail to reach its batch's base when an earlier batch
+// has not committed yet (it happens in these runs); unordered never waits, and its runs are still correct (a
+// claimed slot not yet stored would be a fault, exit 3: none here).
+TEST(ForkJoin, OnlyTheOrderedGlobalQueueWaitsToCommit) {
+  for (const int n : {14, 16}) {
+    const std::string args = fmt::format(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n={} --set forkjoin.groups=16 --set "
+        "forkjoin.queue=gq --set forkjoin.gq_commit=",
+        n);
+    EXPECT_GT(stat(run_stats(args + "ordered"), "forkjoin.commit_waits"), 0) << n;
+    EXPECT_EQ(stat(run_stats(args + "unordered"), "forkjoin.commit_waits"), 0) << n;
+  }
+}
+
+// ececf4e's baselines fence after every task call (rows G4f and C5f), as the feb2026 runtime does and jan2026's
+// work stealing does not: with the runtime's code free, one task's run is a fence longer on gq and cl than on ws.
+TEST(ForkJoin, TheBaselinesFenceAfterTheirTasks) {
+  auto run = [](const char* queue) {
+    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
+                                     "forkjoin.groups=1 --set forkjoin.code=free --set forkjoin.queue={}",
+                                     queue),
+                         "run ");
+    return s.empty() ? 0.0 : s[0];
+  };
+  const double ws = run("ws");
+  EXPECT_GE(run("gq") - ws, 280 * 1000.0 / 1980);
+  EXPECT_GE(run("cl") - ws, 280 * 1000.0 / 1980);
+}
+
+// forkjoin.code=compiled charges the baselines their own rows (docs/forkjoin-sass.md D). fib(1) on one warp runs
+// one task: a search that finds the root, the task, an empty push, a search that finds nothing, the termination
+// check. Compiled less free, less the memory operations compiled adds (the pointers' loads, the registers'
+// saves), is the rows' instructions on that path; the rows the queues share (task start, the task function, push
+// head) cancel against work stealing's, so the difference to ws is that of the rows each runs alone.
+TEST(ForkJoin, TheCompiledBaselinesIssueTheirMeasuredRows) {
+  auto rows = [](const char* queue) {
+    auto run = [&](const char* code) {
+      const auto s =
+          run_stats(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
+                                "forkjoin.groups=1 --set forkjoin.queue={} --set forkjoin.code={}",
+                                queue, code));
+      return cu_sum(s, ".wavefront_instructions") - cu_sum(s, ".loads") - cu_sum(s, ".stores");
+    };
+    return run("compiled") - run("free");
+  };
+  // ws (table A): PopBatch 2 (36 + a shuffle's 10), the found head 1b (32 + 7), after the call 6b and 6c (16), an
+  // empty PopBatch 2b (21 + 10), the idle framing 1c (29), the termination check 5 (23 + 7 + 10), 5b (13), 5c (7).
+  const double ws = 46 + 39 + 16 + 31 + 29 + 40 + 13 + 7;
+  // gq: G2 (65), G1 + G3 + G7 with G3's trampoline (20), G4f (11), G2b (50), G1 + G7 (6), G6 (39), G6b, G6c.
+  const double gq = 65 + 20 + 11 + 50 + 6 + 39 + 13 + 2;
+  // cl: two searches' entries C2e (9) and exits C2x (1); the root popped as the last item, C2l (34); C1 + C4 + C8
+  // (12); C5f (11); the second search's empty pop C2b (15); C1 + C8 (6); C7 (38), C7b, C7c.
+  const double cl = 2 * (9 + 1) + 34 + 12 + 11 + 15 + 6 + 38 + 13 + 6;
+  const double ws_rows = rows("ws");
+  EXPECT_EQ(rows("gq") - ws_rows, gq - ws);
+  EXPECT_EQ(rows("cl") - ws_rows, cl - ws);
 }
 
 }  // namespace

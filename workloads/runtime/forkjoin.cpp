@@ -148,6 +148,19 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
                                       "which an H100 SM holds 2048 threads)",
                                       {{1}, {255}}};
 
+// gq's publish (GTaP ececf4e's push_global_queue): the source waits until the tail reaches the batch's base
+// before its atomicAdd on the tail (`while (load_L2(&d_queue_tail) != base_pos)`), so batches would commit in
+// order. The loop is in the PTX but not in ptxas 13.0's machine code (docs/forkjoin-sass.md D: no load of the
+// tail exists in the kernel; the load is weak and the loop does nothing else, so the compiler may drop it), and
+// clang-gtap's binary, which produced the paper's numbers, could not be built here to show it kept the loop. So
+// the default is the machine code's publish; the source's is the ablation `ordered`.
+const Param<std::string> kGqCommit{
+    "forkjoin.gq_commit", "unordered", std::vector<std::string>{"unordered", "ordered"},
+    "the global queue's publish (forkjoin.queue=gq): unordered adds to the tail at once (ptxas 13.0's machine code "
+    "of GTaP's gq, which drops the source's wait), so a later batch's commit can cover an earlier one's slots, and a "
+    "worker that claims a slot before its id is stored is a simulated fault (exit 3); ordered first waits until the "
+    "tail reaches the batch's base (GTaP's source and PTX)"};
+
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
 // measured from its runtimes' sm_90 machine code (thread and block workers of both runtimes): each operation's
@@ -157,8 +170,8 @@ const Param<std::string> kCode{
     "forkjoin.code", "free", std::vector<std::string>{"free", "compiled"},
     "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
     "compiled runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the task "
-    "function's register saves: docs/forkjoin-sass.md; thread and block workers; the queue operations of GTaP's "
-    "deques only, not of the thread workers' gq and cl baselines)"};
+    "function's register saves: docs/forkjoin-sass.md; thread and block workers, and the thread workers' gq and "
+    "cl baselines)"};
 
 // One runtime operation of GTaP's compiled runtime, per warp: non-memory instructions and the sum of
 // their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
@@ -250,6 +263,61 @@ const CodeCosts kFebCode{{17 + 7, 83 + 25},
                          Cost{61, 249} + kPushPair + kSyncw,
                          {16, 39},
                          15};
+// The thread workers' baselines, GTaP ececf4e's gtap_runtime_thread_gq.cuh and gtap_runtime_thread_chaselev.cuh
+// (byte-identical to a611b90; docs/forkjoin-sass.md D, rows G and C): the rows in which their loop, search and
+// push differ from work stealing's. The rest (task start, the task function, spawn, join, finish, push head) are
+// the runtime's (jan2026's table A, or feb2026's table B).
+struct BaselineCosts {
+  Cost head_kept, head_found, idle_frame, term, term_first, term_last, after_call, push_kept, push_publish, push_more;
+  Cost pop, pop_empty, pop_retry, active;  // gq: G2, G2b, G2x, G2+; cl: C2, C2b, -, C3+
+  Cost pop_entry, pop_last, pop_exit, pop_loop, steal_entry, steal_ok, steal_fail;  // cl: C2e, C2l, C2x, C3e, C3, C3b
+};
+// Trampolines: G-T2 (two shuffles, pop's count and base) 17/53, G-T1 and C-T1 (one shuffle) 10/32 and 9/30 (the
+// victim's 10/31), C-T2 (push's pair) 17/52 as kPushPair, G-Ts and C-Ts as kSyncw.
+constexpr Cost kGqShfl2{17, 53}, kClShfl{9, 30};
+const BaselineCosts kGqCode{Cost{8, 41} + Cost{7, 36} + kSyncw + Cost{2, 18},  // G1k, G3 with its trampoline, G7
+                            Cost{4, 18} + Cost{7, 36} + kSyncw + Cost{2, 18},  // G1, G3, G7
+                            Cost{4, 18} + Cost{2, 18},                         // G1, G7
+                            Cost{22, 92} + kSyncw + kShflJan,                  // G6
+                            {13, 55},                                          // G6b
+                            {2, 9},                                            // G6c
+                            Cost{4, 13} + kSyncw,               // G4f (its fence is the model's fence_release)
+                            Cost{17, 85} + kPushPair + kSyncw,  // G5b
+                            Cost{65, 320} + kPushPair + Cost{10, 32} + kSyncw + kSyncw,  // G5c: 106/454
+                            {11, 39},                                                    // G5d
+                            Cost{48, 201} + kGqShfl2,                                    // G2: 65/254
+                            Cost{33, 125} + kGqShfl2,                                    // G2b: 50/178
+                            {11, 61},                                                    // G2x
+                            {6, 26},                                                     // G2+
+                            {},
+                            {},
+                            {},
+                            {},
+                            {},
+                            {},
+                            {}};
+const BaselineCosts kClCode{
+    Cost{8, 41} + Cost{6, 43} + Cost{2, 18},  // G1k (cl's kept path not measured: the same loop top), C4, C8
+    Cost{4, 18} + Cost{6, 43} + Cost{2, 18},  // C1, C4, C8
+    Cost{4, 18} + Cost{2, 18},                // C1, C8
+    Cost{21, 96} + kSyncw + kShflJan,         // C7
+    {13, 55},                                 // C7b
+    {6, 22},                                  // C7c
+    Cost{4, 13} + kSyncw,                     // C5f
+    Cost{13, 73} + kPushPair + kSyncw,        // C6b
+    Cost{53, 263} + kPushPair + kSyncw,       // C6c: 77/340
+    {11, 39},                                 // C6c.2, one more trip of the store loop
+    Cost{21, 113} + kClShfl,                  // C2: 30/143
+    {15, 79},                                 // C2b
+    {},
+    {6, 29},                       // C3+
+    {9, 38},                       // C2e
+    Cost{25, 131} + kClShfl,       // C2l
+    {1, 5},                        // C2x: the loop's exit
+    {6, 26},                       // C2x: the loop-back after four pops (ptxas unrolled it four times)
+    Cost{34, 145} + Cost{10, 31},  // C3e: 44/176
+    Cost{32, 156} + kClShfl,       // C3: 41/186
+    Cost{15, 84} + kClShfl};       // C3b: 24/114
 // The feb2026 block runtime (GTaP 14669e9), table C, per warp of the block: rows every warp issues ("all") and
 // rows thread 0 runs alone ("t0", warp 0). A block of 64 threads is two warps.
 struct BlockCosts {
@@ -281,7 +349,7 @@ const BlockCosts kJanBlockCode{
 
 // The `__device__` pointers the compiled runtime loads (one 8-byte word each, in one line) and, after them, the
 // queue array's per-queue planes.
-enum Ptr : std::uint32_t { kPtrHeaders, kPtrData, kPtrLists, kPtrGenerated, kPtrQueues };
+enum Ptr : std::uint32_t { kPtrHeaders, kPtrData, kPtrLists, kPtrGenerated, kPtrQueues, kPtrGlobalQueue };
 
 constexpr std::uint32_t kNone = ~0u;
 // GTaP's QUEUE_MARGIN is 100 slots of headroom; ours checks exactly.
@@ -318,6 +386,10 @@ class Stats final : public Mechanism {
         stolen(StatGroup("forkjoin"), "stolen", "tasks taken from other workers", ""),
         lock_fails(StatGroup("forkjoin"), "lock_fails", "victim-lock CAS that failed (contention)", ""),
         cas_retries(StatGroup("forkjoin"), "cas_retries", "count/top CAS retried after losing a race", ""),
+        commit_waits(StatGroup("forkjoin"), "commit_waits",
+                     "gq, forkjoin.gq_commit=ordered: publishes that found the tail short of their base and waited for "
+                     "an earlier batch's commit",
+                     ""),
         backoff_ns(StatGroup("forkjoin"), "backoff_time", "time workers slept backing off (summed)", "ns"),
         idle_iterations(StatGroup("forkjoin"), "idle_iterations", "worker iterations that found no task", ""),
         pool_peak(StatGroup("forkjoin"), "pool_peak", "most task records in use at once in one worker's pool", ""),
@@ -363,7 +435,8 @@ class Stats final : public Mechanism {
 
   Counter spawned, started, finished, resumed, batches;
   Distribution batch_lanes;
-  Counter kept, published, popped, steal_tries, steals, stolen, lock_fails, cas_retries, backoff_ns, idle_iterations;
+  Counter kept, published, popped, steal_tries, steals, stolen, lock_fails, cas_retries, commit_waits, backoff_ns,
+      idle_iterations;
   Counter pool_peak, records_peak, recycled, payload_bytes, frame_bytes;
   Formula wait_ns;
   std::vector<std::unique_ptr<Counter>> per_queue;
@@ -519,6 +592,8 @@ class Runtime {
   };
   Task<void> claim(Lane& l, W w, bool prev, Claim& out);
   Task<void> end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::uint32_t head);
+  Task<void> gq_put(Lane& l, std::uint32_t pos, std::uint32_t id);
+  Task<std::uint32_t> gq_take(Lane& l, std::uint32_t pos);
   Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
   Task<bool> block_push(Lane& l, W w);
   // The block workers' shared words (GTaP's block loop's __shared__ state).
@@ -546,8 +621,12 @@ class Runtime {
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
   std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
   bool buf_in_lds_ = true;
-  const CodeCosts* code_ = nullptr;    // forkjoin.code=compiled: the thread runtime's compiled code
-  const BlockCosts* bcode_ = nullptr;  // forkjoin.code=compiled: the feb2026 block runtime's
+  const CodeCosts* code_ = nullptr;        // forkjoin.code=compiled: the thread runtime's compiled code
+  const BaselineCosts* base_ = nullptr;    // and the thread workers' gq or cl rows (code_ then has their rows in)
+  CodeCosts base_code_{};                  // the runtime's rows with the baseline's in place of work stealing's
+  bool gq_ordered_ = false;                // forkjoin.gq_commit
+  std::vector<std::uint32_t> gq_written_;  // gq, unordered: per ring slot, 1 + the queue position last stored there
+  const BlockCosts* bcode_ = nullptr;      // forkjoin.code=compiled: the feb2026 block runtime's
   std::uint64_t ptrs_ = 0, frames_ = 0;
   // The compiled runtime's load of a `__device__` pointer (a plain load, through the L1) and of queue k's plane.
   std::uint64_t ptr(Ptr p) const { return ptrs_ + 8ull * p; }
@@ -655,7 +734,28 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
       bcode_ = feb_ ? &kFebBlockCode : &kJanBlockCode;
     else
       code_ = feb_ ? &kFebCode : &kJanCode;
+    if (code_ && q_ != Q::Ws) {
+      base_ = q_ == Q::Gq ? &kGqCode : &kClCode;
+      base_code_ = *code_;
+      const BaselineCosts& b = *base_;
+      for (auto [to, from] : {std::pair{&CodeCosts::head_kept, b.head_kept},
+                              {&CodeCosts::head_found, b.head_found},
+                              {&CodeCosts::idle_frame, b.idle_frame},
+                              {&CodeCosts::term, b.term},
+                              {&CodeCosts::term_first, b.term_first},
+                              {&CodeCosts::term_last, b.term_last},
+                              {&CodeCosts::after_call, b.after_call},
+                              {&CodeCosts::push_kept, b.push_kept},
+                              {&CodeCosts::push_publish, b.push_publish},
+                              {&CodeCosts::push_more, b.push_more}})
+        base_code_.*to = from;
+      code_ = &base_code_;
+    }
   }
+  gq_ordered_ = kGqCommit.get(cfg) == "ordered";
+  if (q_ != Q::Gq && cfg.set_by_user(kGqCommit.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: forkjoin.queue is not gq", kGqCommit.name(),
+                                cfg.origin(kGqCommit.name())));
   backoff_ = kBackoff.get(cfg) == "exp";
   clock_victim_ = kVictim.get(cfg) == "clock";
   if (!backoff_)
@@ -714,6 +814,7 @@ void Runtime::allocate() {
   pools_ = alloc(std::uint64_t{workers_} * pool_bytes_);
   if (q_ == Q::Gq) {
     gq_ = alloc(3ull * line_ + 4ull * ids);
+    if (!gq_ordered_) gq_written_.assign(ids, 0);
   } else {
     deques_ = alloc(std::uint64_t{workers_} * nq_ * dq_bytes_);
   }
@@ -774,8 +875,9 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
   const std::uint32_t zero = 0, one = 1;
   if (q_ == Q::Gq) {
     mem.copy_in(gq_ + 3ull * line_, &zero, 4);  // ring[0] = 0
-    mem.copy_in(gq_ + line_, &one, 4);          // tail
-    mem.copy_in(gq_ + 2ull * line_, &one, 4);   // alloc
+    if (!gq_ordered_) gq_written_[0] = 1;
+    mem.copy_in(gq_ + line_, &one, 4);         // tail
+    mem.copy_in(gq_ + 2ull * line_, &one, 4);  // alloc
   } else {
     mem.copy_in(ring(0, 0, 0), &zero, 4);
     mem.copy_in(dq(0, 0) + (q_ == Q::Cl ? 4 : 0), &one, 4);  // count (ws) or bottom (cl)
@@ -1119,7 +1221,9 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     const Cost after = code_ ? code_->after_call : bcode_->after_call_all;
     co_await l.alu_sched(after.n, after.cycles);
   }
-  if (feb_) co_await l.fence_release();  // the feb2026 runtime: after the task function, every lane
+  // After the task function, every lane: the feb2026 runtime, and the thread workers' baselines (ececf4e's
+  // gq and cl, rows G4f and C5f).
+  if (feb_ || (!block_ && q_ != Q::Ws)) co_await l.fence_release();
 }
 
 // At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
@@ -1285,7 +1389,7 @@ std::uint32_t Runtime::victim(W w, std::uint64_t clock) {
 Task<std::uint32_t> Runtime::pick_victim(Lane& l, W w) {
   std::uint64_t clk = 0;
   if (clock_victim_) clk = co_await l.clock();
-  if ((!code_ || q_ != Q::Ws) && !bcode_) co_await l.alu(4);  // compiled: part of rows 3 and 4 (C4)
+  if (!code_ && !bcode_) co_await l.alu(4);  // compiled: part of rows 3 and 4 (C4; cl's C3e)
   co_return victim(w, clk);
 }
 
@@ -1408,26 +1512,37 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
       }
     }
   } else if (q_ == Q::Gq) {
+    if (base_) co_await l.load<std::uint64_t>(ptr(kPtrGlobalQueue));  // rows G2 and G2b: the ring's pointer
     for (;;) {  // FIFO claim by CAS on the head; every idle worker polls
       const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
       const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
       const std::uint32_t n = std::min(max, tl - hd);
-      if (n == 0) break;
+      if (n == 0) {
+        if (base_) co_await l.alu_sched(base_->pop_empty.n, base_->pop_empty.cycles);  // row G2b
+        break;
+      }
       const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(gq_, hd, hd + n);
       if (old == hd) {
+        if (base_ && !first_ && !prev) co_await l.alu_sched(base_->active.n, base_->active.cycles);  // row G2+
         if (!first_ && !prev) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
+        if (base_) co_await l.alu_sched(base_->pop.n, base_->pop.cycles);  // row G2
         n_pop = n;
         tail = hd;
         if (block_)  // the leader takes the block's one task
-          got.push_back(
-              co_await l.load_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * (hd % (per_worker_ * workers_))));
+          got.push_back(co_await gq_take(l, hd));
         break;
       }
       ++st_.cas_retries;
+      if (base_) co_await l.alu_sched(base_->pop_retry.n, base_->pop_retry.cycles);  // row G2x
     }
   } else {  // Chase-Lev: up to `max` single pops, then single steals from one victim
     const bool bc = bcode_ != nullptr;
     if (prev) {
+      if (base_) {  // row C2e: the queues' pointer and the plane, once per pop_chase_lev
+        co_await l.alu_sched(base_->pop_entry.n, base_->pop_entry.cycles);
+        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+        co_await l.load<std::uint64_t>(plane(0));
+      }
       for (std::uint32_t i = 0; i < max; ++i) {
         if (bc) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C3: the queues' pointer
         // The owner reads its own bottom with a plain load (the paper's
@@ -1435,6 +1550,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         const std::uint32_t b = co_await l.load<std::uint32_t>(dq(w.global, 0) + 4);
         if (b == 0) {
           if (bc) co_await l.alu_sched(bcode_->pop_empty_t0.n, bcode_->pop_empty_t0.cycles);
+          if (base_) co_await l.alu_sched(base_->pop_empty.n, base_->pop_empty.cycles);  // row C2b
           break;
         }
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, b - 1);
@@ -1443,25 +1559,37 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (static_cast<std::int32_t>(b - 1 - t) < 0) {
           co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t);
           if (bc) co_await l.alu_sched(bcode_->pop_empty_t0.n, bcode_->pop_empty_t0.cycles);  // row C3c
+          if (base_) co_await l.alu_sched(base_->pop_empty.n, base_->pop_empty.cycles);       // row C2b
           break;
         }
         const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(ring(w.global, 0, b - 1));
         if (b - 1 > t) {
           got.push_back(id);
           if (bc) co_await l.alu_sched(bcode_->pop_t0.n, bcode_->pop_t0.cycles);  // row C3a
+          if (base_) {  // row C2; C2x's loop-back after every fourth
+            co_await l.alu_sched(base_->pop.n, base_->pop.cycles);
+            if (got.size() % 4 == 0) co_await l.alu_sched(base_->pop_loop.n, base_->pop_loop.cycles);
+          }
           continue;
         }
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(w.global, 0), t, t + 1);
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t + 1);
         if (old == t) got.push_back(id);
         if (bc) co_await l.alu_sched(bcode_->pop_last_t0.n, bcode_->pop_last_t0.cycles);  // row C3b
+        if (base_) co_await l.alu_sched(base_->pop_last.n, base_->pop_last.cycles);       // row C2l
         break;
       }
+      if (base_) co_await l.alu_sched(base_->pop_exit.n, base_->pop_exit.cycles);  // row C2x
       n_pop = static_cast<std::uint32_t>(got.size());
     }
     if (n_pop < max && workers_ > 1) {
       vic = co_await pick_victim(l, w);
       ++st_.steal_tries;
+      if (base_) {  // row C3e: the victim's choice and broadcast, the queues' pointer and the plane
+        co_await l.alu_sched(base_->steal_entry.n, base_->steal_entry.cycles);
+        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+        co_await l.load<std::uint64_t>(plane(0));
+      }
       for (std::uint32_t i = n_pop; i < max; ++i) {
         if (bc) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C4: the queues' pointer
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(vic, 0));
@@ -1469,6 +1597,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         const std::uint32_t b = co_await l.load_bypass<std::uint32_t>(dq(vic, 0) + 4);
         if (static_cast<std::int32_t>(b - t) <= 0) {
           if (bc) co_await l.alu_sched(bcode_->steal_fail_t0.n, bcode_->steal_fail_t0.cycles);  // row C4a
+          if (base_) co_await l.alu_sched(base_->steal_fail.n, base_->steal_fail.cycles);       // row C3b
           break;
         }
         // The task's id and the CAS on top in flight together (the CAS does
@@ -1477,10 +1606,13 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(vic, 0), t, t + 1);
         const std::uint32_t id = co_await l.wait(ida);
         if (bc) co_await l.alu_sched(bcode_->steal_ok_t0.n, bcode_->steal_ok_t0.cycles);  // row C4b
+        if (base_) co_await l.alu_sched(base_->steal_ok.n, base_->steal_ok.cycles);       // row C3
         if (old != t) {
           ++st_.cas_retries;
           break;
         }
+        if (base_ && !first_ && !prev && got.empty())
+          co_await l.alu_sched(base_->active.n, base_->active.cycles);  // row C3+
         if (!first_ && !prev && got.empty())
           co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
         got.push_back(id);
@@ -1498,6 +1630,28 @@ Task<void> Runtime::end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::
   co_await l.store_bypass<std::uint32_t>(dq(vic, k) + 4, head);
   co_await l.fence_release();
   co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
+}
+
+// The global queue's slot of queue position `pos`: a pusher's store, a claimer's load. Under
+// forkjoin.gq_commit=unordered a claimed position whose store has not happened yet (in the functional order)
+// is the race of a commit without its wait: a simulated fault, not a stale id run as a task.
+Task<void> Runtime::gq_put(Lane& l, std::uint32_t pos, std::uint32_t id) {
+  const std::uint32_t slot = pos % (per_worker_ * workers_);
+  co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * slot, id);
+  if (!gq_ordered_) gq_written_[slot] = pos + 1;
+}
+Task<std::uint32_t> Runtime::gq_take(Lane& l, std::uint32_t pos) {
+  const std::uint32_t size = per_worker_ * workers_, slot = pos % size;
+  const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * slot);
+  if (!gq_ordered_ && gq_written_[slot] != pos + 1) {
+    std::string what = fmt::format(
+        "forkjoin: a worker claimed the global queue's position {} (slot {}) before its task id was stored there: "
+        "with forkjoin.gq_commit=unordered (the publish without its commit wait, as ptxas 13.0 compiles GTaP's "
+        "gq) a later batch's commit covered an earlier batch's slots; forkjoin.gq_commit=ordered waits for them",
+        pos, slot);
+    co_await fault(l, std::move(what));
+  }
+  co_return id;
 }
 
 // The end of an iteration (PushBatch): keep up to a warp of the largest
@@ -1536,7 +1690,17 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
     const std::uint32_t m = gen[k] - first;
     if (m == 0) continue;
     std::uint32_t base = 0;
-    if (leader(l)) {
+    if (q_ == Q::Cl) {  // every lane reads bottom and top, in flight together (ececf4e's push, row C6c)
+      if (code_) {      // the queues' pointer and the plane ahead of them
+        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+        co_await l.load<std::uint64_t>(plane(0));
+      }
+      const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
+      const Async<std::uint32_t> top = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0));
+      co_await l.wait(bot.ready > top.ready ? bot : top);
+      base = bot.value;
+      if (leader(l) && base + m - top.value > qs_) co_await deque_full(l, w, base - top.value);
+    } else if (leader(l)) {
       if (q_ == Q::Ws) {
         base = co_await l.lds_load<std::uint32_t>(lds_tail(w.local, k));
         // The head, when a stale copy says the deque may be full.
@@ -1553,28 +1717,25 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
           co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
                                         "forkjoin.max_tasks_per_warp",
                                         base - hd, per_worker_ * workers_));
-      } else {  // bottom and top: independent loads, in flight together (GTaP's push)
-        const Async<std::uint32_t> bot = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0) + 4);
-        const Async<std::uint32_t> top = co_await l.load_async_bypass<std::uint32_t>(dq(w.global, 0));
-        co_await l.wait(bot.ready > top.ready ? bot : top);
-        base = bot.value;
-        const std::uint32_t t = top.value;
-        if (base + m - t > qs_) co_await deque_full(l, w, base - t);
       }
     }
-    base = co_await l.broadcast<std::uint32_t>(base, 0);
-    if (code_ && q_ == Q::Ws) {  // row 13c: the queue's plane for every lane's store
+    if (q_ != Q::Cl) base = co_await l.broadcast<std::uint32_t>(base, 0);
+    if (code_) {  // rows 13c, G5c, C6c: the queue's pointer (and plane) for every lane's store
       co_await l.alu_sched(code_->push_publish.n, code_->push_publish.cycles);
-      co_await l.load<std::uint64_t>(ptr(kPtrQueues));
-      co_await l.load<std::uint64_t>(plane(k));
+      if (q_ == Q::Ws) {
+        co_await l.load<std::uint64_t>(ptr(kPtrQueues));
+        co_await l.load<std::uint64_t>(plane(k));
+      } else if (q_ == Q::Gq) {
+        co_await l.load<std::uint64_t>(ptr(kPtrGlobalQueue));
+      }
       if (!buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
     }
     for (std::uint32_t j = lane; j < m; j += wave_) {
-      if (code_ && q_ == Q::Ws && j >= wave_) co_await l.alu_sched(code_->push_more.n, code_->push_more.cycles);
+      if (code_ && j >= wave_) co_await l.alu_sched(code_->push_more.n, code_->push_more.cycles);
       const std::uint32_t id = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, k, first + j))
                                            : co_await l.load<std::uint32_t>(gbuf(w.global, k, first + j));
       if (q_ == Q::Gq)
-        co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * ((base + j) % (per_worker_ * workers_)), id);
+        co_await gq_put(l, base + j, id);
       else
         co_await l.store<std::uint32_t>(ring(w.global, k, base + j), id);
     }
@@ -1585,9 +1746,13 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
         co_await l.lds_store<std::uint32_t>(lds_tail(w.local, k), base + m);
         co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, dq(w.global, k), m);
       } else if (q_ == Q::Gq) {
-        // In-order commit: wait until the pushes before this one are visible.
-        const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
-        if (tl != base) co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+        if (gq_ordered_) {  // in-order commit: wait until the pushes before this one are visible
+          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+          if (tl != base) {
+            ++st_.commit_waits;
+            co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+          }
+        }
         co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, m);
       } else {
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + m);
@@ -1678,7 +1843,7 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
         buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(i)) : co_await l.load<std::uint32_t>(at(i));
     const std::uint32_t pos = base + i - first;
     if (q_ == Q::Gq)
-      co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * (pos % (per_worker_ * workers_)), id);
+      co_await gq_put(l, pos, id);
     else if (q_ == Q::Cl)
       co_await l.store_bypass<std::uint32_t>(ring(w.global, 0, pos), id);
     else
@@ -1696,8 +1861,13 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
       co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + push);
     } else if (push) {
       // In-order commit: wait until the pushes before this one are visible.
-      const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
-      if (tl != base) co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+      if (gq_ordered_) {  // in-order commit: wait until the pushes before this one are visible
+        const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+        if (tl != base) {
+          ++st_.commit_waits;
+          co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+        }
+      }
       co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, push);
     }
     co_await l.lds_store<std::uint32_t>(sh_have(), total ? 1u : 0u);
@@ -1901,7 +2071,8 @@ Task<void> Runtime::worker(Lane& l) {
                                             : ring(w.global, c.q, c.tail + lane))
                              : ring(c.vic, c.q, c.vh + lane - c.n_pop);
           if (!c.n_steal) {
-            if (lane < n) my = co_await l.load_bypass<std::uint32_t>(at);
+            if (lane < n)
+              my = q_ == Q::Gq ? co_await gq_take(l, c.tail + lane) : co_await l.load_bypass<std::uint32_t>(at);
           } else {
             if (code_ && q_ == Q::Ws) {  // row 4: every lane loads the victim queue's plane again
               co_await l.load<std::uint64_t>(ptr(kPtrQueues));
