@@ -75,6 +75,7 @@ CONTEXTS = [
     ["fib", *G2, "--set", "fib.n=8"],
     ["fib", *G2, "--set", "fib.n=8", "--set", "fib.mechanism=forkjoin"],
     ["fib", *G2, "--set", "fib.n=8", "--set", "fib.mechanism=forkjoin", "--set", "forkjoin.backoff=exp"],
+    ["fib", *G2, "--set", "fib.n=8", "--set", "fib.mechanism=forkjoin", "--set", "forkjoin.queue=gq"],
     ["fib-flow", *G2, "--set", "fib_flow.n=8"],
     ["queens", *G2, "--set", "queens.n=6"],
     ["queens", *G2, "--set", "queens.n=6", "--set", "queens.mechanism=forkjoin"],

@@ -592,8 +592,21 @@ class Runtime {
   };
   Task<void> claim(Lane& l, W w, bool prev, Claim& out);
   Task<void> end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::uint32_t head);
-  Task<void> gq_put(Lane& l, std::uint32_t pos, std::uint32_t id);
-  Task<std::uint32_t> gq_take(Lane& l, std::uint32_t pos);
+  // The global queue's slot of queue position `pos`, and the host-side record of what was stored there.
+  std::uint64_t gq_slot(std::uint32_t pos) const {
+    return gq_ + 3ull * line_ + 4ull * (pos % (per_worker_ * workers_));
+  }
+  // Recorded before the store is issued (its effect is at the issue), so a claim that reads the slot
+  // before the store sees a value other than the record's; the lap before is kept, for a slow claimer.
+  void gq_storing(std::uint32_t pos, std::uint32_t id) {
+    GqRecord& r = gq_record_[pos % (per_worker_ * workers_)];
+    r = {pos + 1, id, r.pos1, r.id};
+  }
+  bool gq_holds(std::uint32_t pos, std::uint32_t id) const {
+    const GqRecord& r = gq_record_[pos % (per_worker_ * workers_)];
+    return (r.pos1 == pos + 1 && r.id == id) || (r.prev_pos1 == pos + 1 && r.prev_id == id);
+  }
+  Task<void> gq_fault(Lane& l, std::uint32_t pos);
   Task<std::uint32_t> push_batch(Lane& l, W w, std::uint32_t& my);
   Task<bool> block_push(Lane& l, W w);
   // The block workers' shared words (GTaP's block loop's __shared__ state).
@@ -621,12 +634,16 @@ class Runtime {
   std::uint32_t nq_ = 1, per_worker_, qs_, max_children_, payload_, hdr_bytes_, buf_cap_;
   std::uint32_t line_ = 64, pool_bytes_ = 0, dq_bytes_ = 0, lds_ctx_bytes_ = 0;
   bool buf_in_lds_ = true;
-  const CodeCosts* code_ = nullptr;        // forkjoin.code=compiled: the thread runtime's compiled code
-  const BaselineCosts* base_ = nullptr;    // and the thread workers' gq or cl rows (code_ then has their rows in)
-  CodeCosts base_code_{};                  // the runtime's rows with the baseline's in place of work stealing's
-  bool gq_ordered_ = false;                // forkjoin.gq_commit
-  std::vector<std::uint32_t> gq_written_;  // gq, unordered: per ring slot, 1 + the queue position last stored there
-  const BlockCosts* bcode_ = nullptr;      // forkjoin.code=compiled: the feb2026 block runtime's
+  const CodeCosts* code_ = nullptr;      // forkjoin.code=compiled: the thread runtime's compiled code
+  const BaselineCosts* base_ = nullptr;  // and the thread workers' gq or cl rows (code_ then has their rows in)
+  CodeCosts base_code_{};                // the runtime's rows with the baseline's in place of work stealing's
+  bool gq_ordered_ = false;              // forkjoin.gq_commit
+  struct GqRecord {
+    std::uint32_t pos1 = 0, id = 0;            // 1 + the queue position last stored in the slot, and its task id
+    std::uint32_t prev_pos1 = 0, prev_id = 0;  // the lap before
+  };
+  std::vector<GqRecord> gq_record_;    // gq: per ring slot (a check of the claims, no simulated cost)
+  const BlockCosts* bcode_ = nullptr;  // forkjoin.code=compiled: the feb2026 block runtime's
   std::uint64_t ptrs_ = 0, frames_ = 0;
   // The compiled runtime's load of a `__device__` pointer (a plain load, through the L1) and of queue k's plane.
   std::uint64_t ptr(Ptr p) const { return ptrs_ + 8ull * p; }
@@ -814,7 +831,7 @@ void Runtime::allocate() {
   pools_ = alloc(std::uint64_t{workers_} * pool_bytes_);
   if (q_ == Q::Gq) {
     gq_ = alloc(3ull * line_ + 4ull * ids);
-    if (!gq_ordered_) gq_written_.assign(ids, 0);
+    gq_record_.assign(ids, {});
   } else {
     deques_ = alloc(std::uint64_t{workers_} * nq_ * dq_bytes_);
   }
@@ -875,7 +892,7 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
   const std::uint32_t zero = 0, one = 1;
   if (q_ == Q::Gq) {
     mem.copy_in(gq_ + 3ull * line_, &zero, 4);  // ring[0] = 0
-    if (!gq_ordered_) gq_written_[0] = 1;
+    gq_storing(0, 0);
     mem.copy_in(gq_ + line_, &one, 4);         // tail
     mem.copy_in(gq_ + 2ull * line_, &one, 4);  // alloc
   } else {
@@ -1528,8 +1545,11 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (base_) co_await l.alu_sched(base_->pop.n, base_->pop.cycles);  // row G2
         n_pop = n;
         tail = hd;
-        if (block_)  // the leader takes the block's one task
-          got.push_back(co_await gq_take(l, hd));
+        if (block_) {  // the leader takes the block's one task
+          const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(gq_slot(hd));
+          if (!gq_holds(hd, id)) co_await gq_fault(l, hd);
+          got.push_back(id);
+        }
         break;
       }
       ++st_.cas_retries;
@@ -1547,12 +1567,9 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (bc) co_await l.load<std::uint64_t>(ptr(kPtrQueues));  // row C3: the queues' pointer
         // The owner reads its own bottom with a plain load (the paper's
         // Chase-Lev pop; only the owner writes it), the rest through the L2.
+        // An empty deque too: bottom - 1 stored, the fence, top, bottom
+        // restored (GTaP's pop has no early exit: rows C2b and C3c).
         const std::uint32_t b = co_await l.load<std::uint32_t>(dq(w.global, 0) + 4);
-        if (b == 0) {
-          if (bc) co_await l.alu_sched(bcode_->pop_empty_t0.n, bcode_->pop_empty_t0.cycles);
-          if (base_) co_await l.alu_sched(base_->pop_empty.n, base_->pop_empty.cycles);  // row C2b
-          break;
-        }
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, b - 1);
         co_await l.fence_release();
         const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
@@ -1632,26 +1649,26 @@ Task<void> Runtime::end_steal(Lane& l, std::uint32_t vic, std::uint32_t k, std::
   co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, dq(vic, k) + 8, 0u);
 }
 
-// The global queue's slot of queue position `pos`: a pusher's store, a claimer's load. Under
-// forkjoin.gq_commit=unordered a claimed position whose store has not happened yet (in the functional order)
-// is the race of a commit without its wait: a simulated fault, not a stale id run as a task.
-Task<void> Runtime::gq_put(Lane& l, std::uint32_t pos, std::uint32_t id) {
-  const std::uint32_t slot = pos % (per_worker_ * workers_);
-  co_await l.store_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * slot, id);
-  if (!gq_ordered_) gq_written_[slot] = pos + 1;
-}
-Task<std::uint32_t> Runtime::gq_take(Lane& l, std::uint32_t pos) {
+// A claimed position of the global queue whose slot did not hold the id stored for it when the claimer read it
+// (the read happens at the load's issue; checked by the value read): stored later (the unordered commit's race)
+// or overwritten by a later lap (the ring wrapped under a slow claimer). A simulated fault either way, not a stale
+// id run as a task.
+Task<void> Runtime::gq_fault(Lane& l, std::uint32_t pos) {
   const std::uint32_t size = per_worker_ * workers_, slot = pos % size;
-  const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(gq_ + 3ull * line_ + 4ull * slot);
-  if (!gq_ordered_ && gq_written_[slot] != pos + 1) {
-    std::string what = fmt::format(
-        "forkjoin: a worker claimed the global queue's position {} (slot {}) before its task id was stored there: "
-        "with forkjoin.gq_commit=unordered (the publish without its commit wait, as ptxas 13.0 compiles GTaP's "
-        "gq) a later batch's commit covered an earlier batch's slots; forkjoin.gq_commit=ordered waits for them",
-        pos, slot);
-    co_await fault(l, std::move(what));
-  }
-  co_return id;
+  const GqRecord& r = gq_record_[slot];
+  std::string what =
+      r.pos1 > pos + 1
+          ? fmt::format(
+                "forkjoin: the global queue's position {} (slot {}) was overwritten by position {} before the "
+                "worker that claimed it read it: raise forkjoin.max_tasks_per_warp",
+                pos, slot, r.pos1 - 1)
+          : fmt::format(
+                "forkjoin: a worker read the global queue's position {} (slot {}) before its task id was "
+                "stored there: with forkjoin.gq_commit=unordered (the publish without its commit wait, as "
+                "ptxas 13.0 compiles GTaP's gq) a later batch's commit covered an earlier batch's slots; "
+                "forkjoin.gq_commit=ordered waits for them",
+                pos, slot);
+  co_await fault(l, std::move(what));
 }
 
 // The end of an iteration (PushBatch): keep up to a warp of the largest
@@ -1690,6 +1707,9 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
     const std::uint32_t m = gen[k] - first;
     if (m == 0) continue;
     std::uint32_t base = 0;
+    // Row G5c: every lane's load of the ring's pointer, in flight with lane 0's reservation.
+    Async<std::uint64_t> gq_ptr{};
+    if (code_ && q_ == Q::Gq) gq_ptr = co_await l.load_async<std::uint64_t>(ptr(kPtrGlobalQueue));
     if (q_ == Q::Cl) {  // every lane reads bottom and top, in flight together (ececf4e's push, row C6c)
       if (code_) {      // the queues' pointer and the plane ahead of them
         co_await l.load<std::uint64_t>(ptr(kPtrQueues));
@@ -1726,7 +1746,7 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
         co_await l.load<std::uint64_t>(ptr(kPtrQueues));
         co_await l.load<std::uint64_t>(plane(k));
       } else if (q_ == Q::Gq) {
-        co_await l.load<std::uint64_t>(ptr(kPtrGlobalQueue));
+        co_await l.wait(gq_ptr);
       }
       if (!buf_in_lds_) co_await l.load<std::uint64_t>(ptr(kPtrGenerated));
     }
@@ -1734,10 +1754,12 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
       if (code_ && j >= wave_) co_await l.alu_sched(code_->push_more.n, code_->push_more.cycles);
       const std::uint32_t id = buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(lds_buf(w.local, k, first + j))
                                            : co_await l.load<std::uint32_t>(gbuf(w.global, k, first + j));
-      if (q_ == Q::Gq)
-        co_await gq_put(l, base + j, id);
-      else
+      if (q_ == Q::Gq) {
+        gq_storing(base + j, id);
+        co_await l.store_bypass<std::uint32_t>(gq_slot(base + j), id);
+      } else {
         co_await l.store<std::uint32_t>(ring(w.global, k, base + j), id);
+      }
     }
     co_await l.fence_release();
     co_await sync(l);
@@ -1842,12 +1864,14 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
     const std::uint32_t id =
         buf_in_lds_ ? co_await l.lds_load<std::uint32_t>(at(i)) : co_await l.load<std::uint32_t>(at(i));
     const std::uint32_t pos = base + i - first;
-    if (q_ == Q::Gq)
-      co_await gq_put(l, pos, id);
-    else if (q_ == Q::Cl)
+    if (q_ == Q::Gq) {
+      gq_storing(pos, id);
+      co_await l.store_bypass<std::uint32_t>(gq_slot(pos), id);
+    } else if (q_ == Q::Cl) {
       co_await l.store_bypass<std::uint32_t>(ring(w.global, 0, pos), id);
-    else
+    } else {
       co_await l.store<std::uint32_t>(ring(w.global, 0, pos), id);
+    }
   }
   if (bcode_) co_await l.alu_sched(bcode_->push_tail_all.n, bcode_->push_tail_all.cycles);  // row C13
   co_await l.fence_release();
@@ -1860,7 +1884,6 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
     } else if (q_ == Q::Cl) {
       co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + push);
     } else if (push) {
-      // In-order commit: wait until the pushes before this one are visible.
       if (gq_ordered_) {  // in-order commit: wait until the pushes before this one are visible
         const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
         if (tl != base) {
@@ -2071,8 +2094,10 @@ Task<void> Runtime::worker(Lane& l) {
                                             : ring(w.global, c.q, c.tail + lane))
                              : ring(c.vic, c.q, c.vh + lane - c.n_pop);
           if (!c.n_steal) {
-            if (lane < n)
-              my = q_ == Q::Gq ? co_await gq_take(l, c.tail + lane) : co_await l.load_bypass<std::uint32_t>(at);
+            if (lane < n) {
+              my = co_await l.load_bypass<std::uint32_t>(at);
+              if (q_ == Q::Gq && !gq_holds(c.tail + lane, my)) co_await gq_fault(l, c.tail + lane);
+            }
           } else {
             if (code_ && q_ == Q::Ws) {  // row 4: every lane loads the victim queue's plane again
               co_await l.load<std::uint64_t>(ptr(kPtrQueues));
