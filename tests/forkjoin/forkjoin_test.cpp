@@ -1166,5 +1166,30 @@ TEST(ForkJoin, TheCompiledBaselinesIssueTheirMeasuredRows) {
   EXPECT_EQ(rows("cl") - ws_rows, cl - ws);
 }
 
+// cl's pop of a deque never pushed to (bottom 0) is GTaP's whole pop, as for any empty deque (rows C2b, C3c):
+// bottom - 1 stored, a fence that waits for it, top loaded, bottom restored. fib(9) on two warps: warp 1 steals,
+// runs and keeps its children (it never publishes), so its first search after a push pops an empty deque whose
+// bottom is 0 (then fails one steal). That search takes three L2 round trips more than a search after an idle
+// iteration (no pop, the same failed steal): the bottom's load, the store's before the fence, top's load.
+TEST(ForkJoin, AChaseLevPopOfANeverPushedDequeIsTheWholePop) {
+  auto searches = [](int hit) {
+    const auto s = track_spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=9 --set "
+                                           "forkjoin.groups=2 --set forkjoin.queue=cl --set forkjoin.code=free "
+                                           "--set gpu.l2.hit_latency={}",
+                                           hit),
+                               "warp 1");
+    double after_push = -1, after_idle = -1;
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      if (s[i].name != "find") continue;
+      if (s[i - 1].name == "push" && after_push < 0) after_push = s[i].dur;
+      if (s[i - 1].name == "idle") after_idle = after_idle < 0 ? s[i].dur : std::min(after_idle, s[i].dur);
+    }
+    EXPECT_GE(after_push, 0) << "warp 1 never searched after a push";
+    EXPECT_GE(after_idle, 0) << "warp 1 never searched after an idle iteration";
+    return after_push - after_idle;
+  };
+  EXPECT_NEAR(raised_latency_trips(searches), 3.0, 0.01);
+}
+
 }  // namespace
 }  // namespace fg::test
