@@ -965,17 +965,19 @@ TEST(ForkJoin, OnlyTheFebThreadWorkersLoadAValidFlagPerRecycledId) {
   EXPECT_GT(feb, jan + 4);
 }
 
+// fib(1)'s one task run on one warp of gh200 (its "run " span, ns), with `sets` added; gh200's fence latency
+// (280 cycles at 1980 MHz, ns).
+double fib1_run(const std::string& sets) {
+  const auto s =
+      spans("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set forkjoin.groups=1 " + sets, "run ");
+  return s.empty() ? 0.0 : s[0];
+}
+constexpr double kFenceNs = 280 * 1000.0 / 1980;
+
 // forkjoin.runtime=feb2026 (the runtime of Figs. 7-8): a fence after the
 // task, at least gh200's fence latency (280 cycles) later.
 TEST(ForkJoin, TheAfterTaskFenceCostsAFence) {
-  auto run = [](const char* fence) {
-    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
-                                     "forkjoin.groups=1 --set forkjoin.runtime={}",
-                                     fence),
-                         "run ");
-    return s.empty() ? 0.0 : s[0];
-  };
-  EXPECT_GE(run("feb2026") - run("jan2026"), 280 * 1000.0 / 1980);
+  EXPECT_GE(fib1_run("--set forkjoin.runtime=feb2026") - fib1_run("--set forkjoin.runtime=jan2026"), kFenceNs);
 }
 
 // The feb2026 runtime's thread workers release a finishing parent's children
@@ -1126,15 +1128,11 @@ TEST(ForkJoin, OnlyTheOrderedGlobalQueueWaitsToCommit) {
 // work stealing does not: with the runtime's code free, one task's run is a fence longer on gq and cl than on ws.
 TEST(ForkJoin, TheBaselinesFenceAfterTheirTasks) {
   auto run = [](const char* queue) {
-    const auto s = spans(fmt::format("fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=1 --set "
-                                     "forkjoin.groups=1 --set forkjoin.code=free --set forkjoin.queue={}",
-                                     queue),
-                         "run ");
-    return s.empty() ? 0.0 : s[0];
+    return fib1_run(fmt::format("--set forkjoin.code=free --set forkjoin.queue={}", queue));
   };
   const double ws = run("ws");
-  EXPECT_GE(run("gq") - ws, 280 * 1000.0 / 1980);
-  EXPECT_GE(run("cl") - ws, 280 * 1000.0 / 1980);
+  EXPECT_GE(run("gq") - ws, kFenceNs);
+  EXPECT_GE(run("cl") - ws, kFenceNs);
 }
 
 // forkjoin.code=compiled charges the baselines their own rows (docs/forkjoin-sass.md D). fib(1) on one warp runs

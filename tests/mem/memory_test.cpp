@@ -677,6 +677,27 @@ TEST(L2WriteMiss, LazyAllocatesWithoutAFetchAndFetchesForAByteNotWritten) {
   EXPECT_GT(t.read_other, e.l2_hit + 100) << "byte 64 was not written: the read fetches the line from DRAM";
 }
 
+// The lazy L2's fetches of lines allocated by writes, over gh200's 12 banks.
+double lazy_fetches() {
+  double n = 0;
+  for (int i = 0; i < 12; ++i)
+    if (const StatBase* s = StatRegistry::global().find(fmt::format("gpu.l2.bank{}.lazy_fetches", i))) n += s->scalar();
+  return n;
+}
+
+// n random byte enables: runs of 1-12 enabled (0xff) or disabled bytes, one run in `odd` of a single other
+// nonzero value.
+std::vector<unsigned char> random_enables(std::mt19937_64& rng, unsigned n, unsigned odd) {
+  auto pick = [&](unsigned k) { return static_cast<unsigned>(rng() % k); };
+  std::vector<unsigned char> be(n);
+  for (unsigned i = 0; i < n;) {
+    const unsigned run = 1 + pick(12);
+    const unsigned char v = pick(odd) == 0 ? static_cast<unsigned char>(1 + pick(254)) : (pick(2) ? 0xff : 0);
+    for (unsigned k = 0; k < run && i < n; ++k) be[i++] = v;
+  }
+  return be;
+}
+
 // gpu.l2.write_miss=lazy with byte enables: a whole-line write keeps the
 // bytes it enables and not its holes. A read of enabled bytes needs no fetch, a
 // read of a hole fetches the line; a line with every byte enabled holds its
@@ -687,13 +708,6 @@ TEST(L2WriteMiss, LazyKeepsTheBytesAWriteEnablesNotItsHoles) {
   MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.l2.partitions=1", "gpu.l2.write_miss=lazy"}));
   const std::uint64_t base = (h.mem().allocate(8192) / 128 + 1) * 128;
   const std::uint64_t word = base, byte = base + 1024, last = base + 2048, whole = base + 3072;
-  auto fetches = [] {
-    double n = 0;
-    for (int i = 0; i < 12; ++i)
-      if (const StatBase* s = StatRegistry::global().find(fmt::format("gpu.l2.bank{}.lazy_fetches", i)))
-        n += s->scalar();
-    return n;
-  };
   std::vector<double> after;
   std::array<std::uint32_t, 3> got{};
   h.run({[&](MemPort& p, Qk& qk) {
@@ -713,7 +727,7 @@ TEST(L2WriteMiss, LazyKeepsTheBytesAWriteEnablesNotItsHoles) {
     auto read = [&](std::uint64_t a) {
       std::uint32_t v = 0;
       p.read(a, &v, 4, step(), true);
-      after.push_back(fetches());
+      after.push_back(lazy_fetches());
       return v;
     };
     write(word, {{96, 104}});
@@ -744,13 +758,6 @@ TEST(L2WriteMiss, LazyMarksExactlyTheBytesEnabledAtAnyOffset) {
   MemHarness h(test::make_config("gh200", {"gpu.cus=1", "gpu.l2.partitions=1", "gpu.l2.write_miss=lazy"}));
   constexpr int kLines = 60;
   const std::uint64_t base = (h.mem().allocate(128 * (kLines + 1)) / 128 + 1) * 128;
-  auto fetches = [] {
-    double n = 0;
-    for (int i = 0; i < 12; ++i)
-      if (const StatBase* s = StatRegistry::global().find(fmt::format("gpu.l2.bank{}.lazy_fetches", i)))
-        n += s->scalar();
-    return n;
-  };
   std::mt19937_64 rng(7);
   auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
   int checked = 0;
@@ -763,12 +770,8 @@ TEST(L2WriteMiss, LazyMarksExactlyTheBytesEnabledAtAnyOffset) {
     for (int line = 0; line < kLines; ++line) {
       const std::uint64_t at = base + 128ull * line;
       const unsigned off = pick(128), len = 1 + pick(128 - off);
-      std::vector<unsigned char> data(len, 0x5a), be(len);
-      for (unsigned i = 0; i < len;) {
-        const unsigned run = 1 + pick(12);
-        const unsigned char v = pick(6) == 0 ? static_cast<unsigned char>(1 + pick(254)) : (pick(2) ? 0xff : 0);
-        for (unsigned k = 0; k < run && i < len; ++k) be[i++] = v;
-      }
+      std::vector<unsigned char> data(len, 0x5a);
+      const std::vector<unsigned char> be = random_enables(rng, len, 6);
       std::array<bool, 128> written{};
       for (unsigned i = 0; i < len; ++i) written[off + i] = be[i] == 0xff;
       p.write(at + off, data.data(), len, step(), be.data());
@@ -778,11 +781,11 @@ TEST(L2WriteMiss, LazyMarksExactlyTheBytesEnabledAtAnyOffset) {
       bool fetched = false;
       const bool all = std::all_of(written.begin(), written.end(), [](bool b) { return b; });
       for (const unsigned w : order) {
-        const double before = fetches();
+        const double before = lazy_fetches();
         std::uint32_t v = 0;
         p.read(at + 4 * w, &v, 4, step(), true);
         const bool hole = !all && !(written[4 * w] && written[4 * w + 1] && written[4 * w + 2] && written[4 * w + 3]);
-        EXPECT_EQ(fetches() - before, hole && !fetched ? 1.0 : 0.0)
+        EXPECT_EQ(lazy_fetches() - before, hole && !fetched ? 1.0 : 0.0)
             << "line " << line << " (" << len << " bytes at " << off << "), word " << w;
         fetched = fetched || hole;
         ++checked;
@@ -803,12 +806,8 @@ TEST(ByteEnables, TheStoreAndTheSectorMaskAgreeWithAByteByByteReference) {
   for (int trial = 0; trial < 3000; ++trial) {
     const unsigned len = 1 + pick(300);
     const unsigned period = pick(2) ? len : 1 + pick(len);  // enables as long as the data, or repeating
-    std::vector<unsigned char> be(period), src(len);
-    for (unsigned i = 0; i < period;) {  // runs of enabled or disabled bytes, or single odd values
-      const unsigned run = 1 + pick(12);
-      const unsigned char v = pick(5) == 0 ? static_cast<unsigned char>(1 + pick(254)) : (pick(2) ? 0xff : 0);
-      for (unsigned k = 0; k < run && i < period; ++k) be[i++] = v;
-    }
+    std::vector<unsigned char> be = random_enables(rng, period, 5);
+    std::vector<unsigned char> src(len);
     for (auto& c : src) c = static_cast<unsigned char>(rng());
     const std::uint64_t addr = (1 << 16) - 200 + pick(400);  // across a page boundary of the store
     store.write(addr, src.data(), len, be.data(), period);
