@@ -1156,12 +1156,32 @@ TEST(ForkJoin, TheCompiledBaselinesIssueTheirMeasuredRows) {
   const double ws = 46 + 39 + 16 + 31 + 29 + 40 + 13 + 7;
   // gq: G2 (65), G1 + G3 + G7 with G3's trampoline (20), G4f (11), G2b (50), G1 + G7 (6), G6 (39), G6b, G6c.
   const double gq = 65 + 20 + 11 + 50 + 6 + 39 + 13 + 2;
-  // cl: two searches' entries C2e (9) and exits C2x (1); the root popped as the last item, C2l (34); C1 + C4 + C8
-  // (12); C5f (11); the second search's empty pop C2b (15); C1 + C8 (6); C7 (38), C7b, C7c.
-  const double cl = 2 * (9 + 1) + 34 + 12 + 11 + 15 + 6 + 38 + 13 + 6;
+  // cl: two searches' entries C2e (9) and exits C2x (1); the root popped as the last item, C2l (34), after which
+  // GTaP's loop pops again and finds the deque empty, C2b (15); C1 + C4 + C8 (12); C5f (11); the second search's
+  // empty pop C2b (15); C1 + C8 (6); C7 (38), C7b, C7c.
+  const double cl = 2 * (9 + 1) + 34 + 15 + 12 + 11 + 15 + 6 + 38 + 13 + 6;
   const double ws_rows = rows("ws");
   EXPECT_EQ(rows("gq") - ws_rows, gq - ws);
   EXPECT_EQ(rows("cl") - ws_rows, cl - ws);
+}
+
+// The fence after the task function is issued once per warp, after its lanes reconverge at the call's return
+// (rows 6b of feb2026, G4f, C5f): fib(3) on one warp runs five batches, the second of which diverges (fib(2)
+// suspends at its taskwait, fib(1) finishes); every child is kept, so nothing is published. gq and feb2026's work
+// stealing fence once a batch (a fence per divergent group would make it six); cl also fences in each pop: the
+// root's (the deque's last item), the pop after it that finds the deque empty (GTaP's loop stops only at -1), and
+// the idle search's empty pop.
+TEST(ForkJoin, TheFenceAfterTheCallIsOncePerWarp) {
+  auto fences = [](const char* set) {
+    const auto s = run_stats(fmt::format(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=3 --set forkjoin.groups=1 --set {}", set));
+    EXPECT_EQ(s["stats"]["forkjoin.batches"].get<double>(), 5);
+    EXPECT_EQ(s["stats"]["forkjoin.published"].get<double>(), 0);
+    return cu_sum(s, ".l1.fence_invalidations");
+  };
+  EXPECT_EQ(fences("forkjoin.queue=gq"), 5);
+  EXPECT_EQ(fences("forkjoin.runtime=feb2026"), 5);
+  EXPECT_EQ(fences("forkjoin.queue=cl"), 5 + 3);
 }
 
 // cl's pop of a deque never pushed to (bottom 0) is GTaP's whole pop, as for any empty deque (rows C2b, C3c):

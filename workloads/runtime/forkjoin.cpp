@@ -571,6 +571,10 @@ class Runtime {
     return {l.group_id() * warps_per_group_ + wl, wl};
   }
   bool leader(const Lane& l) const { return block_ ? l.local_id() == 0 : l.lane_id() == 0; }
+  // A __threadfence() after the task function returns: the feb2026 runtime, and the thread workers' baselines
+  // (ececf4e's gq and cl). Issued by the worker loop once the lanes have met, as a warp issues it after the
+  // lanes reconverge at the call's return: a fence per divergent group of lanes would be a fence too many.
+  bool after_call_fence() const { return feb_ || (!block_ && q_ != Q::Ws); }
   Task<void> sync(Lane& l) {
     if (block_)
       co_await l.barrier();
@@ -1238,9 +1242,8 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     const Cost after = code_ ? code_->after_call : bcode_->after_call_all;
     co_await l.alu_sched(after.n, after.cycles);
   }
-  // After the task function, every lane: the feb2026 runtime, and the thread workers' baselines (ececf4e's
-  // gq and cl, rows G4f and C5f).
-  if (feb_ || (!block_ && q_ != Q::Ws)) co_await l.fence_release();
+  // The fence after the task function (feb2026; the thread workers' gq and cl) is the caller's: GTaP issues
+  // it once per warp, after the lanes reconverge at the call's return (after_call_fence()).
 }
 
 // At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
@@ -1591,10 +1594,14 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         }
         const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(dq(w.global, 0), t, t + 1);
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, t + 1);
-        if (old == t) got.push_back(id);
         if (bc) co_await l.alu_sched(bcode_->pop_last_t0.n, bcode_->pop_last_t0.cycles);  // row C3b
         if (base_) co_await l.alu_sched(base_->pop_last.n, base_->pop_last.cycles);       // row C2l
-        break;
+        if (old != t) break;  // lost to a thief: GTaP's pop returns -1 and the loop ends
+        got.push_back(id);
+        // Won: GTaP's pop_chase_lev goes on (it stops only at -1), so with lanes to fill its next pop
+        // finds the deque empty (row C2b: bottom - 1 stored, the fence, top, bottom restored).
+        if (base_ && got.size() % 4 == 0) co_await l.alu_sched(base_->pop_loop.n, base_->pop_loop.cycles);
+        continue;
       }
       if (base_) co_await l.alu_sched(base_->pop_exit.n, base_->pop_exit.cycles);  // row C2x
       n_pop = static_cast<std::uint32_t>(got.size());
@@ -1967,6 +1974,10 @@ Task<void> Runtime::block_worker(Lane& l) {
     co_await l.barrier();
     const Tick t0 = l.now();
     co_await run_task(l, w, static_cast<std::uint32_t>(a));
+    if (after_call_fence()) {  // row C9 (feb2026): each warp's fence once its lanes have left the task
+      co_await l.sync_wave();
+      co_await l.fence_release();
+    }
     co_await l.barrier();
     const Tick t1 = l.now();
     if (leader(l)) retiring_[w.global].reset();
@@ -2134,6 +2145,10 @@ Task<void> Runtime::worker(Lane& l) {
     const std::uint32_t ran = exec;
     if (lane < exec) co_await run_task(l, w, my);
     co_await sync(l);
+    if (after_call_fence()) {  // rows 6b (feb2026), G4f and C5f: one fence for the warp's lanes that ran a task
+      if (lane < exec) co_await l.fence_release();
+      co_await sync(l);  // GTaP's __syncwarp after `if (lane < count) { call; __threadfence(); }`
+    }
     const Tick t1 = l.now();
     if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, t1 - t0);
     my = kNone;
