@@ -1152,8 +1152,10 @@ TEST(ForkJoin, TheCompiledBaselinesIssueTheirMeasuredRows) {
     return run("compiled") - run("free");
   };
   // ws (table A): PopBatch 2 (36 + a shuffle's 10), the found head 1b (32 + 7), after the call 6b and 6c (16), an
-  // empty PopBatch 2b (21 + 10), the idle framing 1c (29), the termination check 5 (23 + 7 + 10), 5b (13), 5c (7).
-  const double ws = 46 + 39 + 16 + 31 + 29 + 40 + 13 + 7;
+  // empty PopBatch 2b (21 + 10), the idle framing 1c (29), the termination check 5 (23 + 7 + 10), 5b (13), 5c (7);
+  // and the lanes' meeting before the function's return (under `free` only gq and cl meet there, for their fence):
+  // the root's lane and the 31 idle ones arrive apart, an issue each (2), which the rows' trampolines also count.
+  const double ws = 46 + 39 + 16 + 31 + 29 + 40 + 13 + 7 + 2;
   // gq: G2 (65), G1 + G3 + G7 with G3's trampoline (20), G4f (11), G2b (50), G1 + G7 (6), G6 (39), G6b, G6c.
   const double gq = 65 + 20 + 11 + 50 + 6 + 39 + 13 + 2;
   // cl: two searches' entries C2e (9) and exits C2x (1); the root popped as the last item, C2l (34), after which
@@ -1182,6 +1184,34 @@ TEST(ForkJoin, TheFenceAfterTheCallIsOncePerWarp) {
   EXPECT_EQ(fences("forkjoin.queue=gq"), 5);
   EXPECT_EQ(fences("forkjoin.runtime=feb2026"), 5);
   EXPECT_EQ(fences("forkjoin.queue=cl"), 5 + 3);
+  // Block workers: a full tree of depth 3 on one workgroup of two warps runs 22 batches (15 tasks, 7
+  // resumptions), and each warp fences in every push. The block global queue (ececf4e's
+  // gtap_runtime_block_gq.cuh) also fences after the call, once per warp, though thread 0 alone finishes a task.
+  auto block = [](const char* queue) {
+    const auto s =
+        run_stats(fmt::format("tree --preset gh200 --set tree.depth=3 --set forkjoin.workers=block --set "
+                              "forkjoin.group_size=64 --set forkjoin.groups=1 --set forkjoin.queue={}",
+                              queue));
+    EXPECT_EQ(s["stats"]["forkjoin.batches"].get<double>(), 22);
+    return cu_sum(s, ".l1.fence_invalidations");
+  };
+  EXPECT_EQ(block("ws"), 2 * 22);
+  EXPECT_EQ(block("gq"), 2 * 22 + 2 * 22);
+}
+
+// The task function's return (its registers restored, the epilogue) is the warp's, once its lanes reconverge:
+// fib(3) on one warp (jan2026, compiled: 16 registers saved and restored a lane), whose second batch's lanes leave
+// by two paths. The compiled code reads the L1 136 times more than the free one: 5 batches' restores, 16 each, and
+// 56 loads of the `__device__` pointers. A return per group of lanes made it 152.
+TEST(ForkJoin, TheTaskFunctionReturnsOncePerWarp) {
+  auto reads = [](const char* code) {
+    const auto s = run_stats(fmt::format(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=3 --set forkjoin.groups=1 --set forkjoin.code={}",
+        code));
+    EXPECT_EQ(s["stats"]["forkjoin.batches"].get<double>(), 5);
+    return cu_sum(s, ".l1.reads");
+  };
+  EXPECT_EQ(reads("compiled") - reads("free"), 5 * 16 + 56);
 }
 
 // cl's pop of a deque never pushed to (bottom 0) is GTaP's whole pop, as for any empty deque (rows C2b, C3c):

@@ -571,10 +571,10 @@ class Runtime {
     return {l.group_id() * warps_per_group_ + wl, wl};
   }
   bool leader(const Lane& l) const { return block_ ? l.local_id() == 0 : l.lane_id() == 0; }
-  // A __threadfence() after the task function returns: the feb2026 runtime, and the thread workers' baselines
-  // (ececf4e's gq and cl). Issued by the worker loop once the lanes have met, as a warp issues it after the
-  // lanes reconverge at the call's return: a fence per divergent group of lanes would be a fence too many.
-  bool after_call_fence() const { return feb_ || (!block_ && q_ != Q::Ws); }
+  // A __threadfence() after the task function returns: the feb2026 runtime, and the baselines (ececf4e's
+  // thread gq and cl, and its block gq, gtap_runtime_block_gq.cuh). Issued once the lanes have met, as a warp
+  // issues it after the lanes reconverge at the call's return: a fence per divergent group would be too many.
+  bool after_call_fence() const { return feb_ || q_ != Q::Ws; }
   Task<void> sync(Lane& l) {
     if (block_)
       co_await l.barrier();
@@ -587,6 +587,7 @@ class Runtime {
   Task<void> release(Lane& l, W w, std::uint32_t id, const Async<std::uint32_t>* pending = nullptr);
   Task<void> push_generated(Lane& l, W w, std::uint32_t k, std::uint32_t id);
   Task<void> run_task(Lane& l, W w, std::uint32_t id);
+  Task<void> call_return(Lane& l);
   Task<void> copy_header(Lane& l, Record& r, Async<std::uint64_t>& last);
   Task<void> finish(Lane& l, W w, Record& r);
   Task<void> suspend(Lane& l, Record& r, std::uint32_t queue);
@@ -1230,7 +1231,17 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
-  if (code_ || bcode_) {  // rows 7b, 6b and 6c (C14b, C10): the registers restored (the return waits for them)
+  // The task function's return (its registers restored, the epilogue) and the fence after the call are the
+  // caller's, call_return(): the lanes that left the task by different paths reconverge at the function's
+  // return block, so a warp runs them once.
+}
+
+// The task function's return and what follows the call, once the caller's lanes have met (GTaP's task function
+// reconverges at its return block: one epilogue and one fence a warp, however its lanes left the task): the
+// registers restored, the epilogue and the call's return (rows 7b, 6b and 6c; C14b, C10), then the
+// __threadfence() of the feb2026 runtime and the baselines (rows 6b, G4f, C5f, C9; after_call_fence()).
+Task<void> Runtime::call_return(Lane& l) {
+  if (code_ || bcode_) {
     Async<std::uint32_t> back{};
     for (std::uint32_t k = 0; k < frame_words(); ++k) {
       const Async<std::uint32_t> a = co_await l.load_async<std::uint32_t>(frame(l, k));
@@ -1242,8 +1253,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     const Cost after = code_ ? code_->after_call : bcode_->after_call_all;
     co_await l.alu_sched(after.n, after.cycles);
   }
-  // The fence after the task function (feb2026; the thread workers' gq and cl) is the caller's: GTaP issues
-  // it once per warp, after the lanes reconverge at the call's return (after_call_fence()).
+  if (after_call_fence()) co_await l.fence_release();
 }
 
 // At a taskwait with children (GTaP's __gtap_set_state_for_join): the state
@@ -1974,9 +1984,9 @@ Task<void> Runtime::block_worker(Lane& l) {
     co_await l.barrier();
     const Tick t0 = l.now();
     co_await run_task(l, w, static_cast<std::uint32_t>(a));
-    if (after_call_fence()) {  // row C9 (feb2026): each warp's fence once its lanes have left the task
-      co_await l.sync_wave();
-      co_await l.fence_release();
+    if (bcode_ || after_call_fence()) {
+      co_await l.sync_wave();  // each warp's lanes reconverge at the task function's return block
+      co_await call_return(l);
     }
     co_await l.barrier();
     const Tick t1 = l.now();
@@ -2144,11 +2154,13 @@ Task<void> Runtime::worker(Lane& l) {
     const Tick t0 = l.now();
     const std::uint32_t ran = exec;
     if (lane < exec) co_await run_task(l, w, my);
-    co_await sync(l);
-    if (after_call_fence()) {  // rows 6b (feb2026), G4f and C5f: one fence for the warp's lanes that ran a task
-      if (lane < exec) co_await l.fence_release();
-      co_await sync(l);  // GTaP's __syncwarp after `if (lane < count) { call; __threadfence(); }`
+    if (exec && (code_ || after_call_fence())) {  // (exec is the warp's: its lanes take this branch together)
+      // The lanes reconverge at the task function's return block. This meeting costs an issue slot that the
+      // rows' sync trampolines already count (about one instruction a batch, said in docs/forkjoin.md).
+      co_await sync(l);
+      if (lane < exec) co_await call_return(l);
     }
+    co_await sync(l);  // GTaP's __syncwarp after `if (lane < count) { call; [__threadfence();] }`
     const Tick t1 = l.now();
     if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, t1 - t0);
     my = kNone;
