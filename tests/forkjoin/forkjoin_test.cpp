@@ -1121,7 +1121,16 @@ TEST(ForkJoin, OnlyTheOrderedGlobalQueueWaitsToCommit) {
         n);
     EXPECT_GT(stat(run_stats(args + "ordered"), "forkjoin.commit_waits"), 0) << n;
     EXPECT_EQ(stat(run_stats(args + "unordered"), "forkjoin.commit_waits"), 0) << n;
+    // The default (auto) is unordered for thread workers: the same run.
+    EXPECT_EQ(run_stats(args + "auto")["workload"], run_stats(args + "unordered")["workload"]) << n;
   }
+  // ... and ordered for block workers (their gq not compiled; unordered races at a one-cycle quantum): a depth-8
+  // tree on 16 workgroups waits 130 times by default.
+  const std::string tree =
+      "tree --preset gh200 --set tree.depth=8 --set forkjoin.workers=block --set forkjoin.group_size=32 --set "
+      "forkjoin.groups=16 --set forkjoin.queue=gq";
+  EXPECT_GT(stat(run_stats(tree), "forkjoin.commit_waits"), 0);
+  EXPECT_EQ(stat(run_stats(tree + " --set forkjoin.gq_commit=unordered"), "forkjoin.commit_waits"), 0);
 }
 
 // ececf4e's baselines fence after every task call (rows G4f and C5f), as the feb2026 runtime does and jan2026's
@@ -1156,12 +1165,13 @@ TEST(ForkJoin, TheCompiledBaselinesIssueTheirMeasuredRows) {
   // and the lanes' meeting before the function's return (under `free` only gq and cl meet there, for their fence):
   // the root's lane and the 31 idle ones arrive apart, an issue each (2), which the rows' trampolines also count.
   const double ws = 46 + 39 + 16 + 31 + 29 + 40 + 13 + 7 + 2;
-  // gq: G2 (65), G1 + G3 + G7 with G3's trampoline (20), G4f (11), G2b (50), G1 + G7 (6), G6 (39), G6b, G6c.
-  const double gq = 65 + 20 + 11 + 50 + 6 + 39 + 13 + 2;
+  // gq: G2 (65), G1 + G3 + G7 with G3's trampoline (17: G3 less the `lane<count` guard row 6 holds), G4f (11), G2b
+  // (50), G1 + G7 (6), G6 (39), G6b, G6c.
+  const double gq = 65 + 17 + 11 + 50 + 6 + 39 + 13 + 2;
   // cl: two searches' entries C2e (9) and exits C2x (1); the root popped as the last item, C2l (34), after which
-  // GTaP's loop pops again and finds the deque empty, C2b (15); C1 + C4 + C8 (12); C5f (11); the second search's
-  // empty pop C2b (15); C1 + C8 (6); C7 (38), C7b, C7c.
-  const double cl = 2 * (9 + 1) + 34 + 15 + 12 + 11 + 15 + 6 + 38 + 13 + 6;
+  // GTaP's loop pops again and finds the deque empty, C2b with its broadcast of the -1 (24); C1 + C4 + C8 (12); C5f
+  // (11); the second search's empty pop C2b (24); C1 + C8 (6); C7 (38), C7b, C7c.
+  const double cl = 2 * (9 + 1) + 34 + 24 + 12 + 11 + 24 + 6 + 38 + 13 + 6;
   const double ws_rows = rows("ws");
   EXPECT_EQ(rows("gq") - ws_rows, gq - ws);
   EXPECT_EQ(rows("cl") - ws_rows, cl - ws);

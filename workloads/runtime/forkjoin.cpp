@@ -153,13 +153,17 @@ const Param<std::uint64_t> kRegisters{"forkjoin.registers",
 // order. The loop is in the PTX but not in ptxas 13.0's machine code (docs/forkjoin-sass.md D: no load of the
 // tail exists in the kernel; the load is weak and the loop does nothing else, so the compiler may drop it), and
 // clang-gtap's binary, which produced the paper's numbers, could not be built here to show it kept the loop. So
-// the default is the machine code's publish; the source's is the ablation `ordered`.
+// the thread workers' default is the machine code's publish; the source's is the ablation `ordered`. The block
+// workers' gq (gtap_runtime_block_gq.cuh) was not compiled, and its publish without the wait races in the model:
+// Fig. 3's compute tree on 512 block workers at a one-cycle quantum claims a slot before its id is stored (a
+// simulated fault; 2026-12-02, nineteenth session), so block workers keep the source's order by default.
 const Param<std::string> kGqCommit{
-    "forkjoin.gq_commit", "unordered", std::vector<std::string>{"unordered", "ordered"},
+    "forkjoin.gq_commit", "auto", std::vector<std::string>{"auto", "unordered", "ordered"},
     "the global queue's publish (forkjoin.queue=gq): unordered adds to the tail at once (ptxas 13.0's machine code "
-    "of GTaP's gq, which drops the source's wait), so a later batch's commit can cover an earlier one's slots, and a "
-    "worker that claims a slot before its id is stored is a simulated fault (exit 3); ordered first waits until the "
-    "tail reaches the batch's base (GTaP's source and PTX)"};
+    "of GTaP's thread gq, which drops the source's wait), so a later batch's commit can cover an earlier one's "
+    "slots, and a worker that claims a slot before its id is stored is a simulated fault (exit 3); ordered first "
+    "waits until the tail reaches the batch's base (GTaP's source and PTX); auto: unordered for thread workers, "
+    "ordered for block workers (their gq was not compiled, and unordered races at a one-cycle quantum)"};
 
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
@@ -275,8 +279,10 @@ struct BaselineCosts {
 // Trampolines: G-T2 (two shuffles, pop's count and base) 17/53, G-T1 and C-T1 (one shuffle) 10/32 and 9/30 (the
 // victim's 10/31), C-T2 (push's pair) 17/52 as kPushPair, G-Ts and C-Ts as kSyncw.
 constexpr Cost kGqShfl2{17, 53}, kClShfl{9, 30};
-const BaselineCosts kGqCode{Cost{8, 41} + Cost{7, 36} + kSyncw + Cost{2, 18},  // G1k, G3 with its trampoline, G7
-                            Cost{4, 18} + Cost{7, 36} + kSyncw + Cost{2, 18},  // G1, G3, G7
+// G3 is charged less its last three instructions (970-990, the `lane<count` guard: 3 / 18), which G4 and the task
+// start's row 6 also hold.
+const BaselineCosts kGqCode{Cost{8, 41} + Cost{4, 18} + kSyncw + Cost{2, 18},  // G1k, G3 with its trampoline, G7
+                            Cost{4, 18} + Cost{4, 18} + kSyncw + Cost{2, 18},  // G1, G3, G7
                             Cost{4, 18} + Cost{2, 18},                         // G1, G7
                             Cost{22, 92} + kSyncw + kShflJan,                  // G6
                             {13, 55},                                          // G6b
@@ -308,7 +314,7 @@ const BaselineCosts kClCode{
     Cost{53, 263} + kPushPair + kSyncw,       // C6c: 77/340
     {11, 39},                                 // C6c.2, one more trip of the store loop
     Cost{21, 113} + kClShfl,                  // C2: 30/143
-    {15, 79},                                 // C2b
+    Cost{15, 79} + kClShfl,                   // C2b: 24/109 (the -1 is broadcast as a popped id is)
     {},
     {6, 29},                       // C3+
     {9, 38},                       // C2e
@@ -774,7 +780,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
       code_ = &base_code_;
     }
   }
-  gq_ordered_ = kGqCommit.get(cfg) == "ordered";
+  const std::string commit = kGqCommit.get(cfg);
+  gq_ordered_ = commit == "ordered" || (commit == "auto" && block_);
   if (q_ != Q::Gq && cfg.set_by_user(kGqCommit.name()))
     throw UserError(fmt::format("{} (set by {}) does not apply: forkjoin.queue is not gq", kGqCommit.name(),
                                 cfg.origin(kGqCommit.name())));
