@@ -61,7 +61,7 @@ namespace units {
 extern const OpUnit &alu, &alu_fp64, &alu_chain, &alu_sched, &load, &load_acquire, &store_release, &load_async, &wait,
     &store, &atomic, &atomic_nr, &barrier, &ballot, &scan_inclusive, &scan_exclusive, &broadcast, &shuffle, &reduce_add,
     &reduce_min, &reduce_max, &lds_load, &lds_store, &lds_atomic, &fence_release, &fence_acquire, &cu_id, &slot_id,
-    &clock, &sleep, &spin, &num_groups, &group_id, &exit, &transmit, &sync_wave;
+    &clock, &sleep, &spin, &num_groups, &group_id, &exit, &transmit, &sync_wave, &converge;
 }
 
 enum class ValType : std::uint8_t { I32, U32, I64, U64, F32, F64 };
@@ -384,6 +384,16 @@ class Lane {
   // all of them). One issue slot per arriving group.
   OpAwaiter<void> sync_wave(Loc loc = Loc::current()) {
     return op(units::sync_wave, loc, [](PendingOp&) {});
+  }
+
+  // Reconvergence point (a convergence barrier's wait, BSYNC): lanes that
+  // leave a construct whose body ran in a deeper frame (Lane::path's depth)
+  // issue here at the construct's own depth, so they go only once no lane of
+  // the wavefront is deeper, and those at it in the same frame go together.
+  // One issue slot per group and no instruction (compiled rows count their
+  // BSYNCs); ready the next cycle.
+  OpAwaiter<void> converge(Loc loc = Loc::current()) {
+    return op(units::converge, loc, [](PendingOp&) {});
   }
 
   // Wavefront intrinsics over the lanes that issue together (the active lanes).

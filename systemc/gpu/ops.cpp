@@ -444,6 +444,18 @@ class SyncWaveUnit final : public OpUnit {
 };
 const SyncWaveUnit kSyncWave;
 
+// A reconvergence point (Lane::converge): no instruction, no SIMD time.
+class ConvergeUnit final : public OpUnit {
+ public:
+  ConvergeUnit() : OpUnit("converge") {}
+  void issue(IssueContext& c) const override {
+    c.instructions = 0;
+    c.uses_simd = false;
+    c.complete = c.issue() + c.timing().cycle;
+  }
+};
+const ConvergeUnit kConverge;
+
 // ---- wavefront intrinsics ----
 
 template <class T>
@@ -755,7 +767,7 @@ const OpUnit &alu = kAlu, &alu_fp64 = kAluFp64, &alu_chain = kAluChain, &alu_sch
              &lds_store = kLdsStore, &lds_atomic = kLdsAtomic, &fence_release = kFenceRelease,
              &fence_acquire = kFenceAcquire, &cu_id = kCuId, &slot_id = kSlotId, &clock = kClock, &sleep = kSleep,
              &spin = kSpin, &num_groups = kNumGroups, &group_id = kGroupId, &exit = kExit, &transmit = kTransmit,
-             &sync_wave = kSyncWave;
+             &sync_wave = kSyncWave, &converge = kConverge;
 }
 
 }  // namespace fg

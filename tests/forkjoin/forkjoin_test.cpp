@@ -17,9 +17,13 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "fg_test.h"
+#include "gpu/host.h"
 #include "runtime/forkjoin.h"
+#include "sim/stats.h"
+#include "top/gpu_top.h"
 
 namespace fg::test {
 namespace {
@@ -1247,6 +1251,105 @@ TEST(ForkJoin, AChaseLevPopOfANeverPushedDequeIsTheWholePop) {
     return after_push - after_idle;
   };
   EXPECT_NEAR(raised_latency_trips(searches), 3.0, 0.01);
+}
+
+// ---- reconvergence (runtime/forkjoin.h, "Reconvergence") ----
+
+// A warp's lanes run the cases of GTaP's state machine as different code: a
+// fresh leaf's work and a continuation's work, though the same C++ here, are
+// two passes when they share a batch. One warp: the root spawns B and Y1; B
+// spawns a leaf X, Y1 spawns Y2; X's finish makes B resumable while Y2
+// spawns the leaf Z, so the next batch (the kept tasks) holds B's
+// continuation and the fresh Z, both at the work. The work is one alu of
+// kWork instructions: the run issues it 3 times (X; B and Z apart), 2 if the
+// lanes merged across states.
+constexpr std::uint64_t kWork = 1000000;
+fj::Fn<void> mix_task(fj::Ctx& t, std::uint32_t kind) {
+  if (kind == 0 || kind == 3 || kind == 4) {  // the root, Y1, Y2: spawn and wait, no work
+    if (kind == 0) co_await t.spawn(mix_task, 1u);
+    co_await t.spawn(mix_task, kind == 0 ? 3u : kind == 3 ? 4u : 2u);
+    co_await t.taskwait();
+    co_return;
+  }
+  if (kind == 1) {  // B: its leaf, then its work after the taskwait
+    co_await t.spawn(mix_task, 2u);
+    co_await t.taskwait();
+  }
+  co_await t.lane().alu(kWork);  // X and Z (fresh leaves), B (its continuation)
+}
+
+std::uint64_t work_passes(const std::string& code) {
+  std::uint64_t instructions = 0;
+  test::HostHarness h(
+      test::make_config("gh200", {"gpu.mechanisms=forkjoin", "forkjoin.groups=1", "forkjoin.code=" + code}),
+      [](Host& host) {
+        fj::Program p;
+        p.name = "mix";
+        fj::run(host, p, mix_task, 0u);
+      });
+  h.run();
+  for (int i = 0; i < h.top().cus(); ++i) instructions += h.top().cu(i).wavefront_instructions.value();
+  return instructions / kWork;
+}
+
+TEST(ForkJoin, ALeafAndAContinuationRunTheirWorkApart) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_EQ(work_passes("free"), 3u);
+}
+
+// GTaP's compiler inlines the finish at each return: two leaves of one batch
+// that return by different co_returns run two copies of it, by one the same
+// copy once. The root spawns two leaves (kept: one batch); `split` sends the
+// second to the earlier co_return. The runs differ by one finish of a leaf,
+// issued for one lane (its instructions: under 60); 0 if the lanes merged.
+fj::Fn<std::uint64_t> ret_task(fj::Ctx& t, std::uint32_t kind, std::uint32_t split) {
+  if (kind == 0) {
+    const fj::Child a = co_await t.spawn(ret_task, 1u, split);
+    const fj::Child b = co_await t.spawn(ret_task, 2u, split);
+    co_await t.taskwait();
+    const std::uint64_t x = co_await t.result<std::uint64_t>(a);
+    const std::uint64_t y = co_await t.result<std::uint64_t>(b);
+    co_return x + y;
+  }
+  co_await t.lane().alu(1);
+  if (split && kind == 2) co_return 2;
+  co_return kind;
+}
+
+// The instructions of each run, one kernel after the other in one GPU.
+std::vector<double> ret_instructions() {
+  std::vector<double> runs;
+  test::HostHarness h(
+      test::make_config("gh200", {"gpu.mechanisms=forkjoin", "forkjoin.groups=1", "forkjoin.code=free"}),
+      [&runs](Host& host) {
+        auto total = [] {
+          double sum = 0;
+          for (int i = 0;; ++i) {
+            const StatBase* st = StatRegistry::global().find(fmt::format("gpu.cu{}.wavefront_instructions", i));
+            if (!st) return sum;
+            sum += st->scalar();
+          }
+        };
+        double before = total();
+        for (std::uint32_t split : {0u, 1u}) {
+          fj::Program p;
+          p.name = "returns";
+          const fj::RunInfo r = fj::run(host, p, ret_task, 0u, split);
+          EXPECT_EQ(r.root_result, 3u);
+          runs.push_back(total() - before);
+          before = total();
+        }
+      });
+  h.run();
+  return runs;
+}
+
+TEST(ForkJoin, LeavesThatReturnByDifferentReturnsFinishApart) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const std::vector<double> runs = ret_instructions();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_GT(runs[1], runs[0]);
+  EXPECT_LT(runs[1] - runs[0], 60);
 }
 
 }  // namespace

@@ -141,6 +141,41 @@ TEST(Divergence, LanesInDeeperFramesIssueFirst) {
   EXPECT_EQ(util.buckets()[9], 40u * 2);
 }
 
+// Lanes that leave a loop at different trips meet at its convergence point
+// (Lane::converge at the loop's level, its body one level deeper) and go on
+// together, though the code after the loop is at an earlier site (a helper
+// above it): without the meeting the lanes that left after one trip would
+// run it first, alone (the meeting's and the helper's sites are both earlier
+// than the loop's operation).
+Task<> helper_above(Lane& l) {
+  co_await l.alu(1);
+  co_await l.alu(1);
+}
+Task<> loop_body(Lane& l);  // below: the loop's operation is at a later site than the meeting
+Task<> loop_then_helper(Lane& l, std::uint32_t work) {
+  const std::uint32_t outer = fj::enter_body(l);
+  const std::uint32_t trips = l.lane_id() % 2 ? 1 : work;
+  for (std::uint32_t k = 0; k < trips; ++k) co_await loop_body(l);
+  co_await fj::leave(l, outer);
+  co_await helper_above(l);
+}
+Task<> loop_body(Lane& l) { co_await l.alu(1); }
+
+TEST(Divergence, LanesThatLeaveALoopMeetAtItsConvergencePoint) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    host.run_kernel({"converge", 64 * 40, 64, 8, 0, [](Lane& l) { return loop_then_helper(l, 100); }});
+  });
+  h.run();
+  const auto& util = h.top().cu(0).simd_utilization;
+  // Per wavefront: the first trip at 64/64, 99 at 32/64, the meeting (no
+  // instruction) and the helper's two at 64/64. Without the meeting: the
+  // helper twice at 32/64 (103 at 32/64, 1 at 64/64).
+  EXPECT_EQ(util.buckets()[5], 40u * 99);
+  EXPECT_EQ(util.buckets()[9], 40u * 3);
+  EXPECT_EQ(h.top().cu(0).wavefront_instructions.value(), 40u * 102);
+}
+
 Task<> lds_exchange(Lane& l, std::uint64_t out, bool with_barrier) {
   const std::uint32_t n = l.group_size();
   co_await l.alu(1 + 20 * (l.local_id() / 64));  // later wavefronts write later

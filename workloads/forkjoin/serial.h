@@ -108,12 +108,11 @@ inline Task<void> prologue(Lane& l, const Ctx& t, std::uint32_t depth, const Cal
   co_await save_frame(l, t, depth, f.frame);
 }
 
-// The frame (Lane::path) of the k-th call (from 1) that an invocation with
-// frame `caller` makes, at call depth `depth` (1: the task function's first
-// call): its depth and a hash of its path.
-constexpr std::uint32_t frame_path(std::uint32_t caller, std::uint32_t depth, std::uint32_t k) {
-  return (std::min<std::uint32_t>(depth, 255) << Lane::kDepthShift) |
-         ((caller * 0x9E3779B1u + k) & ((1u << Lane::kDepthShift) - 1));
+// The frame (Lane::path) of the k-th call (from 1) that code at path
+// `caller` makes: its prologue's and epilogue's level, one deeper than the
+// caller, and a hash of its path. Its body runs at deeper(frame).
+constexpr std::uint32_t frame_path(std::uint32_t caller, std::uint32_t k) {
+  return at_depth(caller * 0x9E3779B1u + k, path_depth(caller) + 1);
 }
 
 // A compiled region's own sites. A warp's lanes issue together at the same
@@ -123,8 +122,8 @@ constexpr std::uint32_t frame_path(std::uint32_t caller, std::uint32_t depth, st
 // region's tag in the frame's low bits (its depth kept), so that its lanes
 // issue together only from the same region. Returns the frame to restore.
 inline std::uint32_t enter_region(Lane& l, std::uint32_t tag) {
-  const std::uint32_t saved = l.path, low = (1u << Lane::kDepthShift) - 1;
-  l.path = (saved & ~low) | ((saved * 0x85EBCA6Bu + tag * 0x9E3779B1u) & low);
+  const std::uint32_t saved = l.path;
+  l.path = tagged(saved, tag);
   return saved;
 }
 
@@ -132,21 +131,24 @@ inline std::uint32_t enter_region(Lane& l, std::uint32_t tag) {
 // depth x f.frame on (Program::local_slots, 8 bytes each, holds two). Each
 // invocation runs in its own frame (Lane::path: its depth and the path of
 // invocations from the lane's first, the k-th call of an invocation being
-// its k-th child): lanes at the same operation issue together only in the
+// its k-th child), its prologue and epilogue at the frame's level and its
+// body one deeper: lanes at the same operation issue together only in the
 // same invocation of the same path, and the deepest go first, so lanes that
 // leave a call early wait in their invocation for the others and make their
-// next call with them, as a warp's lanes reconverge at the convergence
-// barrier each invocation arms, never across call depths or sibling calls.
+// next call with them, and lanes whose body ends early (fewer trips of its
+// loop) run the epilogue with the rest, as a warp's lanes reconverge at the
+// convergence barrier each invocation arms, never across call depths or
+// sibling calls.
 inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, const CallShape& f) {
   const std::uint32_t caller = l.path;
   std::uint32_t depth = 0;
   struct Frame {
     std::uint32_t path, calls;
   };
-  std::vector<Frame> frames{{1, 0}};  // the caller's frame, and the calls it has made
-  const auto callee = [&frames] {     // the frame of the caller's next call
+  std::vector<Frame> frames{{caller, 0}};  // the caller's frame (its body), and the calls it has made
+  const auto callee = [&frames] {          // the frame of the body's next call
     Frame& fr = frames.back();
-    return frame_path(fr.path, static_cast<std::uint32_t>(frames.size()), ++fr.calls);
+    return frame_path(fr.path, ++fr.calls);
   };
   for (const Step& s : steps) {
     if (s.e == Ev::Alu) {
@@ -154,13 +156,13 @@ inline Task<void> replay(Lane& l, const Ctx& t, const std::vector<Step>& steps, 
       co_await l.alu_sched(s.n, s.cycles);
     } else if (s.e == Ev::Enter) {
       l.path = callee();
-      frames.push_back({l.path, 0});
       co_await prologue(l, t, depth, f);
+      frames.push_back({deeper(l.path), 0});  // the body, where the lanes that leave it early wait
       ++depth;
     } else {
       --depth;
-      l.path = frames.back().path;
       frames.pop_back();
+      l.path = frame_path(frames.back().path, frames.back().calls);  // the frame being left
       co_await epilogue(l, t, depth, f);
     }
   }

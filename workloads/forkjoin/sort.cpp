@@ -187,9 +187,14 @@ Task<void> merge_leftover(Lane& l, const MergeCode& code, std::uint32_t side, bo
   const std::uint32_t frame = enter_region(l, 4 * code.region + side);
   co_await sched(l, code.left_setup);
   std::uint32_t u = 0;
-  if (code.left_8.pre.n)
+  if (code.left_8.pre.n) {  // each loop's body one level deeper: the lanes that leave it meet (serial.h)
+    const std::uint32_t outer = enter_body(l);
     for (; u + 8 <= n; u += 8) co_await copy_group(l, code.left_8, bypass, src + 4ull * u, dst + 4ull * u);
+    co_await leave(l, outer);
+  }
+  const std::uint32_t outer = enter_body(l);
   for (; u < n; ++u) co_await copy_key(l, code.left_key, bypass, src + 4ull * u, dst + 4ull * u);
+  co_await leave(l, outer);
   l.path = frame;
 }
 
@@ -202,6 +207,7 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
   std::uint32_t i = 0, j = 0, k = 0;
   const std::uint32_t frame = enter_region(l, 4 * code.region);
   co_await sched(l, code.entry);
+  const std::uint32_t outer = enter_body(l);  // the lanes that leave the loop early wait for the rest
   while (i < na && j < nb) {
     co_await sched(l, key.pre);
     const Async<std::int32_t> x = co_await load_key(l, bypass, a + 4ull * i);
@@ -216,6 +222,7 @@ Task<void> merge_serial(Lane& l, const MergeCode& code, std::uint64_t a, std::ui
     else
       ++j;
   }
+  co_await leave(l, outer);
   l.path = frame;
   co_await merge_leftover(l, code, 1, bypass, a + 4ull * i, na - i, dst + 4ull * k);
   k += na - i;
@@ -229,8 +236,12 @@ Task<void> copy_back(Lane& l, const MergeCode& code, std::uint64_t src, std::uin
   const std::uint32_t frame = enter_region(l, 4 * code.region + 3);
   co_await sched(l, code.copy_setup);
   std::uint32_t k = 0;
+  std::uint32_t outer = enter_body(l);
   for (; k + 8 <= n; k += 8) co_await copy_group(l, code.copy_8, false, src + 4ull * k, dst + 4ull * k);
+  co_await leave(l, outer);
+  outer = enter_body(l);
   for (; k < n; ++k) co_await copy_key(l, code.copy_key, false, src + 4ull * k, dst + 4ull * k);
+  co_await leave(l, outer);
   l.path = frame;
 }
 
@@ -255,8 +266,10 @@ constexpr std::uint32_t kMsortDepth = 32;  // frames: ranges of up to 2^31 keys
 Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, std::uint32_t hi, std::uint32_t depth,
                         std::uint32_t call) {
   const std::uint32_t caller = l.path;
-  l.path = frame_path(caller, depth + 1, call);
+  const std::uint32_t frame = frame_path(caller, call);
+  l.path = frame;
   co_await prologue(l, t, depth, kMsort);
+  l.path = deeper(frame);  // the body: a one-key range's lanes wait here for the rest (serial.h)
   if (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     co_await l.alu_sched(9, 22);
@@ -268,6 +281,7 @@ Task<void> msort_serial(Lane& l, const Ctx& t, const Sort& s, std::uint32_t lo, 
                           s.tmp + 4ull * lo, false);
     co_await copy_back(l, kMsortMerge, s.tmp + 4ull * lo, s.keys + 4ull * lo, hi - lo + 1);
   }
+  l.path = frame;
   co_await epilogue(l, t, depth, kMsort);
   l.path = caller;
 }
@@ -392,11 +406,13 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
     std::swap(na, nb);
   }
   if (nb == 0) {
+    enter_region(t.lane(), 1);  // this branch's own copy of the inlined merge (serial.h)
     co_await merge_serial(t.lane(), kCilkMerge, a, na, b, 0, dst, true);
     co_await t.lane().fence_release();
     co_return;
   }
   if (na + nb < s->cutoff_merge) {
+    enter_region(t.lane(), 2);
     co_await merge_serial(t.lane(), kCilkMerge, a, na, b, nb, dst, true);
     co_return;
   }
@@ -404,6 +420,7 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
   const std::uint32_t sa = (na + 1) / 2;
   const std::int32_t pivot = co_await t.lane().load_bypass<std::int32_t>(a + 4ull * (sa - 1));
   std::uint32_t lo = 0, hi = nb;
+  const std::uint32_t outer = enter_body(t.lane());  // the lanes that leave the search early wait for the rest
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     Lane& l = t.lane();
@@ -417,6 +434,7 @@ Fn<void> cmerge_task(Ctx& t, const Sort* s, std::uint64_t a, std::uint32_t na, s
     else
       hi = mid;
   }
+  co_await leave(t.lane(), outer);
   const std::uint32_t sb = lo;
   co_await t.spawn_on(merge_queue(*s, sa + sb), cmerge_task, s, a, sa, b, sb, dst);
   co_await t.spawn_on(merge_queue(*s, na - sa + nb - sb), cmerge_task, s, a + 4ull * sa, na - sa, b + 4ull * sb,

@@ -491,9 +491,12 @@ Fn<void> tree_task(Ctx& t, const Shape* s, std::uint32_t node, std::uint32_t d) 
     if (s->pruned) {
       const std::uint32_t live = pruned_children(node, d, s->depth);
       if (spawner) {
-        co_await l.alu(12);  // the hash and three draws
-        for (std::uint32_t k = 0; k < 3; ++k)
+        co_await l.alu(12);                      // the hash and three draws
+        for (std::uint32_t k = 0; k < 3; ++k) {  // each trip's `if` reconverges at the trip's end (serial.h)
+          const std::uint32_t outer = enter_body(l);
           if (live >> k & 1) co_await t.spawn(tree_task, s, node * 3 + k + 1, d + 1);
+          co_await leave(l, outer);
+        }
       }
       n = static_cast<std::uint32_t>(std::popcount(live));
       if (block) {  // the shared spawn count: thread 0's store, a barrier, every thread's load

@@ -489,6 +489,7 @@ struct Record {
   std::uint32_t total = 0;        // children spawned before the last taskwait
   std::uint32_t child_count = 0;  // since the last taskwait
   std::uint32_t call_spawns = 0;  // spawns since its task function was called (forkjoin.code=compiled)
+  std::uint32_t fn = 0;           // its task function (Runtime::fn_index)
   std::vector<Ctx> ctx;           // one per lane of its worker (1 for thread tasks)
   ~Record() {
     for (Ctx& c : ctx)
@@ -680,6 +681,22 @@ class Runtime {
   // frames (the barrier after the task; its id is free already).
   std::vector<std::unique_ptr<Record>> retiring_;
   std::uint64_t root_result_ = 0;
+  // The task functions in the order first spawned (their coroutines' resume
+  // functions): a record's function as a small number, for Lane::path.
+  std::vector<const void*> fns_;
+  std::uint32_t fn_index(std::coroutine_handle<detail::FnPromiseBase> frame) {
+    // A coroutine frame starts with its resume function's address (the
+    // Itanium C++ ABI's coroutine frame, GCC's and Clang's).
+    const void* resume = *static_cast<void* const*>(frame.address());
+    auto it = std::find(fns_.begin(), fns_.end(), resume);
+    if (it == fns_.end()) it = fns_.insert(fns_.end(), resume);
+    return static_cast<std::uint32_t>(it - fns_.begin()) + 1;
+  }
+  // Lane::path in a task (forkjoin.h, "Reconvergence"): the task function's
+  // frame (level 1) tagged with its function, and with the state it was
+  // called in and the way it left.
+  static std::uint32_t fn_path(std::uint32_t fn) { return at_depth(tagged(0, fn), 1); }
+  static std::uint32_t state_path(std::uint32_t fn, std::uint32_t state) { return tagged(fn_path(fn), state + 1); }
 
  public:
   std::uint32_t lds_bytes() const { return lds_ctx_bytes_ * (block_ ? 1 : warps_per_group_); }
@@ -893,6 +910,7 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
     if (detail::FnPromiseBase::last_frame_bytes > st_.frame_bytes.value())
       st_.frame_bytes += detail::FnPromiseBase::last_frame_bytes - st_.frame_bytes.value();
   }
+  r->fn = fn_index(r->ctx[0].frame_);
   recs_.emplace(0u, std::move(r));
   ++st_.roots;
   note_pool(0, 1);
@@ -1013,6 +1031,10 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
                            const std::function<std::coroutine_handle<detail::FnPromiseBase>(Ctx&)>& make,
                            Lane::Loc loc) {
   const MechanismScope scope(l, tag(), loc);
+  // Inlined at the spawn in GTaP, with branches (the id's source): its lanes
+  // run one level deeper than the task's body and meet after it
+  // (forkjoin.h, "Reconvergence").
+  const std::uint32_t body = enter_body(l);
   const W w = worker_of(l);
   const std::uint32_t index = parent.total + parent.child_count;
   if (!spawn_only_ && index >= max_children_)
@@ -1079,6 +1101,7 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
     if (detail::FnPromiseBase::last_frame_bytes > st_.frame_bytes.value())
       st_.frame_bytes += detail::FnPromiseBase::last_frame_bytes - st_.frame_bytes.value();
   }
+  r->fn = fn_index(r->ctx[0].frame_);
   if (recs_.count(id)) co_await fault(l, fmt::format("forkjoin: task id {} handed out twice (runtime defect)", id));
   recs_.emplace(id, std::move(r));
   if (code_ || bcode_) co_await l.load<std::uint64_t>(ptr(kPtrData));  // the arguments' pointer
@@ -1086,6 +1109,7 @@ Task<Child> Runtime::spawn(Lane& l, Record& parent, std::uint32_t queue,
   co_await push_generated(l, w, queue, id);
   ++parent.child_count;
   ++st_.spawned;
+  co_await leave(l, body);
   co_return Child{index};
 }
 
@@ -1179,6 +1203,10 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     }
     co_await l.load_bypass<std::uint64_t>(hdr(id) + kHdrFunc);
   }
+  // The indirect call: the lanes run their task's function (forkjoin.h,
+  // "Reconvergence"): its prologue and state dispatch in its frame.
+  const std::uint32_t fn = r.fn, entered = r.state;
+  l.path = fn_path(fn);
   if (!block_ || leader(l)) r.call_spawns = 0;  // a block task's spawns are thread 0's
   if (code_ || bcode_) {  // rows 7a and 9a (C14a, C15): the task function saves its registers, finds its state
     for (std::uint32_t k = 0; k < frame_words(); ++k) co_await l.store<std::uint32_t>(frame(l, k), 0u);
@@ -1192,6 +1220,9 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
   // __gtap_get_task_state: the jan2026 runtime loads the state even for a
   // spawn-only program (84591ae), the feb2026 one returns 0 there.
   if (!spawn_only_ || !feb_) co_await l.load_bypass<std::uint16_t>(hdr(id) + h_off_.state);
+  // The state machine's case: its own code, one level deeper.
+  const std::uint32_t body = deeper(state_path(fn, entered));
+  l.path = body;
   // The arguments at a start; at a resumption the fields its taskwait
   // named (Ctx::Live::reload), maybe none.
   if (const std::uint32_t n = std::min(r.state ? c.live_.reload : payload_, payload_)) {
@@ -1208,9 +1239,19 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
       co_await fault(l, fmt::format("forkjoin: task {} resumed on lane {} after its function returned (runtime defect)",
                                     id, l.local_id()));
     l.scope = 0;  // the task's own code is the work
+    l.path = body;
     co_await Resume{&p, c.frame_, &l};
     l.scope = tag();
     const bool done = p.finished;
+    // Its join or finish, in the task's frame: GTaP's compiler inlines them at
+    // each taskwait and each return, so lanes that left by different ones run
+    // different copies.
+    if (done) {
+      const Site at = make_site(p.ret);
+      l.path = tagged(state_path(fn, entered), 0x10000u + at.file * 0x01000193u + at.line * 0x3F1u + at.column);
+    } else {
+      l.path = state_path(fn, entered);
+    }
     // Block tasks: the feb2026 runtime's __gtap_set_state_for_join and
     // __gtap_finish_task begin with a barrier (14669e9); the jan2026 ones
     // have none (84591ae: thread 0 goes on alone; its programs put a barrier
@@ -1238,6 +1279,7 @@ Task<void> Runtime::run_task(Lane& l, W w, std::uint32_t id) {
     if (!block_ || leader(l)) co_await suspend(l, r, r.ctx[0].wait_queue_);
     break;
   }
+  l.path = fn_path(fn);  // the function's return block: its epilogue (call_return)
   // The task function's return (its registers restored, the epilogue) and the fence after the call are the
   // caller's, call_return(): the lanes that left the task by different paths reconverge at the function's
   // return block, so a warp runs them once.
@@ -1257,9 +1299,11 @@ Task<void> Runtime::call_return(Lane& l) {
     const Cost epi = code_ ? code_->epilogue : bcode_->epilogue_all;
     co_await l.alu_sched(epi.n, epi.cycles);
     co_await l.wait(back);
+    l.path = 0;  // back in the worker loop
     const Cost after = code_ ? code_->after_call : bcode_->after_call_all;
     co_await l.alu_sched(after.n, after.cycles);
   }
+  l.path = 0;
   if (after_call_fence()) co_await l.fence_release();
 }
 
@@ -1995,6 +2039,7 @@ Task<void> Runtime::block_worker(Lane& l) {
       co_await l.sync_wave();  // each warp's lanes reconverge at the task function's return block
       co_await call_return(l);
     }
+    l.path = 0;
     co_await l.barrier();
     const Tick t1 = l.now();
     if (leader(l)) retiring_[w.global].reset();
@@ -2167,6 +2212,7 @@ Task<void> Runtime::worker(Lane& l) {
       co_await sync(l);
       if (lane < exec) co_await call_return(l);
     }
+    l.path = 0;
     co_await sync(l);  // GTaP's __syncwarp after `if (lane < count) { call; [__threadfence();] }`
     const Tick t1 = l.now();
     if (tracing) Trace::get().span(track, fmt::format("run {}", ran), t0, t1 - t0);

@@ -38,11 +38,13 @@
 // A child's result is stored into its payload and read from there.
 #pragma once
 
+#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -75,6 +77,10 @@ struct FnPromiseBase {
   std::uint64_t result = 0;  // the returned value's bits
   bool finished = false;
   bool returns = false;  // the task function returns a value (GTaP's compiler stores it; a void one stores nothing)
+  // The co_return it left by (its file, line and column; none where it ran off
+  // its end): GTaP's compiler inlines __gtap_finish_task at each return, so
+  // lanes that leave by different returns run different copies of it.
+  std::source_location ret{};
   static std::size_t last_frame_bytes;  // the size of the last frame allocated (stat)
   static void* operator new(std::size_t n) {
     last_frame_bytes = n;
@@ -107,10 +113,11 @@ class [[nodiscard]] Fn {
       ctx = &c;
     }
     Fn get_return_object() { return Fn(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    void return_value(R v) {
+    void return_value(R v, std::source_location at = std::source_location::current()) {
       static_assert(std::is_trivially_copyable_v<R> && sizeof(R) <= 8, "a task's result is at most 8 bytes");
       result = to_bits(v);
       returns = true;
+      ret = at;
     }
   };
   explicit Fn(std::coroutine_handle<promise_type> h) : h_(h) {}
@@ -131,7 +138,7 @@ struct Fn<void>::promise_type : detail::FnPromiseBase {
     ctx = &c;
   }
   Fn get_return_object() { return Fn(std::coroutine_handle<promise_type>::from_promise(*this)); }
-  void return_void() {}
+  void return_void(std::source_location at = std::source_location::current()) { ret = at; }
 };
 
 // A task's view of the runtime (one per lane of a block-level task).
@@ -245,6 +252,49 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
 template <class F, class... A>
 RunInfo run(Host& h, const Program& p, F f, A... args) {
   return run_root(h, p, [f, args...](Ctx& c) { return f(c, args...).release(); });
+}
+
+// Reconvergence (docs/forkjoin.md, "Reconvergence"). A warp's lanes issue
+// together only at the same operation site with the same Lane::path, and the
+// lanes with the deepest path go first (Wavefront::select). The fork-join
+// programs (workloads/forkjoin/serial.h) and this runtime use the path's depth as the nesting of the
+// compiled code's constructs, so that lanes reconverge where the compiled
+// code's convergence barriers make them (BSSY/BSYNC, at a construct's
+// immediate post-dominator): the body of a loop whose lanes leave it at
+// different trips, or of a call, runs one level deeper than the construct,
+// and the lanes that leave it meet at the construct's level (Lane::converge)
+// before going on, once no lane is still inside. A call takes two levels:
+// its prologue and epilogue at the first, its body at the second. A task:
+// the worker loop at 0; the task function's frame at 1 (its prologue and
+// state dispatch tagged with its function; its join or finish, inlined in
+// GTaP at each taskwait and return, with its function, state and the return
+// it left by; its epilogue with its function), its body at 2 (tagged with
+// its function and the state it was called in: the cases of GTaP's state
+// machine are different code), the runtime's spawn at 3.
+inline constexpr std::uint32_t kPathLow = (1u << Lane::kDepthShift) - 1;
+constexpr std::uint32_t path_depth(std::uint32_t path) { return path >> Lane::kDepthShift; }
+constexpr std::uint32_t at_depth(std::uint32_t path, std::uint32_t depth) {
+  return (std::min<std::uint32_t>(depth, 255) << Lane::kDepthShift) | (path & kPathLow);
+}
+// The path one level deeper (a construct's body).
+constexpr std::uint32_t deeper(std::uint32_t path) { return at_depth(path, path_depth(path) + 1); }
+// `path` with `tag` mixed into its low bits, its depth kept: code that is
+// different code on the GPU (another copy of an inlined function, another
+// branch) though it runs the same operation sites here.
+constexpr std::uint32_t tagged(std::uint32_t path, std::uint32_t tag) {
+  return (path & ~kPathLow) | ((path * 0x85EBCA6Bu + tag * 0x9E3779B1u + 0x27D4EB2Fu) & kPathLow);
+}
+// Enter a construct's body: the lane's path one level deeper; returns the
+// path to leave() with.
+inline std::uint32_t enter_body(Lane& l) {
+  const std::uint32_t saved = l.path;
+  l.path = deeper(saved);
+  return saved;
+}
+// Leave a construct's body: back at `saved`, the lanes meet (co_await it).
+inline OpAwaiter<void> leave(Lane& l, std::uint32_t saved, Lane::Loc loc = Lane::Loc::current()) {
+  l.path = saved;
+  return l.converge(loc);
 }
 
 // GTaP's struct TaskHeader (84591ae: jan2026, 14669e9: feb2026,
