@@ -1278,10 +1278,11 @@ fj::Fn<void> mix_task(fj::Ctx& t, std::uint32_t kind) {
   co_await t.lane().alu(kWork);  // X and Z (fresh leaves), B (its continuation)
 }
 
-std::uint64_t work_passes(const std::string& code) {
+TEST(ForkJoin, ALeafAndAContinuationRunTheirWorkApart) {
+  FG_REQUIRE_FRESH_KERNEL();
   std::uint64_t instructions = 0;
   test::HostHarness h(
-      test::make_config("gh200", {"gpu.mechanisms=forkjoin", "forkjoin.groups=1", "forkjoin.code=" + code}),
+      test::make_config("gh200", {"gpu.mechanisms=forkjoin", "forkjoin.groups=1", "forkjoin.code=free"}),
       [](Host& host) {
         fj::Program p;
         p.name = "mix";
@@ -1289,12 +1290,10 @@ std::uint64_t work_passes(const std::string& code) {
       });
   h.run();
   for (int i = 0; i < h.top().cus(); ++i) instructions += h.top().cu(i).wavefront_instructions.value();
-  return instructions / kWork;
-}
-
-TEST(ForkJoin, ALeafAndAContinuationRunTheirWorkApart) {
-  FG_REQUIRE_FRESH_KERNEL();
-  EXPECT_EQ(work_passes("free"), 3u);
+  // The batches as planned: {root}, {B, Y1}, {X, Y2}, {B's continuation, Z}, {Y2}, {Y1}, {root}.
+  EXPECT_EQ(h.stat("forkjoin.batches"), 7);
+  EXPECT_NEAR(h.stat("forkjoin.batch_tasks"), 10.0 / 7, 1e-9);
+  EXPECT_EQ(instructions / kWork, 3u);
 }
 
 // GTaP's compiler inlines the finish at each return: two leaves of one batch

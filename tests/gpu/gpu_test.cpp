@@ -142,11 +142,11 @@ TEST(Divergence, LanesInDeeperFramesIssueFirst) {
 }
 
 // Lanes that leave a loop at different trips meet at its convergence point
-// (Lane::converge at the loop's level, its body one level deeper) and go on
-// together, though the code after the loop is at an earlier site (a helper
-// above it): without the meeting the lanes that left after one trip would
-// run it first, alone (the meeting's and the helper's sites are both earlier
-// than the loop's operation).
+// and go on together, though the code after the loop is at an earlier site
+// (a helper above it): the loop's body runs one level deeper (Lane::path),
+// so the lanes that left wait for the rest. Without the deeper body the lanes
+// that left after one trip would run the helper first, alone (the meeting's
+// and the helper's sites are both earlier than the loop's operation).
 Task<> helper_above(Lane& l) {
   co_await l.alu(1);
   co_await l.alu(1);
@@ -169,11 +169,46 @@ TEST(Divergence, LanesThatLeaveALoopMeetAtItsConvergencePoint) {
   h.run();
   const auto& util = h.top().cu(0).simd_utilization;
   // Per wavefront: the first trip at 64/64, 99 at 32/64, the meeting (no
-  // instruction) and the helper's two at 64/64. Without the meeting: the
+  // instruction) and the helper's two at 64/64. Without the deeper body: the
   // helper twice at 32/64 (103 at 32/64, 1 at 64/64).
   EXPECT_EQ(util.buckets()[5], 40u * 99);
   EXPECT_EQ(util.buckets()[9], 40u * 3);
   EXPECT_EQ(h.top().cu(0).wavefront_instructions.value(), 40u * 102);
+}
+
+// The meeting itself (Lane::converge) matters where a deeper construct
+// follows at once: lanes that leave the first loop early would otherwise go
+// straight into the second loop's body, at the same depth as the first's,
+// and run it alone (its site is earlier). Odd lanes: 1 trip of the first
+// loop, even lanes 100; then every lane 2 trips of the second.
+Task<> second_body(Lane& l) { co_await l.alu(1); }
+Task<> first_body(Lane& l);  // below: the first loop's operation is at a later site than the second's
+Task<> two_loops(Lane& l, std::uint32_t work, bool meet) {
+  std::uint32_t outer = fj::enter_body(l);
+  const std::uint32_t trips = l.lane_id() % 2 ? 1 : work;
+  for (std::uint32_t k = 0; k < trips; ++k) co_await first_body(l);
+  if (meet) {
+    co_await fj::leave(l, outer);
+    outer = fj::enter_body(l);
+  }
+  for (std::uint32_t k = 0; k < 2; ++k) co_await second_body(l);
+  co_await fj::leave(l, outer);
+}
+Task<> first_body(Lane& l) { co_await l.alu(1); }
+
+TEST(Divergence, LanesMeetBetweenTwoLoopsBeforeTheSecond) {
+  FG_REQUIRE_FRESH_KERNEL();
+  HostHarness h(test::make_config("orr2014", {"gpu.cus=1"}), [](Host& host) {
+    host.run_kernel({"meet", 64 * 40, 64, 8, 0, [](Lane& l) { return two_loops(l, 100, true); }});
+    host.run_kernel({"no-meet", 64 * 40, 64, 8, 0, [](Lane& l) { return two_loops(l, 100, false); }});
+  });
+  h.run();
+  const auto& util = h.top().cu(0).simd_utilization;
+  // With the meeting, per wavefront: the first trip at 64/64, 99 at 32/64,
+  // the second loop's 2 at 64/64. Without it: the odd lanes' 2 second-loop
+  // trips at 32/64 ahead of the even lanes' 99, then the even lanes' 2.
+  EXPECT_EQ(util.buckets()[5], 40u * 99 + 40u * (99 + 4));
+  EXPECT_EQ(util.buckets()[9], 40u * 3 + 40u * 1);
 }
 
 Task<> lds_exchange(Lane& l, std::uint64_t out, bool with_barrier) {

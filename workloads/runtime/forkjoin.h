@@ -77,9 +77,10 @@ struct FnPromiseBase {
   std::uint64_t result = 0;  // the returned value's bits
   bool finished = false;
   bool returns = false;  // the task function returns a value (GTaP's compiler stores it; a void one stores nothing)
-  // The co_return it left by (its file, line and column; none where it ran off
-  // its end): GTaP's compiler inlines __gtap_finish_task at each return, so
-  // lanes that leave by different returns run different copies of it.
+  // The co_return it left by (its file, line and column; line 0 where it ran
+  // off its end, with GCC): GTaP's thread runtime inlines __gtap_finish_task
+  // at each return, so lanes that leave by different returns run different
+  // copies of it.
   std::source_location ret{};
   static std::size_t last_frame_bytes;  // the size of the last frame allocated (stat)
   static void* operator new(std::size_t n) {
