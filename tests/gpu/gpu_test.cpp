@@ -151,15 +151,14 @@ Task<> helper_above(Lane& l) {
   co_await l.alu(1);
   co_await l.alu(1);
 }
-Task<> loop_body(Lane& l);  // below: the loop's operation is at a later site than the meeting
+Task<> op_below(Lane& l);  // below both kernels: the loops' operation is at a later site than the meetings
 Task<> loop_then_helper(Lane& l, std::uint32_t work) {
   const std::uint32_t outer = fj::enter_body(l);
   const std::uint32_t trips = l.lane_id() % 2 ? 1 : work;
-  for (std::uint32_t k = 0; k < trips; ++k) co_await loop_body(l);
+  for (std::uint32_t k = 0; k < trips; ++k) co_await op_below(l);
   co_await fj::leave(l, outer);
   co_await helper_above(l);
 }
-Task<> loop_body(Lane& l) { co_await l.alu(1); }
 
 TEST(Divergence, LanesThatLeaveALoopMeetAtItsConvergencePoint) {
   FG_REQUIRE_FRESH_KERNEL();
@@ -179,14 +178,13 @@ TEST(Divergence, LanesThatLeaveALoopMeetAtItsConvergencePoint) {
 // The meeting itself (Lane::converge) matters where a deeper construct
 // follows at once: lanes that leave the first loop early would otherwise go
 // straight into the second loop's body, at the same depth as the first's,
-// and run it alone (its site is earlier). Odd lanes: 1 trip of the first
+// and run it alone (its site is earlier than op_below's). Odd lanes: 1 trip of the first
 // loop, even lanes 100; then every lane 2 trips of the second.
 Task<> second_body(Lane& l) { co_await l.alu(1); }
-Task<> first_body(Lane& l);  // below: the first loop's operation is at a later site than the second's
 Task<> two_loops(Lane& l, std::uint32_t work, bool meet) {
   std::uint32_t outer = fj::enter_body(l);
   const std::uint32_t trips = l.lane_id() % 2 ? 1 : work;
-  for (std::uint32_t k = 0; k < trips; ++k) co_await first_body(l);
+  for (std::uint32_t k = 0; k < trips; ++k) co_await op_below(l);
   if (meet) {
     co_await fj::leave(l, outer);
     outer = fj::enter_body(l);
@@ -194,7 +192,7 @@ Task<> two_loops(Lane& l, std::uint32_t work, bool meet) {
   for (std::uint32_t k = 0; k < 2; ++k) co_await second_body(l);
   co_await fj::leave(l, outer);
 }
-Task<> first_body(Lane& l) { co_await l.alu(1); }
+Task<> op_below(Lane& l) { co_await l.alu(1); }
 
 TEST(Divergence, LanesMeetBetweenTwoLoopsBeforeTheSecond) {
   FG_REQUIRE_FRESH_KERNEL();
