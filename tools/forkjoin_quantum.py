@@ -5,9 +5,9 @@ deques, locks, task counts and termination flags are synchronisation through mem
 functional effects happen in host order under temporal decoupling. Each configuration runs at
 a one-cycle quantum (gh200's 1980 MHz: 0.505 ns) and at 5, 20 (the default) and 50 ns; the table
 gives the kernel time at one cycle and each quantum's deviation from it.
---only=TEXT runs only the configurations whose names contain TEXT; --jobs=N runs N of fgsim at a
+--only=TEXT runs only the configurations whose names contain TEXT, --skip=TEXT all but those; --jobs=N runs N of fgsim at a
 time (default 1; the table is the same, in the same order).
-Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT] [--jobs=N]"""
+Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT] [--skip=TEXT] [--jobs=N]"""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,6 +16,7 @@ import fgtool  # tools/fgtool.py, beside this script
 ap = fgtool.parser(__doc__)
 ap.add_argument("--set", action="append", default=[], metavar="K=V")
 ap.add_argument("--only", default="", metavar="TEXT")
+ap.add_argument("--skip", default=None, metavar="TEXT")
 ap.add_argument("--jobs", type=fgtool.positive, default=1, metavar="N")
 opts = fgtool.parse(ap)
 extra = [x for kv in opts.set for x in ("--set", kv)]
@@ -71,9 +72,9 @@ configs = [
         f"tree.depth={d}", "forkjoin.workers=thread"]) for d in (12, 13)],
 ]
 
-configs = [c for c in configs if opts.only in c[0]]
+configs = [c for c in configs if opts.only in c[0] and (opts.skip is None or opts.skip not in c[0])]
 if not configs:
-    ap.error(f"--only: no configuration's name contains '{opts.only}'")
+    ap.error(f"--only/--skip: no configuration left (--only '{opts.only}', --skip '{opts.skip}')")
 
 
 def run(w, sets, q):

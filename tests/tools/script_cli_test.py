@@ -40,6 +40,7 @@ BAD_VALUES = [
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
+    ("forkjoin_quantum", "--skip=", "--skip"),
     ("forkjoin_quantum", "--jobs=0", "--jobs"),
     ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
 ]
