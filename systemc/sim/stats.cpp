@@ -87,6 +87,9 @@ Distribution::Distribution(const StatGroup& group, std::string name, std::string
       buckets_(buckets, 0) {}
 
 void Distribution::sample(double x, std::uint64_t n) {
+  // A weight of 0 is no sample: it must not move the minimum or maximum (a reconvergence point, which issues no
+  // instruction, samples the SIMD utilization with a weight of 0).
+  if (n == 0) return;
   n_ += n;
   sum_ += x * static_cast<double>(n);
   sumsq_ += x * x * static_cast<double>(n);

@@ -30,6 +30,25 @@ TEST(Stats, HierarchicalNamesDescriptionsAndValues) {
   EXPECT_DOUBLE_EQ(StatRegistry::global().sum_matching("gpu.cu", ".l1.hits"), 3.0);
 }
 
+// A sample of weight 0 (the SIMD utilization at a reconvergence point, which issues nothing) is no sample: the
+// count, mean, minimum, maximum and buckets stay as they were.
+TEST(Stats, ZeroWeightSampleIsNoSample) {
+  StatGroup g("zw");
+  Distribution d(g, "util", "lanes", "", 0, 1, 4);
+  d.sample(0.5, 3);
+  d.sample(0.03125, 0);
+  d.sample(2.0, 0);
+  EXPECT_EQ(d.count(), 3u);
+  EXPECT_DOUBLE_EQ(d.mean(), 0.5);
+  EXPECT_DOUBLE_EQ(d.min(), 0.5);
+  EXPECT_DOUBLE_EQ(d.max(), 0.5);
+  nlohmann::ordered_json v, desc;
+  StatRegistry::global().dump(v, desc);
+  EXPECT_EQ(v["zw.util"]["buckets"][0], 0);
+  EXPECT_EQ(v["zw.util"]["buckets"][2], 3);
+  EXPECT_EQ(v["zw.util"]["overflow"], 0);
+}
+
 // A series from changes: sample k is the value at the start of tick 10k,
 // after every change before it; a change at tick 10 shows from sample 2 on.
 TEST(Stats, SeriesSamplesTheValueAtTheStartOfEachInterval) {
