@@ -302,6 +302,27 @@ TEST(ForkJoin, TheTreeBodysMultiplyAddStepFollowsItsCompiledSchedule) {
   EXPECT_NEAR(extra, 3 * 9 * 24 * kGh200CycleNs, 0.01 * 3 * 9 * 24 * kGh200CycleNs);
 }
 
+// Figs. 7-9's block body: ptxas puts a BSSY/BSYNC pair around each of its
+// loops, so lanes that leave a loop early wait at its exit for the others
+// (docs/forkjoin.md "Reconvergence"). The model has no explicit meeting there:
+// the warp's order (deeper path, then earlier site) gives the same. One warp
+// of 32 lanes, 3 tasks: with 8 loads a task lanes 0-7 load and lanes 8-31
+// take the loop's zero-trip exit (1 instruction, once a task); what follows
+// the loop issues once for the warp, as with 32 loads (one a lane). With 8
+// multiply-add steps, lanes 8-31 skip the preheader and the loop, which lanes
+// 0-7 issue as with 32. On 64 lanes (two warps), 40 loads and steps against
+// 64: the second warp's lanes 40-63 take the exit, once a task.
+TEST(ForkJoin, TheTreeBodysLanesLeavingALoopEarlyWaitAtItsExit) {
+  auto issued = [](int loads, int iters, int lanes) {
+    const auto s = run_stats(
+        fmt::format("{} --preset gh200 --set forkjoin.group_size={}", block_tree("work", loads, iters), lanes));
+    return cu_sum(s, ".wavefront_instructions");
+  };
+  EXPECT_EQ(issued(8, 32, 32) - issued(32, 32, 32), 3);
+  EXPECT_EQ(issued(32, 8, 32), issued(32, 32, 32));
+  EXPECT_EQ(issued(40, 40, 64) - issued(64, 64, 64), 3);
+}
+
 // The full tree's thread program's multiply-add loop, unrolled 4 times: 45
 // instructions in 84 cycles per 4 steps, 39 more than their issue slots.
 // Depth 1 on one warp of 32 thread workers: two waves (the leaves together,
