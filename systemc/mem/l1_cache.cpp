@@ -86,6 +86,7 @@ L1Cache::Params L1Cache::Params::from(const Config& cfg) {
     p.ivall_keeps_local = false;
   }
   p.local_write_back = kLocalWriteBack.get(cfg);
+  p.tlb = TlbParams::from(cfg);
   if (p.local_write_back && p.moesi)
     throw UserError("gpu.l1.local_write_back: needs mem.coherence=gpu (moesi's L1s are write-back for every line)");
   if (p.fence_invalidates && p.moesi)
@@ -149,6 +150,14 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
     writebacks.emplace(StatGroup(stats_path), "writebacks", "dirty local lines written back to the L2", "");
     dirty_kept.emplace(StatGroup(stats_path), "dirty_kept",
                        "dirty local lines the L2 asked to invalidate, kept (local memory is this CU's own)", "");
+  }
+  if (p.tlb.on()) {
+    tlb_ = TlbSet(p.tlb.l1_entries);
+    while ((std::uint64_t{1} << page_shift_) < p.tlb.page) ++page_shift_;
+    tlb_lookups.emplace(StatGroup(stats_path), "tlb_lookups",
+                        "requests to the L2 whose page was translated (gpu.tlb.l1_entries)", "");
+    tlb_misses.emplace(StatGroup(stats_path), "tlb_misses", "of those, L1 TLB misses", "");
+    tlb_walks.emplace(StatGroup(stats_path), "tlb_walks", "of those, L2 TLB misses too: page walks", "");
   }
   if (p.fence_invalidates) {
     fence_invalidations.emplace(
@@ -351,9 +360,28 @@ void L1Cache::moesi_access(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
   delay = sc_core::sc_time::from_value(done - now);
 }
 
+Tick L1Cache::translate(std::uint64_t addr, Tick t) {
+  ++*tlb_lookups;
+  const std::uint64_t page = addr >> page_shift_;
+  if (Tick* r = tlb_.find(page)) return std::max(*r, t);  // held, or on its way
+  ++*tlb_misses;
+  bool walked = false;
+  const Tick ready = shared_tlb_->miss(page, t, clock_, walked);
+  if (walked) ++*tlb_walks;
+  tlb_.put(page, ready);
+  return ready;
+}
+
 void L1Cache::forward(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   auto* ext = p.get_extension<MemExt>();
-  const Tick sent = sc_core::sc_time_stamp().value() + delay.value();
+  Tick sent = sc_core::sc_time_stamp().value() + delay.value();
+  if (shared_tlb_) {  // the request leaves once its page is translated
+    const Tick ready = translate(p.get_address(), sent);
+    if (ready > sent) {
+      delay += sc_core::sc_time::from_value(ready - sent);
+      sent = ready;
+    }
+  }
   if (ext) ext->accepted = 0;
   to_l2->b_transport(p, delay);
   if (ext && ext->accepted > sent) block(sent, ext->accepted);

@@ -35,6 +35,7 @@
 #include "mem/resource.h"
 #include "mem/sector.h"
 #include "mem/tag_array.h"
+#include "mem/tlb.h"
 #include "sim/config.h"
 #include "sim/stats.h"
 
@@ -77,6 +78,7 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
     bool fence_invalidates = false;  // gpu.cu.fence_invalidates_l1: a GPU-scope fence drops its lines
     bool ivall_keeps_local = false;  // gpu.cu.ivall_keeps_local: that drop keeps local memory's lines
     bool local_write_back = false;   // gpu.l1.local_write_back: local memory's store hits stay in the L1
+    TlbParams tlb;                   // gpu.tlb.*: address translation on the way to the L2 (mem/tlb.h)
     static Params from(const Config& cfg);
   };
 
@@ -113,6 +115,10 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   // gpu.l1.local_write_back only: local stores absorbed by a held line, dirty lines written back to the L2,
   // and dirty lines the L2 asked to invalidate, kept (local memory is this CU's own).
   std::optional<Counter> write_hits, writebacks, dirty_kept;
+  // gpu.tlb.l1_entries only: requests translated, their L1 TLB misses, and of those the page walks.
+  std::optional<Counter> tlb_lookups, tlb_misses, tlb_walks;
+  // The L2 TLB the requesters share (the memory system's), with gpu.tlb.l1_entries.
+  void set_shared_tlb(SharedTlb* t) { shared_tlb_ = t; }
   // Device memory that is local memory (a runtime's per-lane stacks): with
   // gpu.cu.ivall_keeps_local an invalidation keeps its lines.
   void add_local_window(std::uint64_t base, std::uint64_t bytes);
@@ -148,8 +154,14 @@ class L1Cache : public sc_core::sc_module, public CoherentCache {
   }
   unsigned transport_dbg(tlm::tlm_generic_payload& p);
 
+  // When the translation of `addr`'s page, asked at `t`, is ready (gpu.tlb.*).
+  Tick translate(std::uint64_t addr, Tick t);
+
   Params p_;
   Clock clock_;
+  TlbSet tlb_;
+  SharedTlb* shared_tlb_ = nullptr;
+  unsigned page_shift_ = 0;
   BackingStore& store_;
   TagArray tags_;
   FastDiv line_div_;

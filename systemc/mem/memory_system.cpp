@@ -36,6 +36,13 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const Config& cfg, cons
   l2_ = std::make_unique<L2Cache>("l2", L2Cache::Params::from(cfg), store_, "gpu.l2");
   dram_ = std::make_unique<Dram>("dram", Dram::Params::from(cfg), "gpu.dram");
   l2_->to_dram.bind(dram_->target);
+  if (const TlbParams t = TlbParams::from(cfg); t.on()) {
+    if (std::get<std::string>(cfg.value("mem.coherence")) == "moesi")
+      throw UserError(
+          "gpu.tlb.l1_entries: address translation is modelled with mem.coherence=gpu only, and this run "
+          "has moesi");
+    tlb_ = std::make_unique<SharedTlb>(t);
+  }
   for (const auto& s : l1s) add_l1(s);
   host_.bind(l2_->target);
 }
@@ -46,6 +53,7 @@ int MemorySystem::add_l1(const L1Spec& s) {
   l1s_.push_back(std::make_unique<L1Cache>(s.module_name.c_str(), s.params, s.clock, store_, s.stats_path));
   l1s_.back()->to_l2.bind(l2_->target);
   l1s_.back()->set_requester(i);
+  if (tlb_ && s.params.tlb.on()) l1s_.back()->set_shared_tlb(tlb_.get());
   l2_->attach_l1(i, l1s_.back().get());
   return i;
 }

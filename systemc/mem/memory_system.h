@@ -69,6 +69,7 @@ class MemorySystem : public sc_core::sc_module {
   std::vector<std::unique_ptr<L1Cache>> l1s_;
   std::unique_ptr<L2Cache> l2_;
   std::unique_ptr<Dram> dram_;
+  std::unique_ptr<SharedTlb> tlb_;  // gpu.tlb.*: the L2 TLB the L1s share (none without translation)
   tlm_utils::simple_initiator_socket<MemorySystem> host_;
   std::map<std::uint64_t, std::uint64_t> allocations_;  // addr -> size
   std::uint64_t high_water_ = 0;

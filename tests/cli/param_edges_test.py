@@ -60,6 +60,8 @@ MACHINE = ("gpu.", "mem.", "kernel.")
 CONTEXTS = [
     ["vecadd", "--set", "vecadd.n=1024"],
     ["vecadd", "--set", "vecadd.n=1024", "--trace", "{tmp}/t.json"],
+    # Address translation's other keys need its L1 TLBs (gpu.tlb.*).
+    ["vecadd", "--set", "vecadd.n=1024", "--set", "gpu.tlb.l1_entries=16"],
     ["saxpy", "--set", "saxpy.n=1024"],
     ["reduce", "--set", "reduce.n=1024"],
     ["histogram", "--set", "histogram.n=1024"],

@@ -18,6 +18,8 @@
 #include "mem/memory_system.h"
 #include "mem/sector.h"
 #include "mem/tag_array.h"
+#include "mem/tlb.h"
+#include "sim/error.h"
 #include "sim/stats.h"
 
 namespace fg {
@@ -1312,6 +1314,102 @@ TEST_P(MoesiCas, ContendedCasMakesTheLineMigrateAndEachCasCostsMore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cus, MoesiCas, ::testing::Values(2, 4, 8));
+
+// Address translation (gpu.tlb.*, mem/tlb.h; modelled with mem.coherence=gpu):
+// bypassing reads at 1 us intervals, so every one reaches the L2 alone;
+// orr2014's CUs run at 1 GHz (1 ns a cycle). Returns each read's latency (ns) and the L1's TLB counters.
+struct TlbRun {
+  std::vector<double> ns;
+  std::uint64_t lookups = 0, misses = 0, walks = 0;
+};
+struct TlbRead {
+  unsigned page, offset = 0;
+  bool with_previous = false;  // issued with the read before it, not 1 us after
+};
+TlbRun tlb_reads(const std::vector<std::string>& sets, const std::vector<TlbRead>& reads) {
+  std::vector<std::string> all = {"gpu.cus=1", "mem.coherence=gpu", "gpu.tlb.page=4096"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  MemHarness h(test::make_config("orr2014", all));
+  const std::uint64_t base = h.mem().allocate(8 * 4096, 4096);
+  TlbRun r;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    for (const TlbRead& x : reads) {
+      if (!x.with_previous) qk.inc(sc_core::sc_time(1, sc_core::SC_US));
+      r.ns.push_back(
+          ns(p.read(base + 4096ull * x.page + x.offset, &v, 4, qk.get_local_time(), true) - qk.get_local_time()));
+    }
+  }});
+  const auto& l1 = h.mem().l1(0);
+  if (l1.tlb_lookups)
+    r.lookups = l1.tlb_lookups->value(), r.misses = l1.tlb_misses->value(), r.walks = l1.tlb_walks->value();
+  return r;
+}
+std::vector<TlbRead> pages(std::initializer_list<unsigned> ps) {
+  std::vector<TlbRead> v;
+  for (unsigned p : ps) v.push_back({p});
+  return v;
+}
+
+TEST(Tlb, AnL1TlbMissCostsItsLatencyAndTheLeastRecentlyUsedPageLeaves) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // Two entries; pages A A B C A: A misses, hits, B and C miss (C's evicts A, the least recently used), A misses.
+  const TlbRun r =
+      tlb_reads({"gpu.tlb.l1_entries=2", "gpu.tlb.l1_miss_latency=100"}, pages({0, 0, 1, 2, 0, 1, 0, 3, 0}));
+  // ... then B (evicted by A: a miss), A (a hit: B did not evict it, as A was used after C), D (a miss, evicts C),
+  // A (a hit: used after B).
+  EXPECT_EQ(r.lookups, 9u);
+  EXPECT_EQ(r.misses, 6u);
+  EXPECT_EQ(r.walks, 0u);
+  // The second and fifth reads of A both hit the L2: the fifth's L1 TLB miss is their difference, 100 cycles.
+  EXPECT_NEAR(r.ns[4] - r.ns[1], 100.0, 0.01);
+  EXPECT_NEAR(r.ns[6], r.ns[1], 0.01) << "a held translation costs nothing";
+}
+
+TEST(Tlb, AnL2TlbMissIsAWalk) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // One L1 entry, two L2 entries: A A B A C B: A walks, hits, B walks, A misses the L1 TLB only, C walks (the L2
+  // TLB's least recently used, B, leaves), B walks again.
+  const TlbRun r = tlb_reads(
+      {"gpu.tlb.l1_entries=1", "gpu.tlb.l1_miss_latency=100", "gpu.tlb.l2_entries=2", "gpu.tlb.walk_latency=300"},
+      pages({0, 0, 1, 0, 2, 1}));
+  EXPECT_EQ(r.lookups, 6u);
+  EXPECT_EQ(r.misses, 5u);
+  EXPECT_EQ(r.walks, 4u);
+  EXPECT_NEAR(r.ns[3] - r.ns[1], 100.0, 0.01);        // A again: the L2 TLB held it
+  EXPECT_NEAR(r.ns[5] - r.ns[1], 100.0 + 300, 0.01);  // B again (an L2 hit): a walk
+}
+
+TEST(Tlb, ATranslationOnItsWayIsWaitedForNotFetchedAgain) {
+  FG_REQUIRE_FRESH_KERNEL();
+  // One entry: A's lines 0 and 64 into the L2, A's line 0 again (held: the L2 hit's latency), B (A leaves), then
+  // A's two lines together: the first misses, the second waits for that translation.
+  const TlbRun r =
+      tlb_reads({"gpu.tlb.l1_entries=1", "gpu.tlb.l1_miss_latency=100"}, {{0}, {0, 64}, {0}, {1}, {0}, {0, 64, true}});
+  EXPECT_EQ(r.lookups, 6u);
+  EXPECT_EQ(r.misses, 3u) << "the second read of the pair must not fetch the translation again";
+  const double held = r.ns[2];
+  EXPECT_NEAR(r.ns[4] - held, 100.0, 0.01);
+  EXPECT_GE(r.ns[5], held + 100.0 - 0.01) << "the second read leaves once the translation is ready";
+  EXPECT_LT(r.ns[5], held + 100.0 + 10.0);
+}
+
+TEST(Tlb, ItsKeysWithoutTranslationOrABadPageAreUserErrors) {
+  for (const char* bad :
+       {"gpu.tlb.walk_latency=5", "gpu.tlb.l2_entries=8", "gpu.tlb.l1_miss_latency=1", "gpu.tlb.page=4096"}) {
+    const Config cfg = test::make_config("orr2014", {bad});
+    EXPECT_THROW(TlbParams::from(cfg), UserError) << bad;
+  }
+  const Config odd = test::make_config("orr2014", {"gpu.tlb.l1_entries=4", "gpu.tlb.page=3000"});
+  EXPECT_THROW(TlbParams::from(odd), UserError);
+  const Config good = test::make_config("orr2014", {"gpu.tlb.l1_entries=4", "gpu.tlb.page=4096"});
+  EXPECT_EQ(TlbParams::from(good).page, 4096u);
+}
+
+TEST(Tlb, WithMoesiCoherenceItIsAUserError) {
+  FG_REQUIRE_FRESH_KERNEL();
+  EXPECT_THROW(MemHarness(test::make_config("orr2014", {"gpu.cus=1", "gpu.tlb.l1_entries=4"})), UserError);
+}
 
 }  // namespace
 }  // namespace fg
