@@ -26,18 +26,24 @@ Parts (--parts, default all):
             (31 of its 1791 MHz),
             fences twice as long, L1 hits twice as long, half the issue width, and an L1 that serves a line every
             second cycle (gpu.l1.occupancy=2); cutoffs 8 and 16 as the preset has it and with that L1; kernel us,
-            the move, and EPAQ's gain; then the L1s' line requests of cutoff 10's one-queue run with the slower L2.
+            the move, and EPAQ's gain; then the L1s' line requests of cutoff 10's one-queue run with the slower L2;
+  tlb       the runtime part's fib 28 at cutoff 2 with address translation (docs/forkjoin.md, "Address translation,
+            the first candidate that can close the gap alone"; gpu.tlb.*, assumed values, not Hopper's): L1 TLBs of
+            16 and 32 entries at 120 and 200 cycles a miss, an L2 TLB of 512-2,048 entries (an eighth of a chip's)
+            with 100-500-cycle walks; pages of 256 KiB, which give the runs' 20,000 records a warp the pages of
+            the paper's 140,000-odd on 2 MiB ones (Fig. 10's GTAP_MAX_TASKS_PER_WARP); kernel us, tasks per us per
+            SM, the H100 over ours per task, and the L1 TLBs' misses and walks.
 Every fib run has Fig. 10's L1 (156 KiB) unless the part says otherwise.
 --set=K=V (repeatable) adds a setting to every run, after the part's own (e.g. --set=forkjoin.code=compiled; a
 setting of an L1 size overrides the carveout part's sizes).
-Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds] [--set=K=V ...]"""
+Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds,tlb] [--set=K=V ...]"""
 import statistics
 import sys
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-PARTS = ("serial", "runtime", "tail", "slack", "carveout", "bounds")
+PARTS = ("serial", "runtime", "tail", "slack", "carveout", "bounds", "tlb")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--set", action="append", default=[], metavar="K=V")
 opts = fgtool.parse(ap)
@@ -204,3 +210,23 @@ if "bounds" in opts.parts:
     print("\n| cutoff 10, one queue, gpu.l2.hit_latency=248: L1 requests | count |\n|---|---|")
     for key in ("reads", "hits", "writes", "bypass_reads", "atomics"):
         print(f"| {key} | {slow_l2.get('gpu.cu.l1.' + key, 0):,.0f} |")
+
+if "tlb" in opts.parts:
+    print("\n| fib 28, cutoff 2, one queue | L1 TLB entries, cycles a miss | L2 TLB entries, walk cycles | kernel us | "
+          "tasks per us per SM | the H100 over ours (time per task) | L1 TLB misses | walks |")
+    print("|---|---|---|---|---|---|---|---|")
+    tasks = fib_tasks(28, 2)
+    paper = fib_tasks(40, 2) / (98.104 * 1000) / 132
+    for l1, miss, l2, walk in ((0, 0, 0, 0), (16, 120, 0, 0), (32, 120, 0, 0), (16, 200, 0, 0), (16, 120, 2048, 500),
+                               (16, 120, 1024, 500), (16, 120, 512, 100), (16, 200, 512, 100), (16, 120, 512, 250),
+                               (16, 120, 512, 500)):
+        extra = [f"gpu.tlb.l1_entries={l1}", f"gpu.tlb.l1_miss_latency={miss}", "gpu.tlb.page=262144",
+                 f"gpu.tlb.l2_entries={l2}", f"gpu.tlb.walk_latency={walk}"] if l1 else []
+        st = fgtool.stats(fib(28, 2, 1, *extra))
+        us = fgtool.kernel_us(st)
+        ours = tasks / us / 16
+        tot = st["totals"]
+        print(f"| | {f'{l1}, {miss}' if l1 else 'none'} | {f'{l2}, {walk}' if l2 else ('every page' if l1 else '-')} | "
+              f"{us:,.1f} | {ours:.1f} | {ours / paper:.2f} | {tot.get('gpu.cu.l1.tlb_misses', 0):,.0f} | "
+              f"{tot.get('gpu.cu.l1.tlb_walks', 0):,.0f} |")
+        sys.stdout.flush()
