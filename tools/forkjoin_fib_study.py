@@ -33,17 +33,20 @@ Parts (--parts, default all):
             with 100-500-cycle walks; pages of 256 KiB, which give the runs' 20,000 records a warp the pages of
             the paper's 140,000-odd on 2 MiB ones (Fig. 10's GTAP_MAX_TASKS_PER_WARP); kernel us, tasks per us per
             SM, the H100 over ours per task, and the L1 TLBs' misses and walks.
+  size      the runtime part's fib at 28, 30 and 32 (3,000, 7,900 and 20,700 tasks a warp; the paper's fib 40 124,000),
+            one queue: kernel us, tasks per us per SM, the H100 over ours (docs/forkjoin.md, "The per-task gap at the
+            paper's tasks per warp").
 Every fib run has Fig. 10's L1 (156 KiB) unless the part says otherwise.
 --set=K=V (repeatable) adds a setting to every run, after the part's own (e.g. --set=forkjoin.code=compiled; a
 setting of an L1 size overrides the carveout part's sizes).
-Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds,tlb] [--set=K=V ...]"""
+Usage: tools/forkjoin_fib_study.py [build/fgsim] [--parts=serial,runtime,tail,slack,carveout,bounds,tlb,size] [--set=K=V ...]"""
 import statistics
 import sys
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-PARTS = ("serial", "runtime", "tail", "slack", "carveout", "bounds", "tlb")
+PARTS = ("serial", "runtime", "tail", "slack", "carveout", "bounds", "tlb", "size")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--set", action="append", default=[], metavar="K=V")
 opts = fgtool.parse(ap)
@@ -229,4 +232,14 @@ if "tlb" in opts.parts:
         print(f"| | {f'{l1}, {miss}' if l1 else 'none'} | {f'{l2}, {walk}' if l2 else ('every page' if l1 else '-')} | "
               f"{us:,.1f} | {ours:.1f} | {ours / paper:.2f} | {tot.get('gpu.cu.l1.tlb_misses', 0):,.0f} | "
               f"{tot.get('gpu.cu.l1.tlb_walks', 0):,.0f} |")
+        sys.stdout.flush()
+
+if "size" in opts.parts:
+    print("\n| cutoff 2, one queue | tasks a warp | kernel us | tasks per us per SM | the H100 over ours (time per task) |")
+    print("|---|---|---|---|---|")
+    paper = fib_tasks(40, 2) / (98.104 * 1000) / 132
+    for n in (28, 30, 32):
+        us = fgtool.kernel_us(fgtool.stats(fib(n, 2, 1)))
+        ours = fib_tasks(n, 2) / us / 16
+        print(f"| fib {n} | {fib_tasks(n, 2) / 512:,.0f} | {us:,.1f} | {ours:.1f} | {ours / paper:.2f} |")
         sys.stdout.flush()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mem/l1_cache.h"
 
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -153,7 +154,7 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const Params& p, Clock clock, Bac
   }
   if (p.tlb.on()) {
     tlb_ = TlbSet(p.tlb.l1_entries);
-    while ((std::uint64_t{1} << page_shift_) < p.tlb.page) ++page_shift_;
+    page_shift_ = static_cast<unsigned>(std::countr_zero(p.tlb.page));  // a power of two (TlbParams::from)
     tlb_lookups.emplace(StatGroup(stats_path), "tlb_lookups",
                         "requests to the L2 whose page was translated (gpu.tlb.l1_entries)", "");
     tlb_misses.emplace(StatGroup(stats_path), "tlb_misses", "of those, L1 TLB misses", "");

@@ -34,7 +34,9 @@ struct TlbParams {
 };
 
 // A fully associative set of page translations, least recently used first
-// out, each with the tick it is (or becomes) ready.
+// out, each with the tick it is (or becomes) ready. Not a TagArray (mem/
+// tag_array.h), whose lookup scans a set's ways: an L2 TLB of thousands of
+// entries in one set is looked up on every L1 TLB miss, so it is hashed.
 class TlbSet {
  public:
   explicit TlbSet(std::size_t entries = 0) : cap_(entries) {}
