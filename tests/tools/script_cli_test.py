@@ -18,9 +18,9 @@ import tempfile
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_fib_study", "forkjoin_loop_profile",
-           "forkjoin_quantum", "forkjoin_sort_batches", "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench",
-           "wl_quantum"]
+           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_chip_study", "forkjoin_fib_study",
+           "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_sort_batches", "forkjoin_tree_study", "mem_limits",
+           "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -39,6 +39,10 @@ BAD_VALUES = [
     ("forkjoin_batch_starts", "--n=x", "--n"),
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
+    ("forkjoin_chip_study", "--cus=16,12", "--cus"),
+    ("forkjoin_chip_study", "--cus=64", "--cus"),
+    ("forkjoin_chip_study", "--warps=8,64", "--warps"),
+    ("forkjoin_chip_study", "--parts=sort,bfs", "bfs"),
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
     ("forkjoin_quantum", "--skip=", "--skip"),
     ("forkjoin_quantum", "--jobs=0", "--jobs"),
@@ -88,8 +92,8 @@ for s, arg, names in BAD_VALUES:
 
 # Scripts that stop on a failing run (the others report it in their table).
 STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
-            "forkjoin_fib_study", "forkjoin_loop_profile", "forkjoin_tree_study", "mem_limits", "sync_quantum",
-            "wl_quantum"]
+            "forkjoin_chip_study", "forkjoin_fib_study", "forkjoin_loop_profile", "forkjoin_tree_study", "mem_limits",
+            "sync_quantum", "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:

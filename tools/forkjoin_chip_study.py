@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Fig. 3's global queue over the chip's size (docs/forkjoin.md, "The global queue over the chip's size").
+The page runs gh200, an eighth of the H100 (16 SMs with an eighth of its L2 and DRAM), and compares the programs
+per SM: the paper's input over its 132 SMs given to our 16, the paper's threads per SM. That is faithful for work
+stealing, whose deques are per warp, but not for the global queue, one ring for the whole chip: on the paper's 132
+SMs it serves 8.25x the warps and the claims our 16 SMs make. This script runs work stealing (ws) and the global
+queue (gq) at the same input and warps per SM on gh200 grown to more SMs, every per-SM share kept (L2 slices and
+size, DRAM channels and bandwidth: 6 slices and 3 channels per 8 SMs, as the preset's 12 and 6 per 16), so only
+the number of SMs sharing the one queue changes.
+Parts (--parts, default all):
+  sort   cilksort of 150,000 keys per SM (the paper's 2x10^7 over its 132 SMs; the page's fig3-cilksort-2e6 on 16),
+         at 8 and 32 warps per SM (the paper's 2^15 and 2^17 threads; its gq over ws there 6.42x and 20.1x). cilksort
+         splits into quarters down to fewer than 64 keys, so its base sorts come in powers of 4: the table gives
+         them per SM over the paper's (its 2x10^7 keys make 4^10 of 19 keys on 132 SMs);
+  fib    fib at the paper's fib 35 task executions per SM, rounded (fib n has phi^n of them: n = 35 + log_phi(SMs /
+         132), fib 31 on 16 SMs, 32 on 32, 33 on 48; the table gives the executions per SM over the paper's), at 8 and
+         32 warps per SM (the paper's gq over ws 26.5x and 138x).
+Both at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
+gq, gq over ws, ws's task executions per us per SM, and gq's executions, tasks claimed from the queue and CAS
+retries, each per us (the queue's rates: one queue serves the chip).
+--cus=16,32,48 picks the SM counts (multiples of 8 up to 56), --warps=8,32 the warps per SM, --fib-below=K runs
+fib K below that n (a phi^K-th of the paper's executions per SM, for host time).
+Host time: up to about 15 min a run at 48 SMs (cilksort's 7.2x10^6 keys; fib 33).
+Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib] [--cus=16,32,48] [--warps=8,32]"""
+import math
+import sys
+
+import fgtool  # tools/fgtool.py, beside this script
+
+ap = fgtool.parser(__doc__)
+PARTS = ("sort", "fib")
+ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
+ap.add_argument("--cus", type=fgtool.int_list, default=[16, 32, 48])
+ap.add_argument("--warps", type=fgtool.int_list, default=[8, 32])
+ap.add_argument("--fib-below", type=int, default=0, choices=range(0, 10), metavar="K")
+opts = fgtool.parse(ap)
+for c in opts.cus:
+    if c % 8 or c > 56:
+        ap.error(f"--cus: {c} is not a multiple of 8 up to 56 (the shares are 6 L2 slices and 3 DRAM channels per 8 "
+                 "SMs; the model's limit is 63)")
+for w in opts.warps:
+    if w > 32:
+        ap.error(f"--warps: {w} warps per SM is above 32 (forkjoin.groups is capped by the resident CTAs, 32 an SM)")
+
+
+def chip(cus):
+    """gh200 with `cus` SMs, every SM's share of the L2 and DRAM kept (the preset: 16 SMs, 12 slices of 640 KiB,
+    6 channels, 502.5 GB/s)."""
+    eighths = cus // 8
+    return [f"gpu.cus={cus}", f"gpu.l2.banks={6 * eighths}", f"gpu.l2.size={6 * 640 * eighths}KiB",
+            f"gpu.dram.channels={3 * eighths}", f"gpu.dram.bandwidth={502.5 * eighths / 2:g}",
+            # the model's estimate counts every resident warp's pool at its worst; the runs use about 0.5 GB
+            "sim.max_memory=20GiB"]
+
+
+def run(workload, settings):
+    cmd = [opts.fgsim, "run", workload, "--preset", "gh200"]
+    for kv in settings:
+        cmd += ["--set", kv]
+    st = fgtool.stats(cmd)
+    return fgtool.kernel_us(st), {k[len("forkjoin."):]: v for k, v in st["stats"].items() if k.startswith("forkjoin.")}
+
+
+# The paper's gq over ws at 8 and 32 warps per SM (its 2^15 and 2^17 threads; experiments/forkjoin.yaml's fig3
+# values: time over the best ws, gq's over ws's at the same threads).
+PAPER = {"sort": {8: 6.81 / 1.06, 32: 21.1 / 1.05}, "fib": {8: 54.5 / 2.06, 32: 138 / 1.0}}
+PHI = (1 + 5 ** 0.5) / 2
+
+
+def fib_n(cus):
+    return round(35 + math.log(cus / 132, PHI)) - opts.fib_below
+
+
+def base_sorts(n):
+    """cilksort's base sorts of n keys (GTaP's cilksort: quarters until fewer than sort.cutoff_sort, 64, keys)."""
+    leaves = 1
+    while n >= 64:
+        n /= 4
+        leaves *= 4
+    return leaves
+
+
+def fib_executions(n):
+    """Task executions of fib(n) without a cutoff, as the model counts them (`started`): a node of n >= 2 starts,
+    spawns fib(n-1) and fib(n-2) and resumes once; a leaf starts once."""
+    a, b = 1, 1  # executions of fib(0), fib(1)
+    for _ in range(n - 1):
+        a, b = b, a + b + 2
+    return b if n else a
+
+
+def table(part):
+    what = ("cilksort, 150,000 keys an SM (base sorts per SM over the paper's)" if part == "sort"
+            else "fib (task executions per SM over the paper's)")
+    print(f"\n| {what} | SMs | warps (per SM) | ws us | gq us | gq over ws | the paper's | ws executions per us per SM | "
+          "gq: executions per us | tasks claimed per us | CAS retries per us |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for w in opts.warps:
+        for cus in opts.cus:
+            if part == "sort":
+                n = 150000 * cus
+                name = f"{n:,} keys ({base_sorts(n) / cus / (base_sorts(20000000) / 132):.2f})"
+                wl, fixed = "sort", ["sort.mechanism=forkjoin", f"sort.n={n}"]
+            else:
+                n = fib_n(cus)
+                name = f"fib {n} ({fib_executions(n) / cus / (fib_executions(35) / 132):.2f})"
+                wl, fixed = "fib", ["fib.mechanism=forkjoin", f"fib.n={n}"]
+            common = [*fixed, "forkjoin.terminate=all", f"forkjoin.groups={w * cus}", *chip(cus)]
+            ws_us, ws = run(wl, [*common, "forkjoin.queue=ws"])
+            gq_us, gq = run(wl, [*common, "forkjoin.queue=gq"])
+            paper = PAPER[part].get(w)
+            print(f"| {name} | {cus} | {w * cus:,} ({w}) | {ws_us:,.1f} | {gq_us:,.1f} | {gq_us / ws_us:.2f} | "
+                  f"{f'{paper:.2f}' if paper else '-'} | {ws['started'] / ws_us / cus:.1f} | "
+                  f"{gq['started'] / gq_us:.1f} | {gq['popped'] / gq_us:.1f} | {gq['cas_retries'] / gq_us:.2f} |")
+            sys.stdout.flush()
+
+
+for part in opts.parts:
+    table(part)
