@@ -20,9 +20,11 @@ Both at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=al
 gq, gq over ws, ws's task executions per us per SM, and gq's executions, tasks claimed from the queue and CAS
 retries, each per us (the queue's rates: one queue serves the chip).
 --cus=16,32,48 picks the SM counts (multiples of 8 up to 56), --warps=8,32 the warps per SM, --fib-below=K runs
-fib K below that n (a phi^K-th of the paper's executions per SM, for host time).
+fib K below that n (a phi^K-th of the paper's executions per SM, for host time), --set=K=V (repeatable) adds a
+setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
 Host time: up to about 15 min a run at 48 SMs (cilksort's 7.2x10^6 keys; fib 33).
-Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib] [--cus=16,32,48] [--warps=8,32]"""
+Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib] [--cus=16,32,48] [--warps=8,32] [--fib-below=K]
+       [--set=K=V ...]"""
 import math
 import sys
 
@@ -34,6 +36,7 @@ ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--cus", type=fgtool.int_list, default=[16, 32, 48])
 ap.add_argument("--warps", type=fgtool.int_list, default=[8, 32])
 ap.add_argument("--fib-below", type=int, default=0, choices=range(0, 10), metavar="K")
+ap.add_argument("--set", action="append", default=[], metavar="K=V")
 opts = fgtool.parse(ap)
 for c in opts.cus:
     if c % 8 or c > 56:
@@ -56,7 +59,7 @@ def chip(cus):
 
 def run(workload, settings):
     cmd = [opts.fgsim, "run", workload, "--preset", "gh200"]
-    for kv in settings:
+    for kv in (*settings, *opts.set):
         cmd += ["--set", kv]
     st = fgtool.stats(cmd)
     return fgtool.kernel_us(st), {k[len("forkjoin."):]: v for k, v in st["stats"].items() if k.startswith("forkjoin.")}
