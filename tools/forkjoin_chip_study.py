@@ -22,7 +22,8 @@ retries, each per us (the queue's rates: one queue serves the chip).
 --cus=16,32,48 picks the SM counts (multiples of 8 up to 56), --warps=8,32 the warps per SM, --fib-below=K runs
 fib K below that n (a phi^K-th of the paper's executions per SM, for host time), --set=K=V (repeatable) adds a
 setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
-Host time: up to about 15 min a run at 48 SMs (cilksort's 7.2x10^6 keys; fib 33).
+Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, about 26 min for ws and gq at 32; fib
+29 (--fib-below=4) 12 min for its four runs; fib 33 (the default) has 6.9x its executions.
 Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib] [--cus=16,32,48] [--warps=8,32] [--fib-below=K]
        [--set=K=V ...]"""
 import math
