@@ -16,7 +16,11 @@ Parts (--parts, default all):
   fib    fib at the paper's fib 35 task executions per SM, rounded (fib n has phi^n of them: n = 35 + log_phi(SMs /
          132), fib 31 on 16 SMs, 32 on 32, 33 on 48; the table gives the executions per SM over the paper's), at 8 and
          32 warps per SM (the paper's gq over ws 26.5x and 138x).
-Both at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
+  atomic cilksort of 2.4x10^6 keys on 16 SMs at 512 warps (the page's fig3-cilksort-2e6 point) with the L2's
+         interval between two atomics to one line (gpu.l2.atomic_latency, L2 cycles; gh200's 4 is the model's
+         assumption, the nearest measurement, an RTX 4070's, 4.5-7: models/presets/gh200.yaml) at --intervals=4,7,16,64:
+         ws and gq us, gq's executions and CAS retries per us.
+All at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
 gq, gq over ws, ws's task executions per us per SM, and gq's executions, tasks claimed from the queue and CAS
 retries, each per us (the queue's rates: one queue serves the chip).
 --cus=16,32,48 picks the SM counts (multiples of 8 up to 56), --warps=8,32 the warps per SM, --fib-below=K runs
@@ -24,20 +28,21 @@ fib K below that n (a phi^K-th of the paper's executions per SM, for host time),
 setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
 Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, about 26 min for ws and gq at 32; fib
 29 (--fib-below=4) 12 min for its four runs; fib 33 (the default) has 6.9x its executions.
-Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib] [--cus=16,32,48] [--warps=8,32] [--fib-below=K]
-       [--set=K=V ...]"""
+Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic] [--cus=16,32,48] [--warps=8,32]
+       [--fib-below=K] [--intervals=4,7,16,64] [--set=K=V ...]"""
 import math
 import sys
 
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-PARTS = ("sort", "fib")
+PARTS = ("sort", "fib", "atomic")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--cus", type=fgtool.int_list, default=[16, 32, 48])
 ap.add_argument("--warps", type=fgtool.int_list, default=[8, 32])
 ap.add_argument("--fib-below", type=int, default=0, choices=range(0, 10), metavar="K")
 ap.add_argument("--set", action="append", default=[], metavar="K=V")
+ap.add_argument("--intervals", type=fgtool.int_list, default=[4, 7, 16, 64])
 opts = fgtool.parse(ap)
 for c in opts.cus:
     if c % 8 or c > 56:
@@ -120,5 +125,21 @@ def table(part):
             sys.stdout.flush()
 
 
+
+
+def atomic():
+    print("\n| cilksort 2.4x10^6 keys, 16 SMs, 512 warps | gpu.l2.atomic_latency (L2 cycles) | ws us | gq us | gq over ws | "
+          "gq executions per us | gq CAS retries per us |")
+    print("|---|---|---|---|---|---|---|")
+    common = ["sort.mechanism=forkjoin", "sort.n=2400000", "forkjoin.terminate=all", "forkjoin.groups=512", *chip(16)]
+    for interval in opts.intervals:
+        at = f"gpu.l2.atomic_latency={interval}"
+        ws_us, _ = run("sort", [*common, at, "forkjoin.queue=ws"])
+        gq_us, gq = run("sort", [*common, at, "forkjoin.queue=gq"])
+        print(f"| | {interval} | {ws_us:,.1f} | {gq_us:,.1f} | {gq_us / ws_us:.2f} | {gq['started'] / gq_us:.1f} | "
+              f"{gq['cas_retries'] / gq_us:.1f} |")
+        sys.stdout.flush()
+
+
 for part in opts.parts:
-    table(part)
+    atomic() if part == "atomic" else table(part)
