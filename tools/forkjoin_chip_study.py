@@ -21,8 +21,10 @@ Parts (--parts, default all):
          assumption, the nearest measurement, an RTX 4070's, 4.5-7: models/presets/gh200.yaml) at --intervals=4,7,16,64:
          ws and gq us, gq's executions and CAS retries per us.
 All at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
-gq, gq over ws, ws's task executions per us per SM, and gq's executions, tasks claimed from the queue and CAS
-retries, each per us (the queue's rates: one queue serves the chip).
+gq, gq over ws and the paper's (its Fig. 3 values in experiments/forkjoin.yaml), ws's task executions per us per SM,
+and gq's executions, tasks claimed from the queue and CAS retries, each per us (the queue's rates: one queue serves
+the chip), with the paper's gq executions per us on fib 35 at the same warps (fib 35's executions over its gq times;
+geometric between its powers of two).
 --cus=16,32,48 picks the SM counts (multiples of 8 up to 56), --warps=8,32 the warps per SM, --fib-below=K runs
 fib K below that n (a phi^K-th of the paper's executions per SM, for host time), --set=K=V (repeatable) adds a
 setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
@@ -31,7 +33,10 @@ Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, a
 Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic] [--cus=16,32,48] [--warps=8,32]
        [--fib-below=K] [--intervals=4,7,16,64] [--set=K=V ...]"""
 import math
+import os
 import sys
+
+import yaml
 
 import fgtool  # tools/fgtool.py, beside this script
 
@@ -71,10 +76,30 @@ def run(workload, settings):
     return fgtool.kernel_us(st), {k[len("forkjoin."):]: v for k, v in st["stats"].items() if k.startswith("forkjoin.")}
 
 
-# The paper's gq over ws at 8 and 32 warps per SM (its 2^15 and 2^17 threads; experiments/forkjoin.yaml's fig3
-# values: time over the best ws, gq's over ws's at the same threads).
-PAPER = {"sort": {8: 6.81 / 1.06, 32: 21.1 / 1.05}, "fib": {8: 54.5 / 2.06, 32: 138 / 1.0}}
+# The paper's Fig. 3 points, time over its best ws, by the page's worker count (fig3-fib and fig3-cilksort in
+# experiments/forkjoin.yaml; a count there is an eighth of the paper's warps, since the page runs an eighth of the chip).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments", "forkjoin.yaml")) as f:
+    _studies = {s["name"]: s for s in yaml.safe_load(f)["studies"]}
+PAPER = {part: {(v["case"], v["forkjoin.groups"]): v["vs_best_ws"] for v in _studies[name]["paper"]["values"]}
+         for part, name in (("fib", "fig3-fib"), ("sort", "fig3-cilksort"))}
+FIB35_BEST_WS_MS = 7.87  # the paper's best ws on fib 35 (GTaP's result file; experiments/forkjoin.yaml, fig3-fib)
 PHI = (1 + 5 ** 0.5) / 2
+
+
+def paper_gq_over_ws(part, warps_per_sm):
+    """The paper's gq over ws at `warps_per_sm` (the page's worker count on its 16 SMs), or None."""
+    g = 16 * warps_per_sm
+    return PAPER[part][("gq", g)] / PAPER[part][("ws", g)] if ("gq", g) in PAPER[part] else None
+
+
+def paper_gq_rate(warps):
+    """The paper's gq task executions per us on fib 35 at `warps` warps (geometric between its powers of two)."""
+    def rate(w):  # the paper's warps w are the page's w / 8 workers
+        return fib_executions(35) / (PAPER["fib"][("gq", w // 8)] * FIB35_BEST_WS_MS * 1000)
+    lo = 1 << (warps.bit_length() - 1)
+    if lo == warps:
+        return rate(warps)
+    return math.sqrt(rate(lo) * rate(2 * lo)) if ("gq", 2 * lo // 8) in PAPER["fib"] else None
 
 
 def fib_n(cus):
@@ -103,8 +128,8 @@ def table(part):
     what = ("cilksort, 150,000 keys an SM (base sorts per SM over the paper's)" if part == "sort"
             else "fib (task executions per SM over the paper's)")
     print(f"\n| {what} | SMs | warps (per SM) | ws us | gq us | gq over ws | the paper's | ws executions per us per SM | "
-          "gq: executions per us | tasks claimed per us | CAS retries per us |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "gq: executions per us | the paper's (fib 35) at these warps | tasks claimed per us | CAS retries per us |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for w in opts.warps:
         for cus in opts.cus:
             if part == "sort":
@@ -118,13 +143,13 @@ def table(part):
             common = [*fixed, "forkjoin.terminate=all", f"forkjoin.groups={w * cus}", *chip(cus)]
             ws_us, ws = run(wl, [*common, "forkjoin.queue=ws"])
             gq_us, gq = run(wl, [*common, "forkjoin.queue=gq"])
-            paper = PAPER[part].get(w)
+            paper = paper_gq_over_ws(part, w)
+            paper_rate = paper_gq_rate(w * cus) if part == "fib" else None
             print(f"| {name} | {cus} | {w * cus:,} ({w}) | {ws_us:,.1f} | {gq_us:,.1f} | {gq_us / ws_us:.2f} | "
                   f"{f'{paper:.2f}' if paper else '-'} | {ws['started'] / ws_us / cus:.1f} | "
-                  f"{gq['started'] / gq_us:.1f} | {gq['popped'] / gq_us:.1f} | {gq['cas_retries'] / gq_us:.2f} |")
+                  f"{gq['started'] / gq_us:.1f} | {f'{paper_rate:.1f}' if paper_rate else '-'} | "
+                  f"{gq['popped'] / gq_us:.1f} | {gq['cas_retries'] / gq_us:.2f} |")
             sys.stdout.flush()
-
-
 
 
 def atomic():
@@ -142,4 +167,7 @@ def atomic():
 
 
 for part in opts.parts:
-    atomic() if part == "atomic" else table(part)
+    if part == "atomic":
+        atomic()
+    else:
+        table(part)
