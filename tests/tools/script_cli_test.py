@@ -44,6 +44,7 @@ BAD_VALUES = [
     ("forkjoin_chip_study", "--warps=8,64", "--warps"),
     ("forkjoin_chip_study", "--parts=sort,bfs", "bfs"),
     ("forkjoin_chip_study", "--intervals=4,0", "--intervals"),
+    ("forkjoin_chip_study", "--fib-below=12", "--fib-below"),
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
     ("forkjoin_quantum", "--skip=", "--skip"),
     ("forkjoin_quantum", "--jobs=0", "--jobs"),
