@@ -176,6 +176,12 @@ CASES = [
      8, "y", r"'t' is not a column of the study's summary \(columns: gpu.cus, t_max\)", True),
     ("plot from something else", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {from: rows, x: seed, y: t}\n",
      6, "from", r"expected summary", True),
+    ("plot of a case the study does not have", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    plot: {x: seed, y: t, cases: [x, z]}\n", 7, "cases", r"'z' is not a case of the study", True),
+    ("plot of cases in a study without", STUDY + "    metrics: {t: sim.time_ns}\n"
+     "    plot: {x: seed, y: t, cases: [x]}\n", 6, "cases", r"the plot draws cases: the study has none", True),
+    ("plot's cases not a list", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    plot: {x: seed, y: t, cases: x}\n", 7, "cases", r"expected a list of case names", True),
     ("a Pareto plot not over the area", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: true}\n",
      6, "pareto", r"a Pareto plot has x: area_mm2", True),
     ("pareto not a boolean", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: 2}\n",

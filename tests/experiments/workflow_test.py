@@ -428,10 +428,20 @@ print(sorted((x, h) for x, (h, _) in bars.items()))
 b_coop = bars[1.2]  # workload b's bar over coop (the second category, offset +0.2)
 print(lines["paper (b)"][:2] == ([1.2], [7]) and lines["paper (b)"][2] == b_coop[1])
 print(lines["P"][:2] == ([0], [9]) and lines["P"][2] == "black")
+# plot.cases: only those cases' rows, and only the paper's values of those cases (or of none).
+study = {"name": "c", "grid": {"n": [1, 2]}, "cases": {"ws": {}, "gq": {}}, "metrics": {"t": "x"},
+         "plot": {"x": "n", "y": "t", "series": "case", "cases": ["gq"]},
+         "paper": {"values": [{"case": "gq", "n": 4, "t": 8}, {"case": "ws", "n": 4, "t": 1}]}}
+rows = [{"study": "c", "case": c, "n": str(n), "seed": "1", "t": str(n * (3 if c == "gq" else 1)), "summary": ""}
+        for c in ("ws", "gq") for n in (1, 2)]
+ax = Figure().subplots()
+X.draw(study, rows, ax)
+print(sorted((l.get_label(), list(l.get_xdata()), list(l.get_ydata())) for l in ax.lines))
 """
 r = subprocess.run([*interp, "-c", plot_check, os.path.join(root, "tools", "experiments")], capture_output=True,
                    text=True)
-if r.returncode or r.stdout.splitlines() != ["[(-0.2, 2.0), (0.2, 3.0), (0.8, 4.0), (1.2, 5.0)]", "True", "True"]:
+if r.returncode or r.stdout.splitlines() != ["[(-0.2, 2.0), (0.2, 3.0), (0.8, 4.0), (1.2, 5.0)]", "True", "True",
+                                               "[('case=gq', [1.0, 2.0], [3.0, 6.0]), ('paper (gq)', [4.0], [8.0])]"]:
     failures.append(f"plot from summary, paper per series: exit {r.returncode}\n{r.stdout}{r.stderr[-1500:]}")
 
 # tools/experiment.sh passes the caller's --config values with the

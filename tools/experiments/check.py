@@ -39,7 +39,7 @@ import experiment as X  # noqa: E402  (experiment.load imports this module only 
 TOP_KEYS = ("title", "page", "intro", "studies")
 STUDY_KEYS = ("name", "title", "workload", "preset", "fixed", "grid", "cases", "seeds", "metrics", "plot",
               "paper", "relative", "area", "samples", "summary", "table", "text")
-PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from", "mark_x", "pareto")
+PLOT_KEYS = ("x", "y", "series", "logx", "logy", "marker", "xlabel", "ylabel", "from", "mark_x", "pareto", "cases")
 PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
 RELATIVE_KEYS = ("of", "to", "name", "invert", "by")
@@ -917,6 +917,16 @@ class _Checker:
             for k in ("marker", "xlabel", "ylabel"):
                 if k in pa:
                     self.string(pa[k][0], k, pa[k][1].value, where, nonempty=False)
+            if "cases" in pa:
+                cv = pa["cases"][1]
+                if not cases:
+                    self.fail(pa["cases"][0], "cases", f"the plot draws cases: the study has none{where}")
+                if not isinstance(cv.value, list) or not cv.value:
+                    self.fail(pa["cases"][0], "cases", f"expected a list of case names{where}")
+                for item in cv.items():
+                    if not isinstance(item.value, str) or item.value not in cases:
+                        self.fail(item.line, "cases", f"'{shown(item.value)}' is not a case of the study"
+                                  f"{_close(item.value, cases)}{where}")
             if "mark_x" in pa:
                 mv = pa["mark_x"][1].value
                 if not (isinstance(mv, dict) and set(mv) <= {"at", "label"} and isinstance(mv.get("at"), (int, float))

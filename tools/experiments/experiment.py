@@ -21,6 +21,7 @@ An experiment file:
           time_us: sim.time_ns / 1000        #   (a path, optionally "/ number" or "* number")
           dram_gbps: stats.gpu.dram.bandwidth
         plot: {x: gpu.cus, y: time_us, series: null, logx: false, logy: false}
+                                       # cases: [a, b]: only these cases' rows (and paper values)
                                        # mark_x: {at: 32768, label: "..."}: a vertical line
                                        # pareto: true (x area_mm2): labelled points, the front
         paper: {source: "...", values: [{gpu.cus: 1, time_us: 12.0}]}   # optional
@@ -490,6 +491,9 @@ def draw(study, rows_, ax):
         rows_ = [r for r in rows_ if str(r.get("summary", "")) == ""]
         if study.get("samples"):
             rows_ = [r for r in rows_ if str(r.get("sample", "")) != ""]
+    if spec.get("cases"):
+        # Only these cases' rows (e.g. the one a relative column divides by is 1 throughout).
+        rows_ = [r for r in rows_ if r.get("case") in spec["cases"]]
     if "area_mm2" in (x, y) and study.get("area"):
         # The area is the page's column (synth/results.json at render time), not a CSV one.
         rows_ = [dict(r) for r in rows_]
@@ -523,7 +527,8 @@ def draw(study, rows_, ax):
         colors[key] = line.get_color()
     # The paper's values, where they are of this plot's x and y (a table in
     # another shape is only printed): points over the bars of categorical x.
-    paper = [p for p in (study.get("paper") or {}).get("values") or [] if x in p and y in p]
+    paper = [p for p in (study.get("paper") or {}).get("values") or [] if x in p and y in p
+             and not (spec.get("cases") and "case" in p and p["case"] not in spec["cases"])]
     if paper and series and any(series in p for p in paper):
         # Per series, where the paper's values name it: our series' colour, beside its bars,
         # labelled "paper (<series value>)" (the page names the source).
