@@ -20,6 +20,10 @@ Parts (--parts, default all):
          interval between two atomics to one line (gpu.l2.atomic_latency, L2 cycles; gh200's 4 is the model's
          assumption, the nearest measurement, an RTX 4070's, 4.5-7: models/presets/gh200.yaml) at --intervals=4,7,16,64:
          ws and gq us, gq's executions and CAS retries per us.
+  tree   block workers' gq on fig3-tree-compute's full tree (D 11, compute 1,024, 64 loads, blocks of 32) on 16 SMs at
+         32 and 256 blocks (the paper's 32 and 256 blocks, where its gq is 1.79x and 10.9x ws) at --intervals: gq us,
+         claims from the queue per us (GTaP's block gq claims one task per three executions here), CAS retries per
+         claim (experiments/forkjoin.yaml, fig3-tree-compute's text).
 All at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
 gq, gq over ws and the paper's (its Fig. 3 values in experiments/forkjoin.yaml), ws's task executions per us per SM,
 and gq's executions, tasks claimed from the queue and CAS retries, each per us (the queue's rates: one queue serves
@@ -30,7 +34,7 @@ fib K below that n (a phi^K-th of the paper's executions per SM, for host time),
 setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
 Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, about 26 min for ws and gq at 32; fib
 29 (--fib-below=4) 12 min for its four runs; fib 33 (the default) has 6.9x its executions.
-Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic] [--cus=16,32,48] [--warps=8,32]
+Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic,tree] [--cus=16,32,48] [--warps=8,32]
        [--fib-below=K] [--intervals=4,7,16,64] [--set=K=V ...]"""
 import math
 import os
@@ -41,7 +45,7 @@ import yaml
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-PARTS = ("sort", "fib", "atomic")
+PARTS = ("sort", "fib", "atomic", "tree")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--cus", type=fgtool.int_list, default=[16, 32, 48])
 ap.add_argument("--warps", type=fgtool.int_list, default=[8, 32])
@@ -166,8 +170,23 @@ def atomic():
         sys.stdout.flush()
 
 
+def tree():
+    print("\n| full tree D 11, compute-heavy, block workers, gq, 16 SMs | gpu.l2.atomic_latency (L2 cycles) | blocks | gq us | "
+          "claims per us | CAS retries per claim |")
+    print("|---|---|---|---|---|---|")
+    common = ["tree.body=scaling", "tree.depth=11", "tree.mem_ops=64", "tree.compute_iters=1024", "tree.input_log2=19",
+              "forkjoin.workers=block", "forkjoin.group_size=32", "forkjoin.terminate=all", "forkjoin.queue=gq", *chip(16)]
+    for interval in opts.intervals:
+        for blocks in (32, 256):
+            us, gq = run("tree", [*common, f"gpu.l2.atomic_latency={interval}", f"forkjoin.groups={blocks}"])
+            print(f"| | {interval} | {blocks} | {us:,.1f} | {gq['popped'] / us:.2f} | {gq['cas_retries'] / gq['popped']:.1f} |")
+            sys.stdout.flush()
+
+
 for part in opts.parts:
     if part == "atomic":
         atomic()
+    elif part == "tree":
+        tree()
     else:
         table(part)
