@@ -629,6 +629,48 @@ nlohmann::json trace_of(const std::string& args) {
   return nlohmann::json::parse(slurp(path))["traceEvents"];
 }
 
+// forkjoin.globals=packed puts gq's head, tail and alloc and the termination words in one line, as ptxas lays
+// out GTaP's __device__ globals: the head's CAS, the all-finished flag's exchange and the polling loads of head
+// and tail all go to one L2 bank (its trace track); with a line each (lines) the CAS and the exchange are on
+// different banks here and the polling reads spread over three.
+TEST(ForkJoin, PackedGlobalsShareOneLine) {
+  auto per_bank = [](const std::string& layout) {
+    const auto t = trace_of(
+        "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=10 --set forkjoin.groups=8 --set "
+        "forkjoin.queue=gq --set forkjoin.terminate=all --set forkjoin.globals=" +
+        layout);
+    std::map<std::pair<int, int>, std::string> names;
+    for (const auto& e : t)
+      if (e["ph"] == "M" && e["name"] == "thread_name")
+        names[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"].get<std::string>();
+    std::map<std::string, std::map<std::string, int>> ops;  // bank track -> span name -> count
+    for (const auto& e : t) {
+      if (e["ph"] != "X") continue;
+      const auto it = names.find({e["pid"].get<int>(), e["tid"].get<int>()});
+      if (it != names.end() && it->second.rfind("gpu.l2.bank", 0) == 0) ++ops[it->second][e["name"].get<std::string>()];
+    }
+    return ops;
+  };
+  auto with = [](const auto& ops, const std::string& op) {
+    std::vector<std::string> v;
+    for (const auto& [bank, n] : ops)
+      if (n.count(op)) v.push_back(bank);
+    return v;
+  };
+  const auto packed = per_bank("packed"), lines = per_bank("lines");
+  const auto cas = with(packed, "cas"), exch = with(packed, "exch");
+  ASSERT_EQ(cas.size(), 1u);
+  EXPECT_EQ(exch, cas);
+  // The polling loads of head and tail: every other bank reads less than a third as often (here 2,436 reads
+  // against at most 171; with the tail a line away its bank would read about as often as the head's).
+  const int hot = packed.at(cas[0]).at("read");
+  for (const auto& [bank, n] : packed)
+    if (bank != cas[0] && n.count("read")) EXPECT_LT(3 * n.at("read"), hot) << bank;
+  const auto lcas = with(lines, "cas"), lexch = with(lines, "exch");
+  ASSERT_EQ(lcas.size(), 1u);
+  EXPECT_NE(lexch, lcas);
+}
+
 // The durations (ns) of a run's trace spans named `name` (or "run N").
 std::vector<double> spans(const std::string& args, const std::string& name) {
   std::vector<double> out;

@@ -165,6 +165,20 @@ const Param<std::string> kGqCommit{
     "waits until the tail reaches the batch's base (GTaP's source and PTX); auto: unordered for thread workers, "
     "ordered for block workers (their gq was not compiled, and unordered races at a one-cycle quantum)"};
 
+// Where the runtime's global words live. GTaP declares them as __device__ globals (the queue's head, tail and
+// alloc for gq; the termination words: the first task finished, all finished, the active workers), and ptxas
+// 13.0 (sm_90) packs its 4-byte globals after its 8-byte pointers into one .nv.global section: the jan2026
+// thread and block gq headers' declarations compiled for sm_90 (2026-12-04, twenty-sixth session) put the
+// all-finished flag at 0x28, the head at 0x2c, alloc at 0x34, the active count at 0x38, the tail at 0x3c and
+// the first-finished flag at 0x40 of the section, one 128-byte line; the work-stealing runtimes' termination
+// words the same. packed lays them out so (their same-line atomics serialise, their loads share a bank); lines
+// gives each word a line of its own (the model before).
+const Param<std::string> kGlobals{
+    "forkjoin.globals", "lines", std::vector<std::string>{"lines", "packed"},
+    "where the runtime's global words live: packed, in one line at the offsets ptxas 13.0 gives GTaP's __device__ "
+    "globals (gq's head, tail and alloc and the termination words: same-line atomics serialise); lines, a line "
+    "each (the model before 2026-12-04)"};
+
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
 // measured from its runtimes' sm_90 machine code (thread and block workers of both runtimes): each operation's
@@ -667,6 +681,10 @@ class Runtime {
     return frames_ + ((std::uint64_t{worker_of(l).global} * frame_words() + k) * lanes + lane) * 4ull;
   }
   std::uint64_t headers_ = 0, payloads_ = 0, pools_ = 0, deques_ = 0, gbuf_ = 0, gq_ = 0, flags_ = 0, local_ = 0;
+  // The global words (forkjoin.globals): gq's head, tail and alloc; the first-finished and all-finished flags and
+  // the active workers' count.
+  std::uint64_t head_a_ = 0, tail_a_ = 0, alloc_a_ = 0, first_a_ = 0, done_a_ = 0, active_a_ = 0;
+  bool packed_ = false;
   std::uint64_t backoff_min_cycles_ = 0, backoff_max_cycles_ = 0;
   double cycle_ns_ = 1;
   std::unordered_map<std::uint32_t, std::unique_ptr<Record>> recs_;
@@ -797,6 +815,7 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
       code_ = &base_code_;
     }
   }
+  packed_ = kGlobals.get(cfg) == "packed";
   const std::string commit = kGqCommit.get(cfg);
   gq_ordered_ = commit == "ordered" || (commit == "auto" && block_);
   if (q_ != Q::Gq && cfg.set_by_user(kGqCommit.name()))
@@ -866,6 +885,13 @@ void Runtime::allocate() {
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
   flags_ = alloc(3ull * line_);
+  if (packed_) {  // ptxas's offsets in the .nv.global section (kGlobals), in flags_'s lines
+    done_a_ = flags_ + 0x28, head_a_ = flags_ + 0x2c, alloc_a_ = flags_ + 0x34, active_a_ = flags_ + 0x38,
+    tail_a_ = flags_ + 0x3c, first_a_ = flags_ + 0x40;
+  } else {
+    head_a_ = gq_, tail_a_ = gq_ + line_, alloc_a_ = gq_ + 2ull * line_;
+    first_a_ = flags_, done_a_ = flags_ + line_, active_a_ = flags_ + 2ull * line_;
+  }
   if (code_ || bcode_) {
     ptrs_ = alloc(2ull * line_);
     const std::uint64_t bytes = std::uint64_t{workers_} * frame_words() * (block_ ? group_size_ : wave_) * 4ull;
@@ -882,7 +908,7 @@ void Runtime::allocate() {
   // slot alloc % n).
   for (std::uint32_t w = 0; w < workers_; ++w) mem.copy_in(pool(w), &per_worker_, 4);
   const std::uint32_t one = 1;
-  mem.copy_in(flags_ + 2ull * line_, &one, 4);  // active workers: the root's
+  mem.copy_in(active_a_, &one, 4);  // active workers: the root's
   in_use_.assign(workers_, 0);
   released_.assign(valid_flags_ ? 0 : workers_, {});
   rng_.resize(workers_);
@@ -923,8 +949,8 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
   if (q_ == Q::Gq) {
     mem.copy_in(gq_ + 3ull * line_, &zero, 4);  // ring[0] = 0
     gq_storing(0, 0);
-    mem.copy_in(gq_ + line_, &one, 4);         // tail
-    mem.copy_in(gq_ + 2ull * line_, &one, 4);  // alloc
+    mem.copy_in(tail_a_, &one, 4);         // tail
+    mem.copy_in(alloc_a_, &one, 4);  // alloc
   } else {
     mem.copy_in(ring(0, 0, 0), &zero, 4);
     mem.copy_in(dq(0, 0) + (q_ == Q::Cl ? 4 : 0), &one, 4);  // count (ws) or bottom (cl)
@@ -1411,7 +1437,7 @@ Task<void> Runtime::finish(Lane& l, W w, Record& r) {
       }
     }
   }
-  if (id == 0) co_await l.store_release<std::uint32_t>(flags_, 1u);
+  if (id == 0) co_await l.store_release<std::uint32_t>(first_a_, 1u);
 }
 
 HeaderLayout header_layout(bool feb2026, bool block, bool spawn_only, std::uint32_t max_children,
@@ -1562,7 +1588,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
             if (code && !first_ && !prev && n_pop == 0)  // row 4+
               co_await l.alu_sched(code_->steal_active.n, code_->steal_active.cycles);
             if (!first_ && !prev && n_pop == 0)
-              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
+              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
             vh = co_await l.load_bypass<std::uint32_t>(dq(vic, k) + 4);
             n_steal = kk;
             break;
@@ -1595,17 +1621,17 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
   } else if (q_ == Q::Gq) {
     if (base_) co_await l.load<std::uint64_t>(ptr(kPtrGlobalQueue));  // rows G2 and G2b: the ring's pointer
     for (;;) {  // FIFO claim by CAS on the head; every idle worker polls
-      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
-      const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(head_a_);
+      const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(tail_a_);
       const std::uint32_t n = std::min(max, tl - hd);
       if (n == 0) {
         if (base_) co_await l.alu_sched(base_->pop_empty.n, base_->pop_empty.cycles);  // row G2b
         break;
       }
-      const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(gq_, hd, hd + n);
+      const std::uint32_t old = co_await l.atomic_cas<std::uint32_t>(head_a_, hd, hd + n);
       if (old == hd) {
         if (base_ && !first_ && !prev) co_await l.alu_sched(base_->active.n, base_->active.cycles);  // row G2+
-        if (!first_ && !prev) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
+        if (!first_ && !prev) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
         if (base_) co_await l.alu_sched(base_->pop.n, base_->pop.cycles);  // row G2
         n_pop = n;
         tail = hd;
@@ -1699,7 +1725,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         if (base_ && !first_ && !prev && got.empty())
           co_await l.alu_sched(base_->active.n, base_->active.cycles);  // row C3+
         if (!first_ && !prev && got.empty())
-          co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, flags_ + 2ull * line_, 1u);
+          co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
         got.push_back(id);
         ++n_steal;
       }
@@ -1799,8 +1825,8 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
           if (base + m - hs > qs_) co_await deque_full(l, w, base - hs, static_cast<int>(k));
         }
       } else if (q_ == Q::Gq) {
-        base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, m);
-        const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+        base = co_await l.atomic_add<std::uint32_t>(alloc_a_, m);
+        const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(head_a_);
         if (base + m - hd > per_worker_ * workers_)
           co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
                                         "forkjoin.max_tasks_per_warp",
@@ -1837,13 +1863,13 @@ Task<std::uint32_t> Runtime::push_batch(Lane& l, W w, std::uint32_t& my) {
         co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, dq(w.global, k), m);
       } else if (q_ == Q::Gq) {
         if (gq_ordered_) {  // in-order commit: wait until the pushes before this one are visible
-          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(tail_a_);
           if (tl != base) {
             ++st_.commit_waits;
-            co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+            co_await l.spin_until<std::uint32_t>(tail_a_, SpinCmp::Eq, base, "the global queue's tail");
           }
         }
-        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, m);
+        co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, tail_a_, m);
       } else {
         co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + m);
       }
@@ -1900,8 +1926,8 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
     }
   } else if (push) {  // the global queue: the leader reserves the slots, the lanes read where
     if (leader(l)) {
-      base = co_await l.atomic_add<std::uint32_t>(gq_ + 2ull * line_, push);
-      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
+      base = co_await l.atomic_add<std::uint32_t>(alloc_a_, push);
+      const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(head_a_);
       if (base + push - hd > per_worker_ * workers_)
         co_await fault(l, fmt::format("forkjoin: the global queue is full ({} tasks in {} slots): raise "
                                       "forkjoin.max_tasks_per_block",
@@ -1953,13 +1979,13 @@ Task<bool> Runtime::block_push(Lane& l, W w) {
       co_await l.store_bypass<std::uint32_t>(dq(w.global, 0) + 4, base + push);
     } else if (push) {
       if (gq_ordered_) {  // in-order commit: wait until the pushes before this one are visible
-        const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+        const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(tail_a_);
         if (tl != base) {
           ++st_.commit_waits;
-          co_await l.spin_until<std::uint32_t>(gq_ + line_, SpinCmp::Eq, base, "the global queue's tail");
+          co_await l.spin_until<std::uint32_t>(tail_a_, SpinCmp::Eq, base, "the global queue's tail");
         }
       }
-      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, gq_ + line_, push);
+      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, tail_a_, push);
     }
     co_await l.lds_store<std::uint32_t>(sh_have(), total ? 1u : 0u);
     st_.published += push;
@@ -2055,7 +2081,7 @@ Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
   if (code_) co_await l.alu_sched(code_->term.n, code_->term.cycles);  // row 5
   if (!first_ && prev) {
     if (code_) co_await l.alu_sched(code_->term_first.n, code_->term_first.cycles);  // row 5b
-    const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(flags_ + 2ull * line_, ~0u);
+    const std::uint32_t before = co_await l.atomic_add<std::uint32_t>(active_a_, ~0u);
     if (before == 1) {
       if (code_) co_await l.alu_sched(code_->term_last.n, code_->term_last.cycles);  // row 5c
       // The last active worker: done when its own queues are empty.
@@ -2065,8 +2091,8 @@ Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
           const std::uint32_t c = co_await l.load_bypass<std::uint32_t>(dq(w.global, k));
           empty = empty && c == 0;
         } else if (q_ == Q::Gq) {
-          const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(gq_);
-          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(gq_ + line_);
+          const std::uint32_t hd = co_await l.load_bypass<std::uint32_t>(head_a_);
+          const std::uint32_t tl = co_await l.load_bypass<std::uint32_t>(tail_a_);
           empty = empty && hd >= tl;
         } else {
           const std::uint32_t t = co_await l.load_bypass<std::uint32_t>(dq(w.global, 0));
@@ -2074,10 +2100,10 @@ Task<std::uint32_t> Runtime::idle_check(Lane& l, W w, bool prev) {
           empty = empty && static_cast<std::int32_t>(b - t) <= 0;
         }
       }
-      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, flags_ + line_, empty ? 1u : 0u);
+      co_await l.atomic_nr<std::uint32_t>(AtomicOp::Exch, done_a_, empty ? 1u : 0u);
     }
   }
-  const std::uint32_t flag = co_await l.load_bypass<std::uint32_t>(first_ ? flags_ : flags_ + line_);
+  const std::uint32_t flag = co_await l.load_bypass<std::uint32_t>(first_ ? first_a_ : done_a_);
   co_return flag;
 }
 
