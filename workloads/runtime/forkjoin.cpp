@@ -949,7 +949,7 @@ void Runtime::add_root(const std::function<std::coroutine_handle<detail::FnPromi
   if (q_ == Q::Gq) {
     mem.copy_in(gq_ + 3ull * line_, &zero, 4);  // ring[0] = 0
     gq_storing(0, 0);
-    mem.copy_in(tail_a_, &one, 4);         // tail
+    mem.copy_in(tail_a_, &one, 4);   // tail
     mem.copy_in(alloc_a_, &one, 4);  // alloc
   } else {
     mem.copy_in(ring(0, 0, 0), &zero, 4);
@@ -1587,8 +1587,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
           if (old == c) {
             if (code && !first_ && !prev && n_pop == 0)  // row 4+
               co_await l.alu_sched(code_->steal_active.n, code_->steal_active.cycles);
-            if (!first_ && !prev && n_pop == 0)
-              co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
+            if (!first_ && !prev && n_pop == 0) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
             vh = co_await l.load_bypass<std::uint32_t>(dq(vic, k) + 4);
             n_steal = kk;
             break;
@@ -1724,8 +1723,7 @@ Task<void> Runtime::claim(Lane& l, W w, bool prev, Claim& out) {
         }
         if (base_ && !first_ && !prev && got.empty())
           co_await l.alu_sched(base_->active.n, base_->active.cycles);  // row C3+
-        if (!first_ && !prev && got.empty())
-          co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
+        if (!first_ && !prev && got.empty()) co_await l.atomic_nr<std::uint32_t>(AtomicOp::Add, active_a_, 1u);
         got.push_back(id);
         ++n_steal;
       }
