@@ -181,7 +181,13 @@ CASES = [
     ("plot of cases in a study without", STUDY + "    metrics: {t: sim.time_ns}\n"
      "    plot: {x: seed, y: t, cases: [x]}\n", 6, "cases", r"the plot draws cases: the study has none", True),
     ("plot's cases not a list", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
-     "    plot: {x: seed, y: t, cases: x}\n", 7, "cases", r"expected a list of case names", True),
+     "    plot: {x: seed, y: t, cases: x}\n", 7, "cases", r"expected a non-empty list of names", True),
+    ("plot's case twice", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    plot: {x: seed, y: t, cases: [x, x]}\n", 7, "cases", r"'x' given twice", True),
+    ("plot's cases over a summary without them", STUDY + TWO_CASES + "    grid: {gpu.cus: [1, 2]}\n"
+     "    metrics: {t: sim.time_ns}\n    summary: {by: [gpu.cus], of: [t], stats: [max]}\n"
+     "    plot: {from: summary, x: gpu.cus, y: t_max, cases: [x]}\n", 9, "cases",
+     r"the summary's rows have no case", True),
     ("a Pareto plot not over the area", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: true}\n",
      6, "pareto", r"a Pareto plot has x: area_mm2", True),
     ("pareto not a boolean", STUDY + "    metrics: {t: sim.time_ns}\n    plot: {x: t, y: t, pareto: 2}\n",

@@ -918,15 +918,11 @@ class _Checker:
                 if k in pa:
                     self.string(pa[k][0], k, pa[k][1].value, where, nonempty=False)
             if "cases" in pa:
-                cv = pa["cases"][1]
                 if not cases:
                     self.fail(pa["cases"][0], "cases", f"the plot draws cases: the study has none{where}")
-                if not isinstance(cv.value, list) or not cv.value:
-                    self.fail(pa["cases"][0], "cases", f"expected a list of case names{where}")
-                for item in cv.items():
-                    if not isinstance(item.value, str) or item.value not in cases:
-                        self.fail(item.line, "cases", f"'{shown(item.value)}' is not a case of the study"
-                                  f"{_close(item.value, cases)}{where}")
+                self.names(pa["cases"], "cases", list(cases), "a case of the study", where)
+                if "from" in pa and "case" not in cols:
+                    self.fail(pa["cases"][0], "cases", f"the summary's rows have no case (its by has none){where}")
             if "mark_x" in pa:
                 mv = pa["mark_x"][1].value
                 if not (isinstance(mv, dict) and set(mv) <= {"at", "label"} and isinstance(mv.get("at"), (int, float))

@@ -170,14 +170,16 @@ const Param<std::string> kGqCommit{
 // 13.0 (sm_90) packs its 4-byte globals after its 8-byte pointers into one .nv.global section: the jan2026
 // thread and block gq headers' declarations compiled for sm_90 (2026-12-04, twenty-sixth session) put the
 // all-finished flag at 0x28, the head at 0x2c, alloc at 0x34, the active count at 0x38, the tail at 0x3c and
-// the first-finished flag at 0x40 of the section, one 128-byte line; the work-stealing runtimes' termination
-// words the same. packed lays them out so (their same-line atomics serialise, their loads share a bank); lines
-// gives each word a line of its own (the model before).
+// the first-finished flag at 0x40 of the section, one 128-byte line (two with 64-byte lines, as orr2014's); the
+// deques' runtimes (thread and block ws, Chase-Lev) the active count at 0x28, the first-finished flag at 0x30 and
+// the all-finished flag at 0x34 (tools/gtap_globals.py prints the layouts). packed lays them
+// out at those byte offsets (same-line atomics serialise, loads share a bank); lines gives each word a line of its
+// own (the model before).
 const Param<std::string> kGlobals{
     "forkjoin.globals", "lines", std::vector<std::string>{"lines", "packed"},
-    "where the runtime's global words live: packed, in one line at the offsets ptxas 13.0 gives GTaP's __device__ "
-    "globals (gq's head, tail and alloc and the termination words: same-line atomics serialise); lines, a line "
-    "each (the model before 2026-12-04)"};
+    "where the runtime's global words live: packed, at the byte offsets ptxas 13.0 gives GTaP's __device__ "
+    "globals (gq's head, tail and alloc and the termination words: one 128-byte line, where same-line atomics "
+    "serialise); lines, a line each (the model before 2026-12-04)"};
 
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
@@ -884,10 +886,13 @@ void Runtime::allocate() {
     deques_ = alloc(std::uint64_t{workers_} * nq_ * dq_bytes_);
   }
   if (!buf_in_lds_) gbuf_ = alloc(std::uint64_t{workers_} * nq_ * 4ull * buf_cap_);
-  flags_ = alloc(3ull * line_);
-  if (packed_) {  // ptxas's offsets in the .nv.global section (kGlobals), in flags_'s lines
+  // packed: ptxas's offsets reach 0x44, which three lines of fewer than 32 bytes do not hold.
+  flags_ = alloc(packed_ ? std::max<std::uint64_t>(3ull * line_, round_up(0x44, line_)) : 3ull * line_);
+  if (packed_ && q_ == Q::Gq) {  // ptxas's offsets in the .nv.global section (kGlobals), in flags_'s lines
     done_a_ = flags_ + 0x28, head_a_ = flags_ + 0x2c, alloc_a_ = flags_ + 0x34, active_a_ = flags_ + 0x38,
     tail_a_ = flags_ + 0x3c, first_a_ = flags_ + 0x40;
+  } else if (packed_) {  // the deques' runtimes (ws, cl): the termination words only
+    active_a_ = flags_ + 0x28, first_a_ = flags_ + 0x30, done_a_ = flags_ + 0x34;
   } else {
     head_a_ = gq_, tail_a_ = gq_ + line_, alloc_a_ = gq_ + 2ull * line_;
     first_a_ = flags_, done_a_ = flags_ + line_, active_a_ = flags_ + 2ull * line_;
