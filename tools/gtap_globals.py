@@ -13,14 +13,12 @@ Nothing is run on a GPU.
 
   tools/gtap_globals.py [--arch=sm_90] [--ptxas=PATH]
 """
-import argparse
 import os
 import re
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
+
+import ptxas_tool  # tools/ptxas_tool.py, beside this script
 
 # (name, bytes) in declaration order: runtime/common/gtap_runtime_common.cuh's error code, then the runtime's
 # header (pointers are 8 bytes; the thread gq's head, tail and alloc are int[GTAP_NUM_QUEUES], 1 queue here).
@@ -97,25 +95,12 @@ def symbols(elf):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
-    a = ap.parse_args()
-    if not os.access(a.ptxas, os.X_OK):
-        print(f"gtap_globals: no ptxas at {a.ptxas} (the CUDA toolkit's; --ptxas=PATH): nothing to show")
+    a = ptxas_tool.options(__doc__, "gtap_globals")
+    if a is None:
         return 0
     model_gq, model_deques = model_offsets()
     for label, decls in RUNTIMES.items():
-        with tempfile.TemporaryDirectory() as d:
-            src, cubin = os.path.join(d, "g.ptx"), os.path.join(d, "g.cubin")
-            with open(src, "w") as f:
-                f.write(ptx(a.arch, decls))
-            r = subprocess.run([a.ptxas, f"-arch={a.arch}", src, "-o", cubin], capture_output=True, text=True)
-            if r.returncode:
-                first = (r.stderr.strip().splitlines() or ["no message"])[0]
-                print(f"gtap_globals: --arch={a.arch}: {a.ptxas} refused it: {first}", file=sys.stderr)
-                return 2
-            syms = symbols(open(cubin, "rb").read())
+        syms = symbols(ptxas_tool.assemble(a, ptx(a.arch, decls)))
         print(f"\n{label}, {a.arch}\n\n| global | bytes | offset | 128-byte line | 32-byte sector | the model's packed offset |")
         print("|---|---|---|---|---|---|")
         for name, size in sorted(decls, key=lambda d: syms[d[0]][0]):

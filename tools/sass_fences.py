@@ -12,13 +12,10 @@ says so and exits 0. Nothing is run on a GPU.
 
   tools/sass_fences.py [--arch=sm_90] [--ptxas=PATH]
 """
-import argparse
-import os
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
+
+import ptxas_tool  # tools/ptxas_tool.py, beside this script
 
 OPS = {0x992: "MEMBAR", 0x9ab: "ERRBAR", 0x5ab: "CGAERRBAR", 0x98f: "CCTL", 0x981: "LDG", 0x986: "STG",
        0x9a8: "ATOMG", 0x3a9: "ATOMG.CAS"}
@@ -73,23 +70,10 @@ def name_of(lo, hi):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
-    a = ap.parse_args()
-    if not os.access(a.ptxas, os.X_OK):
-        print(f"sass_fences: no ptxas at {a.ptxas} (the CUDA toolkit's; --ptxas=PATH): nothing to show")
+    a = ptxas_tool.options(__doc__, "sass_fences")
+    if a is None:
         return 0
-    with tempfile.TemporaryDirectory() as d:
-        src, cubin = os.path.join(d, "f.ptx"), os.path.join(d, "f.cubin")
-        with open(src, "w") as f:
-            f.write(ptx(a.arch))
-        r = subprocess.run([a.ptxas, f"-arch={a.arch}", "-O3", src, "-o", cubin], capture_output=True, text=True)
-        if r.returncode:
-            first = (r.stderr.strip().splitlines() or ["no message"])[0]
-            print(f"sass_fences: --arch={a.arch}: {a.ptxas} refused it: {first}", file=sys.stderr)
-            return 2
-        elf = open(cubin, "rb").read()
+    elf = ptxas_tool.assemble(a, ptx(a.arch), "-O3")
     body = dict(text_sections(elf))
     print(f"| PTX | {a.arch} SASS (memory and ordering instructions) |\n|---|---|")
     for i, label in enumerate(CASES):
