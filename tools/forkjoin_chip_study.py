@@ -24,6 +24,9 @@ Parts (--parts, default all):
          32 and 256 blocks (the paper's 32 and 256 blocks, where its gq is 1.79x and 10.9x ws) at --intervals: gq us,
          claims from the queue per us (GTaP's block gq claims one task per three executions here), CAS retries per
          claim (experiments/forkjoin.yaml, fig3-tree-compute's text).
+  globals ws and gq on fib 27 (16 SMs, 512 warps) and gq on that tree at 32 and 256 blocks with the runtime's
+         global words a line each and packed as ptxas lays out GTaP's (forkjoin.globals; docs/forkjoin.md, "The
+         runtime's global words"): kernel us and CAS retries.
 All at the page's Fig. 3 settings (20 ns quantum, seed 1, forkjoin.terminate=all). For each: kernel us of ws and
 gq, gq over ws and the paper's (its Fig. 3 values in experiments/forkjoin.yaml), ws's task executions per us per SM,
 and gq's executions, tasks claimed from the queue and CAS retries, each per us (the queue's rates: one queue serves
@@ -34,7 +37,7 @@ fib K below that n (a phi^K-th of the paper's executions per SM, for host time),
 setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum).
 Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, about 26 min for ws and gq at 32; fib
 29 (--fib-below=4) 12 min for its four runs; fib 33 (the default) has 6.9x its executions.
-Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic,tree] [--cus=16,32,48] [--warps=8,32]
+Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic,tree,globals] [--cus=16,32,48] [--warps=8,32]
        [--fib-below=K] [--intervals=4,7,16,64] [--set=K=V ...]"""
 import math
 import os
@@ -45,7 +48,7 @@ import yaml
 import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
-PARTS = ("sort", "fib", "atomic", "tree")
+PARTS = ("sort", "fib", "atomic", "tree", "globals")
 ap.add_argument("--parts", type=fgtool.choice_list(*PARTS), default=list(PARTS))
 ap.add_argument("--cus", type=fgtool.int_list, default=[16, 32, 48])
 ap.add_argument("--warps", type=fgtool.int_list, default=[8, 32])
@@ -183,8 +186,26 @@ def tree():
             sys.stdout.flush()
 
 
+def globals_layout():
+    print("\n| run (16 SMs, 20 ns unless --set) | forkjoin.globals | kernel us | CAS retries |")
+    print("|---|---|---|---|")
+    fib = ["fib.mechanism=forkjoin", "fib.n=27", "forkjoin.terminate=all", "forkjoin.groups=512", *chip(16)]
+    tree = ["tree.body=scaling", "tree.depth=11", "tree.mem_ops=64", "tree.compute_iters=1024", "tree.input_log2=19",
+            "forkjoin.workers=block", "forkjoin.group_size=32", "forkjoin.terminate=all", "forkjoin.queue=gq", *chip(16)]
+    for label, wl, settings in (("fib 27, ws, 512 warps", "fib", [*fib, "forkjoin.queue=ws"]),
+                                ("fib 27, gq, 512 warps", "fib", [*fib, "forkjoin.queue=gq"]),
+                                ("tree D 11, block gq, 32 blocks", "tree", [*tree, "forkjoin.groups=32"]),
+                                ("tree D 11, block gq, 256 blocks", "tree", [*tree, "forkjoin.groups=256"])):
+        for layout in ("lines", "packed"):
+            us, st = run(wl, [*settings, f"forkjoin.globals={layout}"])
+            print(f"| {label} | {layout} | {us:,.1f} | {st['cas_retries']:,} |")
+            sys.stdout.flush()
+
+
 for part in opts.parts:
-    if part == "atomic":
+    if part == "globals":
+        globals_layout()
+    elif part == "atomic":
         atomic()
     elif part == "tree":
         tree()
