@@ -666,7 +666,9 @@ TEST(ForkJoin, PackedGlobalsShareOneLine) {
   // against at most 171; with the tail a line away its bank would read about as often as the head's).
   const int hot = packed.at(cas[0]).at("read");
   for (const auto& [bank, n] : packed)
-    if (bank != cas[0] && n.count("read")) EXPECT_LT(3 * n.at("read"), hot) << bank;
+    if (bank != cas[0] && n.count("read")) {
+      EXPECT_LT(3 * n.at("read"), hot) << bank;
+    }
   const auto lcas = with(lines, "cas");
   ASSERT_EQ(lcas.size(), 1u);
   ASSERT_EQ(with(lines, "exch").size(), 1u);
