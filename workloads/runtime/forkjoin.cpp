@@ -174,12 +174,13 @@ const Param<std::string> kGqCommit{
 // deques' runtimes (thread and block ws, Chase-Lev) the active count at 0x28, the first-finished flag at 0x30 and
 // the all-finished flag at 0x34 (tools/gtap_globals.py prints the layouts). packed lays them
 // out at those byte offsets (same-line atomics serialise, loads share a bank); lines gives each word a line of its
-// own (the model before).
+// own (the model before; the default until 2026-12-04, twenty-seventh session). The feb2026 runtime (14669e9)
+// declares the same globals in the same order, so its layout is the jan2026 one.
 const Param<std::string> kGlobals{
-    "forkjoin.globals", "lines", std::vector<std::string>{"lines", "packed"},
+    "forkjoin.globals", "packed", std::vector<std::string>{"lines", "packed"},
     "where the runtime's global words live: packed, at the byte offsets ptxas 13.0 gives GTaP's __device__ "
     "globals (gq's head, tail and alloc and the termination words: one 128-byte line, where same-line atomics "
-    "serialise); lines, a line each (the model before 2026-12-04)"};
+    "serialise; the default since 2026-12-04); lines, a line each (the model before)"};
 
 // What the runtime's own instructions cost (docs/forkjoin-sass.md): free charges its memory operations alone
 // (the model before 2026-12-01, fourteenth session); compiled adds GTaP's compiled code per runtime operation,
