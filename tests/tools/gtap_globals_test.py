@@ -5,17 +5,14 @@
 # jan2026 runtimes, and all of them share one 128-byte line; a bad --arch is one line and exit 2. Without ptxas
 # (CI) the test skips (77).
 import os
-import shutil
-import subprocess
 import sys
+
+import ptxas_common  # tests/tools/ptxas_common.py, beside this test
 
 root = sys.argv[1]
 tool = os.path.join(root, "tools", "gtap_globals.py")
-ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-if not os.access(ptxas, os.X_OK):
-    print("skipped: no ptxas (the CUDA toolkit's)")
-    sys.exit(77)
-r = subprocess.run([sys.executable, tool, "--arch=sm_90", f"--ptxas={ptxas}"], capture_output=True, text=True)
+ptxas = ptxas_common.ptxas_or_skip()
+r = ptxas_common.run(tool, ptxas)
 failures = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr}"]
 placed = 0
 for line in r.stdout.splitlines():
@@ -30,9 +27,5 @@ for line in r.stdout.splitlines():
 want = 6 + 6 + 3 + 3  # thread gq, block gq, thread ws, block ws
 if placed != want:
     failures.append(f"{placed} placed globals in the tables, not {want}:\n{r.stdout}")
-r = subprocess.run([sys.executable, tool, "--arch=sm_99", f"--ptxas={ptxas}"], capture_output=True, text=True)
-if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or "--arch=sm_99" not in r.stderr:
-    failures.append(f"bad --arch: exit {r.returncode}, {r.stderr!r}")
-for f in failures:
-    print("FAIL", f)
-sys.exit(1 if failures else 0)
+failures += ptxas_common.bad_arch_failures(tool, ptxas)
+ptxas_common.finish(failures)

@@ -4,17 +4,14 @@
 # sm_90's __threadfence and acquire load are followed by CCTL.IVALL and a relaxed .cg load is not; a bad
 # --arch is one line and exit 2. Without ptxas (CI) the test skips (77).
 import os
-import shutil
-import subprocess
 import sys
+
+import ptxas_common  # tests/tools/ptxas_common.py, beside this test
 
 root = sys.argv[1]
 tool = os.path.join(root, "tools", "sass_fences.py")
-ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-if not os.access(ptxas, os.X_OK):
-    print("skipped: no ptxas (the CUDA toolkit's)")
-    sys.exit(77)
-r = subprocess.run([sys.executable, tool, "--arch=sm_90", f"--ptxas={ptxas}"], capture_output=True, text=True)
+ptxas = ptxas_common.ptxas_or_skip()
+r = ptxas_common.run(tool, ptxas)
 rows = {line.split("|")[1].strip(): line.split("|")[2] for line in r.stdout.splitlines() if line.startswith("| ")}
 failures = []
 if r.returncode != 0:
@@ -24,9 +21,5 @@ for case, want, present in [("membar.gl (__threadfence)", "MEMBAR.SC.GPU, ERRBAR
                             ("atom.global.cas", "CCTL.IVALL", False)]:
     if (want in rows.get(case, "")) != present:
         failures.append(f"{case}: {rows.get(case)!r} {'lacks' if present else 'has'} {want!r}")
-r = subprocess.run([sys.executable, tool, "--arch=sm_99", f"--ptxas={ptxas}"], capture_output=True, text=True)
-if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or "--arch=sm_99" not in r.stderr:
-    failures.append(f"bad --arch: exit {r.returncode}, {r.stderr!r}")
-for f in failures:
-    print("FAIL", f)
-sys.exit(1 if failures else 0)
+failures += ptxas_common.bad_arch_failures(tool, ptxas)
+ptxas_common.finish(failures)
