@@ -105,8 +105,14 @@ def traced(cmd, keep=None):
         with open(trace) as f:
             if keep is None:
                 return st, json.load(f)["traceEvents"]
-            return st, [json.loads(line.strip().rstrip("]}").rstrip(",")) for line in f
-                        if line.startswith('{"ph"') and any(k in line for k in keep)]
+            return st, trace_lines(f, keep)
+
+
+def trace_lines(lines, keep):
+    """The events of a trace written one per line (fgsim's: `{"traceEvents":[`, then an event a line, each but the
+    last followed by a comma, then `]}`) whose line contains one of `keep`."""
+    return [json.loads(line.strip().rstrip(",")) for line in lines
+            if line.startswith('{"ph"') and any(k in line for k in keep)]
 
 
 def kernel_us(st):

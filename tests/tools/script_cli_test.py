@@ -19,8 +19,8 @@ root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
 SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
            "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_chip_study", "forkjoin_fib_study",
-           "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_sort_batches", "forkjoin_tree_study", "mem_limits",
-           "sync_quantum", "wl_bench", "wl_quantum"]
+           "forkjoin_late_batches", "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_sort_batches",
+           "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -37,6 +37,8 @@ BAD_VALUES = [
     ("forkjoin_bench", "--presets=orr2014,gh100", "gh100"),
     ("forkjoin_loop_profile", "--cutoff=0", "--cutoff"),
     ("forkjoin_batch_starts", "--n=x", "--n"),
+    ("forkjoin_late_batches", "--seed=1,x", "--seed"),
+    ("forkjoin_late_batches", "--queues=1,3", "3"),
     ("forkjoin_tree_study", "--parts=l2,l3", "l3"),
     ("forkjoin_fib_study", "--parts=tail,l1", "l1"),
     ("forkjoin_chip_study", "--cus=16,12", "--cus"),
@@ -94,8 +96,8 @@ for s, arg, names in BAD_VALUES:
 
 # Scripts that stop on a failing run (the others report it in their table).
 STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
-            "forkjoin_chip_study", "forkjoin_fib_study", "forkjoin_loop_profile", "forkjoin_tree_study", "mem_limits",
-            "sync_quantum", "wl_quantum"]
+            "forkjoin_chip_study", "forkjoin_fib_study", "forkjoin_late_batches", "forkjoin_loop_profile",
+            "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:
