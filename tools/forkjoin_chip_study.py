@@ -38,7 +38,7 @@ setting to every run (e.g. --set=sim.quantum=0.505, the one-cycle quantum). The 
 sort, fib, atomic and tree parts are the packed model's (forkjoin.globals=packed, the default since 2026-12-04; the
 page's chip studies reran with it in the twenty-eighth session), but the atomic part's 64-cycle row and those the
 docs mark as the lines model's (each global word in a line of its own, the default until then, which
---set=forkjoin.globals=lines reproduces: the one-cycle rows among them); the globals part compares the two.
+--set=forkjoin.globals=lines reproduces); the one-cycle rows were checked on both; the globals part compares the two.
 Host time on 48 SMs: cilksort's 7.2x10^6 keys 9-11 min a run at 8 warps an SM, about 26 min for ws and gq at 32; fib
 29 (--fib-below=4) 12 min for its four runs; fib 33 (the default) has 6.9x its executions.
 Usage: tools/forkjoin_chip_study.py [build/fgsim] [--parts=sort,fib,atomic,tree,globals] [--cus=16,32,48] [--warps=8,32]
