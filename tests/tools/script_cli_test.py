@@ -87,6 +87,8 @@ for s in SCRIPTS:
     refused(s, [fake, "extra"], "extra")
     missing = os.path.join(tmp, "no-such-fgsim")
     refused(s, [missing], missing)
+    if not os.access(os.path.join(tools, s + ".py"), os.X_OK):  # the docs run it as tools/NAME.py
+        failures.append(f"{s}.py: not executable")
     rc, out, err = run(s, "--help")
     doc_line = open(os.path.join(tools, s + ".py")).read().split('"""')[1].splitlines()[0].strip()
     if rc != 0 or doc_line not in out:
