@@ -50,6 +50,7 @@ PUBLISH_US = 0.3  # a push that publishes: longer than this
 FIND_BINS = (80.0, 140.0, 10.0)  # the find span's window and bin width
 POLL_US = (200.0, 210.0)  # the window of the warps finding or idle
 
+KEEP = ('"ph":"M"', '"name":"run ', '"name":"push"', '"name":"find"', '"name":"idle"')  # trace lines read
 Batch = collections.namedtuple("Batch", "start dur tasks track source idle")
 
 
@@ -177,7 +178,8 @@ def main():
     print("|" + "---|" * HEADER.count(" |"))
     for seed in opts.seed if opts.seed is not None else [None]:
         for queues in opts.queues:
-            st, events = fgtool.traced(command(opts.fgsim, opts.n, opts.cutoff, queues, seed, opts.set))
+            # Only the metadata and the spans the digest reads: a trace of a long run is gigabytes.
+            st, events = fgtool.traced(command(opts.fgsim, opts.n, opts.cutoff, queues, seed, opts.set), keep=KEEP)
             ev, kernel_us = spans(st, events)
             del events
             label = (f"{'EPAQ (2 queues)' if queues == '2' else 'one queue'}, "
