@@ -120,7 +120,7 @@ def digest(ev, kernel_us):
     lo, hi = POLL_US
     d["polling"] = sum(max(0.0, min(ts + dur, hi) - max(ts, lo)) for _, name, ts, dur in ev
                        if name in ("find", "idle")) / (hi - lo)
-    d["termination"] = kernel_us - max(b.start + b.dur for b in rows)
+    d["termination"] = kernel_us - (d["ending"].start + d["ending"].dur)
     return d
 
 
