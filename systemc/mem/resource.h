@@ -126,6 +126,7 @@ class LineCalendars {
     }
     limit_ = std::max<std::size_t>(kMinLines, 2 * lines_.size());
   }
+  std::size_t size() const { return lines_.size(); }
 
  private:
   static constexpr std::size_t kMinLines = 4096;

@@ -73,5 +73,42 @@ TEST(Slots, UnlimitedNeverWaits) {
   EXPECT_EQ(q.earliest(3), 3u);
 }
 
+// Per-line calendars (the L2's atomics in flight and directory transactions):
+// every line keeps its own reservations however many lines the table holds,
+// and a prune forgets only lines with nothing pending.
+TEST(LineCalendars, EachLineKeepsItsOwnCalendarAcrossGrowth) {
+  LineCalendars c;
+  EXPECT_EQ(c.find(7), nullptr);
+  constexpr std::uint64_t kLines = 20000;
+  for (std::uint64_t i = 0; i < kLines; ++i) c[i * 4096 + (i & 3)].reserve(0, 1 + i % 97, 0);  // strided lines
+  EXPECT_EQ(c.size(), kLines);
+  for (std::uint64_t i = 0; i < kLines; ++i) {
+    Resource* r = c.find(i * 4096 + (i & 3));
+    ASSERT_NE(r, nullptr) << i;
+    EXPECT_EQ(r->busy_ticks(), 1 + i % 97) << i;
+    EXPECT_EQ(&c[i * 4096 + (i & 3)], r) << i;  // the same calendar, not a new one
+  }
+  EXPECT_EQ(c.size(), kLines);
+  EXPECT_EQ(c.find(4096 + 2), nullptr);
+}
+
+TEST(LineCalendars, PruneForgetsOnlyIdleLines) {
+  LineCalendars c;
+  for (std::uint64_t i = 0; i < 5000; ++i) c[i].reserve(0, i % 2 ? 1000 : 10, 0);  // odd lines busy until 1000
+  c.prune(500);                                                                      // 5,000 > 4,096 lines: prunes
+  EXPECT_EQ(c.size(), 2500u);
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    Resource* r = c.find(i);
+    if (i % 2 == 0) {
+      EXPECT_EQ(r, nullptr) << i;
+    } else {
+      ASSERT_NE(r, nullptr) << i;
+      EXPECT_EQ(r->earliest(600, 1, 500), 1000u) << i;
+    }
+  }
+  c.prune(2000);  // 2,500 lines: under the new limit, nothing scanned
+  EXPECT_EQ(c.size(), 2500u);
+}
+
 }  // namespace
 }  // namespace fg
