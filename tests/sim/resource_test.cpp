@@ -95,7 +95,7 @@ TEST(LineCalendars, EachLineKeepsItsOwnCalendarAcrossGrowth) {
 TEST(LineCalendars, PruneForgetsOnlyIdleLines) {
   LineCalendars c;
   for (std::uint64_t i = 0; i < 5000; ++i) c[i].reserve(0, i % 2 ? 1000 : 10, 0);  // odd lines busy until 1000
-  c.prune(500);                                                                      // 5,000 > 4,096 lines: prunes
+  c.prune(500);                                                                    // 5,000 > 4,096 lines: prunes
   EXPECT_EQ(c.size(), 2500u);
   for (std::uint64_t i = 0; i < 5000; ++i) {
     Resource* r = c.find(i);
