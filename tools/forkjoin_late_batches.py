@@ -20,7 +20,10 @@ and `push` (the batch's children: the warp keeps up to 32 of them as its next ba
 - Full batches after 90 us (the second wave): batches of at least 24 tasks and 15 us started at or after 90 us;
   their count and mean start, duration and end.
 - Publishing pushes after 90 us: `push` spans longer than 0.3 us that start at or after 90 us (at 12-queens,
-  cutoff 4 a push's span is under 0.2 us or over 0.45 us; the long ones are taken as those that publish).
+  cutoff 4 a push's span is under 0.2 us or over 0.45 us; the long ones are taken as those that publish); of
+  them, those whose warp's last batch before the push was full (the second wave's sizes) and started before
+  90 us: children a long first-wave batch held back (13-queens at cutoff 3, where one queue's batches mix
+  searches with their spawners), with those batches' starts and durations.
 - Tasks after 120 us: the tasks of the batches started at or after 120 us, in kept / found batches, and the kept
   share; mean idle before a found late batch: the mean idle before over those found batches.
 - Longest batch: the longest of all, and of the batches of at least 16 tasks started at or after 120 us.
@@ -96,6 +99,19 @@ def digest(ev, kernel_us):
     d["wave"] = (len(wave), *((statistics.mean(b.start for b in wave), statistics.mean(b.dur for b in wave),
                                statistics.mean(b.start + b.dur for b in wave)) if wave else (0.0, 0.0, 0.0)))
     d["pushes"] = sum(1 for _, name, ts, dur in ev if name == "push" and ts >= WAVE_US and dur > PUBLISH_US)
+    # The publishing pushes after 90 us that end a full batch started before 90 us (its warp's last batch before
+    # the push): children held back by a long first-wave batch.
+    last_batch, held = {}, []
+    for ts, prio, track, name, dur in sorted([(b.start, 0, b.track, "run", b) for b in rows] +
+                                             [(ts, 1, tr, name, dur) for tr, name, ts, dur in ev if name == "push"],
+                                             key=lambda x: (x[0], x[1])):
+        if name == "run":
+            last_batch[track] = dur
+        elif ts >= WAVE_US and dur > PUBLISH_US:
+            b = last_batch.get(track)
+            if b and b.tasks >= FULL_TASKS and b.dur >= FULL_US and b.start < WAVE_US:
+                held.append(b)
+    d["held"] = held
     late = [b for b in rows if b.start >= LATE_US]
     d["late_kept"] = sum(b.tasks for b in late if b.source == "kept")
     d["late_found"] = sum(b.tasks for b in late if b.source == "found")
@@ -125,7 +141,8 @@ def digest(ev, kernel_us):
 
 
 HEADER = ("| run | kernel us | batches | published / kept / stolen tasks | full batches started after 90 us: n, mean "
-          "start / duration / end us | publishing pushes after 90 us | tasks started after 120 us (kept / found; "
+          "start / duration / end us | publishing pushes after 90 us (after a full batch started before 90 us: n, "
+          "their starts / durations us) | tasks started after 120 us (kept / found; "
           "kept share) | mean idle before a found late batch us | longest batch us: any / started after 120 us | "
           "short batches (tasks) | last batch start us | run-ending batch: start + duration us (kept or found, idle "
           "before) | batch time warp-us | find+idle warp-us | find span 80-140 us: mean (10-us bins) | warps finding "
@@ -137,9 +154,12 @@ def row(label, st, d):
     s = st["stats"]
     late = d["late_kept"] + d["late_found"]
     e = d["ending"]
+    h = d["held"]
+    held = (f"{len(h)}: {min(b.start for b in h):.1f}-{max(b.start for b in h):.1f} / "
+            f"{min(b.dur for b in h):.1f}-{max(b.dur for b in h):.1f}" if h else "0")
     return (f"| {label} | {d['kernel']:.1f} | {int(s['forkjoin.batches'])} | {int(s['forkjoin.published'])} / "
             f"{int(s['forkjoin.kept'])} / {int(s['forkjoin.stolen'])} | {d['wave'][0]}, {d['wave'][1]:.1f} / "
-            f"{d['wave'][2]:.1f} / {d['wave'][3]:.1f} | {d['pushes']} | {late} ({d['late_kept']} / "
+            f"{d['wave'][2]:.1f} / {d['wave'][3]:.1f} | {d['pushes']} ({held}) | {late} ({d['late_kept']} / "
             f"{d['late_found']}; {100 * d['late_kept'] / max(1, late):.0f}%) | {d['found_idle']:.1f} | "
             f"{d['longest']:.1f} / {d['longest_late']:.1f} | {d['short'][0]} ({d['short'][1]}) | "
             f"{d['last_start']:.1f} | {e.start:.1f} + {e.dur:.1f} ({e.source}, {e.idle:.1f}) | "
