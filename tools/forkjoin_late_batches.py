@@ -95,23 +95,22 @@ def digest(ev, kernel_us):
     if not rows:
         raise ValueError("the trace has no `run` spans on a `forkjoin` track")
     d = {"kernel": kernel_us}
-    wave = [b for b in rows if b.start >= WAVE_US and b.tasks >= FULL_TASKS and b.dur >= FULL_US]
+
+    def full(b):
+        return b.tasks >= FULL_TASKS and b.dur >= FULL_US
+
+    wave = [b for b in rows if b.start >= WAVE_US and full(b)]
     d["wave"] = (len(wave), *((statistics.mean(b.start for b in wave), statistics.mean(b.dur for b in wave),
                                statistics.mean(b.start + b.dur for b in wave)) if wave else (0.0, 0.0, 0.0)))
-    d["pushes"] = sum(1 for _, name, ts, dur in ev if name == "push" and ts >= WAVE_US and dur > PUBLISH_US)
-    # The publishing pushes after 90 us that end a full batch started before 90 us (its warp's last batch before
-    # the push): children held back by a long first-wave batch.
-    last_batch, held = {}, []
-    for ts, prio, track, name, dur in sorted([(b.start, 0, b.track, "run", b) for b in rows] +
-                                             [(ts, 1, tr, name, dur) for tr, name, ts, dur in ev if name == "push"],
-                                             key=lambda x: (x[0], x[1])):
-        if name == "run":
-            last_batch[track] = dur
-        elif ts >= WAVE_US and dur > PUBLISH_US:
-            b = last_batch.get(track)
-            if b and b.tasks >= FULL_TASKS and b.dur >= FULL_US and b.start < WAVE_US:
-                held.append(b)
-    d["held"] = held
+    pushes = [(track, ts) for track, name, ts, dur in ev if name == "push" and ts >= WAVE_US and dur > PUBLISH_US]
+    d["pushes"] = len(pushes)
+    # Of those, the ones that end a full batch started before 90 us (the warp's last batch before the push):
+    # children a long first-wave batch held back.
+    d["held"] = []
+    for track, ts in pushes:
+        b = max((b for b in rows if b.track == track and b.start < ts), key=lambda b: b.start, default=None)
+        if b and full(b) and b.start < WAVE_US:
+            d["held"].append(b)
     late = [b for b in rows if b.start >= LATE_US]
     d["late_kept"] = sum(b.tasks for b in late if b.source == "kept")
     d["late_found"] = sum(b.tasks for b in late if b.source == "found")
