@@ -3,7 +3,9 @@
 """tools/queens_tasks.py (the task counts fig3-nqueens-scale quotes) against the model: the tool's count for
 N-Queens at a cutoff equals the tasks a fork-join run of the same input runs (tasks.forkjoin.run), at two
 cutoffs; a count per row; the per-row counts and those with a safe next column (tools/channel_tables.py's
-fewest wavefronts) against a brute-force enumeration; bad input is one line and exit 2.
+fewest wavefronts) against a brute-force enumeration; --searches' calls per search (tools/queens_searches.c)
+against a recursive count in Python, in the tasks' order, and its line's totals against the whole tree's rows
+CUTOFF+1..N; bad input is one line and exit 2.
 
     queens_tasks_test.py ROOT FGSIM"""
 import json
@@ -59,7 +61,46 @@ for n in (4, 5, 6):
     if (counts, branching) != (want, want_b):
         failures.append(f"placements({n}, {depth}): {counts} {branching}, brute force {want} {want_b}")
 
-for args in (["12"], ["12", "x"], ["12", "12"], ["40", "3"]):
+
+
+def py_search(n, row, cols):
+    """Calls of the serial search from a placement of rows 0..row-1 (columns `cols`), itself included."""
+    if row == n:
+        return 1
+    return 1 + sum(py_search(n, row + 1, cols + [c]) for c in range(n) if c not in cols and safe(cols + [c]))
+
+
+def py_tasks(n, depth, cols=()):
+    """The placements of rows 0..depth-1 in the tool's order (lowest free column first)."""
+    if len(cols) == depth:
+        return [list(cols)]
+    return [t for c in range(n) if c not in cols and safe([*cols, c]) for t in py_tasks(n, depth, (*cols, c))]
+
+
+with tempfile.TemporaryDirectory(prefix="fg_queens_searches_") as tmp:
+    for n, cutoff in ((6, 0), (7, 2), (8, 3), (9, 1), (5, 3)):
+        got = queens_tasks.search_calls(n, cutoff, tmp)
+        want = [py_search(n, cutoff + 1, t) for t in py_tasks(n, cutoff + 1)]
+        if got != want:
+            failures.append(f"search_calls({n}, {cutoff}): {got[:8]}... ({len(got)}), Python {want[:8]}... ({len(want)})")
+for n, cutoff, lanes in ((10, 3, 64), (9, 2, 0)):
+    args = ["--searches", *([f"--lanes={lanes}"] if lanes else []), str(n), str(cutoff)]
+    r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+    m = re.search(r"serial searches \(row (\d+)\): ([0-9,]+), ([0-9,]+) calls: .* longest ([0-9,]+) \(", r.stdout)
+    rows, _ = queens_tasks.placements(n, n)
+    if r.returncode != 0 or not m:
+        failures.append(f"--searches {n} {cutoff}: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+        continue
+    num = [int(m[i].replace(",", "")) for i in (1, 2, 3, 4)]
+    if num[:3] != [cutoff + 1, rows[cutoff + 1], sum(rows[cutoff + 1:])]:
+        failures.append(f"--searches {n} {cutoff}: row, searches, calls {num[:3]}, want {cutoff + 1}, "
+                        f"{rows[cutoff + 1]}, {sum(rows[cutoff + 1:])} (the whole tree's rows)")
+    share = re.search(r"([0-9,.]+) calls a lane of ([0-9,]+), the longest search ([0-9.]+)x that", r.stdout)
+    if bool(share) != bool(lanes) or (share and abs(float(share[1].replace(",", "")) - num[2] / lanes) > 0.05):
+        failures.append(f"--searches {n} {cutoff} lanes {lanes}: {r.stdout!r}")
+
+for args in (["12"], ["12", "x"], ["12", "12"], ["40", "3"], ["--lanes=8", "12", "3"], ["--searches", "--lanes=0", "12", "3"],
+             ["--search", "12", "3"]):
     r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
     if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or r.stdout:
         failures.append(f"{args}: exit {r.returncode}, {r.stdout!r} {r.stderr!r} (want one line and exit 2)")
