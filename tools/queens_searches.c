@@ -3,7 +3,7 @@
  * columns), the calls of its serial search, itself included (one per partial placement below it, complete
  * ones too). tools/queens_tasks.py --searches builds and runs it (16-queens takes seconds; Python, minutes).
  *
- *     queens_searches N CUTOFF   (1 <= N <= 31, 0 <= CUTOFF < N - 1; the caller checks)
+ *     queens_searches N CUTOFF   (1 <= N <= 31, 0 <= CUTOFF <= N - 1; the caller checks)
  *
  * Prints one count a line. */
 #include <stdio.h>

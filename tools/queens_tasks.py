@@ -52,13 +52,18 @@ def placements(n, depth):
     return counts, branching
 
 
+def c_compiler():
+    """The C compiler --searches builds with: $CC, else cc."""
+    return os.environ.get("CC", "cc")
+
+
 def search_calls(n, cutoff, workdir):
     """The calls of each serial search of `n`-queens at `cutoff` (tools/queens_searches.c, built in
     `workdir`), in the order of the tasks."""
     exe = os.path.join(workdir, "queens_searches")
     if not os.path.exists(exe):
         src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "queens_searches.c")
-        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", exe, src], check=True)
+        subprocess.run([c_compiler(), "-O2", "-o", exe, src], check=True)
     out = subprocess.run([exe, str(n), str(cutoff)], capture_output=True, text=True, check=True).stdout
     return [int(x) for x in out.split()]
 
@@ -76,7 +81,8 @@ def describe_searches(n, cutoff, calls, lanes):
     line = (f"  serial searches (row {cutoff + 1}): {len(calls):,}, {total:,} calls: mean {mean:,.1f}, median "
             f"{pct(50):,}, p90 {pct(90):,}, p99 {pct(99):,}, longest {longest:,} ({longest / mean:.2f}x the mean)")
     if lanes:
-        line += f"; {total / lanes:,.1f} calls a lane of {lanes:,}, the longest search {longest * lanes / total:.2f}x that"
+        line += (f"; {total / lanes:,.1f} calls a lane of {lanes:,}, the longest search "
+                 f"{longest * lanes / total:.2f}x that")
     return line
 
 
@@ -116,14 +122,15 @@ def main(argv):
             print(f"queens_tasks: need 1 <= N <= 31 and 0 <= CUTOFF < N, got {n} {cutoff}", file=sys.stderr)
             return 2
         inputs.append((n, cutoff))
-    if searches and not (shutil.which(os.environ.get("CC", "cc"))):
+    if searches and not shutil.which(c_compiler()):
         print("queens_tasks: --searches needs a C compiler ('cc', or $CC): install Debian package 'gcc'",
               file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="fg_queens_searches_") as workdir:
         for n, cutoff in inputs:
             counts, _ = placements(n, cutoff + 1)
-            print(f"{n}-queens, cutoff {cutoff}: {sum(counts):,} tasks (per row: {', '.join(f'{c:,}' for c in counts)})")
+            per_row = ", ".join(f"{c:,}" for c in counts)
+            print(f"{n}-queens, cutoff {cutoff}: {sum(counts):,} tasks (per row: {per_row})")
             if searches:
                 print(describe_searches(n, cutoff, search_calls(n, cutoff, workdir), lanes), flush=True)
     return 0

@@ -62,7 +62,6 @@ for n in (4, 5, 6):
         failures.append(f"placements({n}, {depth}): {counts} {branching}, brute force {want} {want_b}")
 
 
-
 def py_search(n, row, cols):
     """Calls of the serial search from a placement of rows 0..row-1 (columns `cols`), itself included."""
     if row == n:
@@ -82,7 +81,8 @@ with tempfile.TemporaryDirectory(prefix="fg_queens_searches_") as tmp:
         got = queens_tasks.search_calls(n, cutoff, tmp)
         want = [py_search(n, cutoff + 1, t) for t in py_tasks(n, cutoff + 1)]
         if got != want:
-            failures.append(f"search_calls({n}, {cutoff}): {got[:8]}... ({len(got)}), Python {want[:8]}... ({len(want)})")
+            failures.append(f"search_calls({n}, {cutoff}): {got[:8]}... ({len(got)}), "
+                            f"Python {want[:8]}... ({len(want)})")
 for n, cutoff, lanes in ((10, 3, 64), (9, 2, 0)):
     args = ["--searches", *([f"--lanes={lanes}"] if lanes else []), str(n), str(cutoff)]
     r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
@@ -99,11 +99,16 @@ for n, cutoff, lanes in ((10, 3, 64), (9, 2, 0)):
     if bool(share) != bool(lanes) or (share and abs(float(share[1].replace(",", "")) - num[2] / lanes) > 0.05):
         failures.append(f"--searches {n} {cutoff} lanes {lanes}: {r.stdout!r}")
 
-for args in (["12"], ["12", "x"], ["12", "12"], ["40", "3"], ["--lanes=8", "12", "3"], ["--searches", "--lanes=0", "12", "3"],
-             ["--search", "12", "3"]):
+for args in (["12"], ["12", "x"], ["12", "12"], ["40", "3"], ["--lanes=8", "12", "3"],
+             ["--searches", "--lanes=0", "12", "3"], ["--search", "12", "3"]):
     r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
     if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or r.stdout:
         failures.append(f"{args}: exit {r.returncode}, {r.stdout!r} {r.stderr!r} (want one line and exit 2)")
+# --searches without a C compiler: one line naming it, exit 2, nothing printed before it.
+r = subprocess.run([sys.executable, tool, "--searches", "8", "3"], capture_output=True, text=True,
+                   env={**os.environ, "CC": "/nonexistent/fg-cc"})
+if r.returncode != 2 or r.stdout or len(r.stderr.strip().splitlines()) != 1 or "compiler" not in r.stderr:
+    failures.append(f"--searches with CC missing: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
 
 for f in failures:
     print("FAIL:", f)
