@@ -109,6 +109,17 @@ const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups",
 // 128 B segment share one transaction unless their bytes overlap, in which
 // case the later lane opens another. The channel paper does not say what its
 // machine does; the default (off) sends one request per lane.
+// An SM's cycle counter (CUDA's clock()/clock64(), PTX %clock64) is "a per-multiprocessor counter that is
+// incremented every clock cycle" (CUDA C++ Programming Guide, Time Function); nothing resets it at a launch, so a
+// kernel reads whatever its SM has counted since it began counting: a value that differs from SM to SM and from
+// run to run. Device code that hashes it (GTaP's victim choice, forkjoin.victim=clock) therefore differs between
+// a GPU's runs. zero starts every CU's counter at 0 (the model before 2026-12-05): a run repeats whatever the
+// seed. seeded draws each CU's start from sim.seed (below 2^48 cycles, about 40 hours at 1,980 MHz).
+const Param<std::string> kClockStart{
+    "gpu.cu.clock_start", "zero", std::vector<std::string>{"zero", "seeded"},
+    "each CU's cycle counter (device code's clock()) at the run's start: zero on every CU (runs repeat whatever the "
+    "seed), seeded a value each CU draws from sim.seed, as an SM's counter holds whatever it has counted and "
+    "differs between runs and SMs"};
 const Param<bool> kCoalesceAtomics{"gpu.cu.coalesce_atomics", false, "",
                                    "combine a wavefront's atomics to one line into one request (lanes on the same "
                                    "word still go in separate requests), as GPGPU-Sim does"};
@@ -141,6 +152,7 @@ ComputeUnit::Params ComputeUnit::Params::from(const Config& cfg) {
   p.sync_order = kSyncOrder.get(cfg);
   p.order_memory = kOrderMemory.get(cfg);
   p.coalesce_atomics = kCoalesceAtomics.get(cfg);
+  p.clock_seeded = kClockStart.get(cfg) == "seeded";
   if (p.wavefront_width % p.simd_width)
     throw UserError(fmt::format("gpu.cu.wavefront_width: {} is not a multiple of gpu.cu.simd_width ({})",
                                 p.wavefront_width, p.simd_width));

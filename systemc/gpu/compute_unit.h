@@ -59,6 +59,7 @@ class ComputeUnit : public sc_core::sc_module {
     bool static_stalls = false;
     bool greedy_then_oldest = false;
     bool sync_order = true, order_memory = false, coalesce_atomics = false;
+    bool clock_seeded = false;  // gpu.cu.clock_start=seeded (the owner sets each CU's start)
     unsigned line = 64;
     unsigned sector = 0;  // gpu.sector
     static Params from(const Config& cfg);
@@ -69,6 +70,10 @@ class ComputeUnit : public sc_core::sc_module {
   ~ComputeUnit() override;
 
   int index() const { return index_; }
+  // The cycle counter's value at time 0 (gpu.cu.clock_start): device code's
+  // clock() reads it plus the cycles since.
+  std::uint64_t clock_start() const { return clock_start_; }
+  void set_clock_start(std::uint64_t cycles) { clock_start_ = cycles; }
   void set_dispatcher(Dispatcher* d) { dispatcher_ = d; }
   // The GPU this CU belongs to: its mechanisms, for the units (IssueContext::gpu).
   void set_gpu(Gpu* g) { gpu_ = g; }
@@ -164,6 +169,7 @@ class ComputeUnit : public sc_core::sc_module {
   std::uint32_t free_slot() const;
 
   int index_;
+  std::uint64_t clock_start_ = 0;
   std::array<std::uint64_t, kMaxMechanismTags> mech_instr_{}, mech_atomics_{};
   std::array<Tick, kMaxMechanismTags> mech_wait_{};
   Params p_;

@@ -608,7 +608,7 @@ class HwRegUnit final : public OpUnit {
   void issue(IssueContext& c) const override {
     const std::uint64_t v = k_ == Cu     ? static_cast<std::uint64_t>(c.cu().index())
                             : k_ == Slot ? c.wave().slot
-                                         : c.issue() / c.timing().cycle;
+                                         : c.cu().clock_start() + c.issue() / c.timing().cycle;
     c.for_each([&](Lane& l) { l.pending.result = v; });
   }
 

@@ -29,6 +29,14 @@ std::vector<std::string> split_names(const std::string& s) {
   }
   return v;
 }
+// A CU's cycle counter at the start under gpu.cu.clock_start=seeded: splitmix64
+// of the seed and the CU's index, below 2^48.
+std::uint64_t clock_start(std::uint64_t seed, int cu) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(cu) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (z ^ (z >> 31)) & ((1ull << 48) - 1);
+}
 }  // namespace
 
 std::vector<std::string> extra_mechanisms(const Config& cfg) { return split_names(kMechanisms.get(cfg)); }
@@ -51,6 +59,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
     cus_.push_back(std::make_unique<ComputeUnit>(fmt::format("cu{}", i).c_str(), i, cup, clock_, *ports_[i],
                                                  fmt::format("gpu.cu{}", i)));
     cus_.back()->set_gpu(this);
+    if (cup.clock_seeded) cus_.back()->set_clock_start(clock_start(std::get<std::uint64_t>(cfg.value("sim.seed")), i));
     cus.push_back(cus_.back().get());
   }
   dispatcher_ = std::make_unique<Dispatcher>("dispatcher", cus, Dispatcher::Params::from(cfg), clock_);

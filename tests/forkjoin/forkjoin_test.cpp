@@ -424,6 +424,19 @@ TEST(ForkJoin, OnlyTheStreamVictimDependsOnTheSeed) {
   EXPECT_NE(stat(s1, "forkjoin.steal_tries"), stat(s2, "forkjoin.steal_tries"));
 }
 
+// With the CUs' cycle counters started where the seed puts them
+// (gpu.cu.clock_start=seeded), GTaP's clock victim differs by seed, as a
+// GPU's runs do; one seed still gives one run.
+TEST(ForkJoin, ASeededClockStartMakesTheClockVictimTheSeeds) {
+  const std::string base =
+      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 "
+      "--set gpu.cu.clock_start=seeded --set sim.seed=";
+  const auto c1 = run_stats(base + "1"), c2 = run_stats(base + "2"), again = run_stats(base + "1");
+  EXPECT_NE(stat(c1, "forkjoin.steal_tries"), stat(c2, "forkjoin.steal_tries"));
+  EXPECT_EQ(stat(c1, "forkjoin.steal_tries"), stat(again, "forkjoin.steal_tries"));
+  EXPECT_EQ(c1["workload"]["results"]["kernel_ns"], again["workload"]["results"]["kernel_ns"]);
+}
+
 // The baselines (Sec. 6.1): one global queue (no steals), per-warp Chase-Lev
 // deques with single pops and steals; both correct.
 TEST(ForkJoin, GlobalQueueAndChaseLevBaselines) {

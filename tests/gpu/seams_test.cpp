@@ -745,6 +745,47 @@ TEST(Ops, SleepHoldsTheWavefrontForItsCycles) {
   EXPECT_LT(t, 520u);
 }
 
+// Each CU's cycle counter starts where gpu.cu.clock_start puts it: at 0 on
+// every CU by default; seeded, at a value each CU draws from sim.seed (an SM's
+// counter, not reset by a launch). One workgroup per CU reads its clock.
+std::vector<std::uint64_t> clocks_on_two_cus(const std::vector<std::string>& sets) {
+  std::vector<std::uint64_t> got;
+  std::vector<std::string> all = {"gpu.cus=2", "gpu.cu.max_workgroups=1"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  HostHarness h(test::make_config("orr2014", all), [&](Host& host) {
+    const std::uint64_t d = host.alloc(32);
+    host.run_kernel({"clocks", 128, 64, 8, 0, [=](Lane& l) -> Task<> {
+                       const std::uint64_t t = co_await l.clock();
+                       const std::uint32_t cu = co_await l.cu_id();
+                       if (l.lane_id() == 0) co_await l.store<std::uint64_t>(d + 8ull * cu, t);
+                     }});
+    got = host.download<std::uint64_t>(d, 2);
+  });
+  h.run();
+  return got;
+}
+
+TEST(Ops, EveryCusClockStartsAtZeroByDefault) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto t = clocks_on_two_cus({});
+  for (const std::uint64_t v : t) {
+    EXPECT_GT(v, 0u);
+    EXPECT_LT(v, 10000u);  // the launch's cycles
+  }
+}
+
+TEST(Ops, ASeededClockStartDiffersFromCuToCu) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const auto t = clocks_on_two_cus({"gpu.cu.clock_start=seeded", "sim.seed=7"});
+  // Each CU's start is drawn below 2^48; both under 2^20 (or within a million
+  // cycles of each other) has a chance of about 2^-28.
+  for (const std::uint64_t v : t) {
+    EXPECT_GT(v, 1u << 20);
+    EXPECT_LT(v, (1ull << 48) + 10000u);
+  }
+  EXPECT_GT(t[0] > t[1] ? t[0] - t[1] : t[1] - t[0], 1000000u);
+}
+
 // ---- front end ----
 
 Task<> spin(Lane& l, std::uint32_t n) {
