@@ -170,6 +170,26 @@ CASES = [
      "    summary: {by: [gpu.cus, seed], of: [t], stats: [argmax]}\n", 7, "stats", r"argmax names a row", True),
     ("summary's column taken by a metric", STUDY + "    metrics: {t: sim.time_ns, t_max: sim.time_ps}\n"
      "    summary: {of: [t], stats: [max]}\n", 6, "of", r"the summary's column 't_max' is taken", True),
+    # A summary's relative: of one of its own columns, to cases, grouped by case.
+    ("summary's relative without case in by", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    summary:\n      of: [t]\n      stats: [median]\n      relative: {of: t_median, to: [x], name: g}\n",
+     10, "relative", r"the summary's relative compares cases: its `by` needs case", True),
+    ("summary's relative of a column not in it", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    summary:\n      by: [case]\n      of: [t]\n      stats: [median]\n"
+     "      relative: {of: t_max, to: [x], name: g}\n",
+     11, "of", r"'t_max' is not a column of the summary \(columns: t_median; not argmax's\)", True),
+    ("summary's relative to a case that is not there", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    summary:\n      by: [case]\n      of: [t]\n      stats: [median]\n"
+     "      relative:\n        of: t_median\n        to: [z]\n        name: g\n",
+     13, "to", r"'z' is not a case of the study", True),
+    ("summary's relative named as a column", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    summary:\n      by: [case]\n      of: [t]\n      stats: [median]\n"
+     "      relative: {of: t_median, to: [x], name: t}\n",
+     11, "name", r"the column 't' is taken", True),
+    ("summary's relative with an unknown key", STUDY + TWO_CASES + "    metrics: {t: sim.time_ns}\n"
+     "    summary:\n      by: [case]\n      of: [t]\n      stats: [median]\n"
+     "      relative:\n        of: t_median\n        to: [x]\n        name: g\n        by: [case]\n",
+     15, "by", r"unknown relative key", True),
     ("plot from the summary of a column not in it", STUDY + "    grid: {gpu.cus: [1, 2]}\n"
      "    metrics: {t: sim.time_ns}\n    summary: {by: [gpu.cus], of: [t], stats: [max]}\n"
      "    plot: {from: summary, x: gpu.cus, y: t}\n",

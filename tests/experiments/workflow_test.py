@@ -374,6 +374,35 @@ study["summary"] = {"of": ["t"], "stats": ["median", "argmax"]}  # no `by`: one 
 if [(r["t_median"], r["t_argmax"]) for r in X.rows(study, res)[6:]] != [(3.0, "coop")]:
     failures.append(f"summary of all rows: {X.rows(study, res)[6:]}")
 study["summary"] = {"by": ["case"], "of": ["t"], "stats": ["max"]}
+# Quartiles by nearest rank (the ceil(p n)-th smallest: GTaP's result files): of plain's 1, 2, 4
+# the 1st and 3rd, of coop's u (3, 1) the 1st and 2nd; a summary's relative over its rows: the
+# smallest of the `to` cases' row over this row's, per group of the other `by` columns.
+study["summary"] = {"by": ["case"], "of": ["t", "u"], "stats": ["median", "q1", "q3"],
+                    "relative": {"of": "t_median", "to": ["plain"], "name": "gain"}}
+got = [(r["t_q1"], r["t_q3"], r["u_q1"], r["u_q3"], r["gain"]) for r in X.rows(study, res)[6:]]
+if got != [(1.0, 4.0, None, None, 1.0), (1.0, 8.0, 1.0, 3.0, 0.25)]:
+    failures.append(f"summary quartiles and relative: {got}")
+four = [(v, None) for v in (4.0, 1.0, 3.0, 2.0)]  # the 1st and 3rd smallest (ranks ceil(1) and ceil(3))
+if (X._stat("q1", four), X._stat("q3", four), X._stat("q1", four[:1])) != (1.0, 3.0, 4.0):
+    failures.append(f"quartiles of 4, 1, 3, 2: {X._stat('q1', four)}, {X._stat('q3', four)}")
+study["summary"]["relative"] = {"of": "u_q3", "to": ["plain"], "name": "gain", "invert": True}
+if [r["gain"] for r in X.rows(study, res)[6:]] != [None, None]:  # plain has no u: no value
+    failures.append(f"summary relative without a `to` value: {X.rows(study, res)[6:]}")
+study2 = {**study, "grid": {"workload": ["a", "b", "c"]},
+          "summary": {"by": ["case", "workload"], "of": ["t"], "stats": ["median"],
+                      "relative": {"of": "t_median", "to": ["plain"], "name": "gain", "invert": True}}}
+got = {(r["case"], r["workload"]): r["gain"] for r in X.rows(study2, res)[6:]}
+if got != {("plain", "a"): 1.0, ("plain", "b"): 1.0, ("plain", "c"): 1.0, ("coop", "a"): 8.0, ("coop", "b"): 0.25,
+           ("coop", "c"): 4.0}:
+    failures.append(f"summary relative per workload: {got}")
+csv_path, page5 = os.path.join(tmp, "q.csv"), os.path.join(tmp, "q.md")
+X.write_csv(csv_path, X.rows(study2, res))
+X.page({"studies": [study2]}, "q", csv_path, page5, tmp, root)
+want = ("Summary (median of `t` over the rows of each `case`, `workload`; rows without a value left out; `gain` = "
+        "this row's `t_median` over the smallest `t_median` of the cases `plain` with the same `workload`):")
+if want not in open(page5).read():
+    failures.append(f"page lacks '{want}':\n{open(page5).read()}")
+study["summary"] = {"by": ["case"], "of": ["t"], "stats": ["max"]}
 
 # The page: the relative sentence says what invert and by do; the summary table under the
 # study's table (not in it), with the paper's summary values beside ours.

@@ -44,7 +44,8 @@ PLOT_FROM = ("summary",)
 PAPER_KEYS = ("source", "values")
 RELATIVE_KEYS = ("of", "to", "name", "invert", "by")
 RELATIVE_NEEDS = ("of", "to", "name")
-SUMMARY_KEYS = ("by", "of", "stats")
+SUMMARY_KEYS = ("by", "of", "stats", "relative")
+SUMMARY_RELATIVE_KEYS = ("of", "to", "name", "invert")
 AREA_KEYS = ("of", "part", "lanes", "defaults")
 AREA_PARTS = ("unit", "redistribution")
 SAMPLES_KEYS = ("x", "per", "y", "percent_of")
@@ -853,6 +854,37 @@ class _Checker:
             ofs = self.names(ua["of"], "of", summary_cols, "a metric or relative column", where)
             stats = self.names(ua["stats"], "stats", X.SUMMARY_STATS, "a statistic", where)
             summary = {"by": by, "of": ofs, "stats": stats}
+            stat_cols = [f"{o}_{st}" for o in ofs for st in stats if st != "argmax"]
+            if "relative" in ua:
+                sm = ua["relative"][1]
+                self.keys(sm, SUMMARY_RELATIVE_KEYS, "relative")
+                sa_ = {k: (line, v) for k, line, v in sm.pairs()}
+                for k in ("of", "to", "name"):
+                    if k not in sa_:
+                        self.fail(sm.line, k, f"the summary's relative needs '{k}'{where}")
+                if "case" not in by:
+                    self.fail(ua["relative"][0], "relative", f"the summary's relative compares cases: its `by` "
+                              f"needs case{where}")
+                sof = sa_["of"][1].value
+                if sof not in stat_cols:
+                    self.fail(sa_["of"][0], "of", f"'{shown(sof)}' is not a column of the summary (columns: "
+                              f"{', '.join(map(shown, stat_cols))}; not argmax's){where}")
+                sto = sa_["to"][1]
+                if not isinstance(sto.value, list) or not sto.value:
+                    self.fail(sa_["to"][0], "to", f"expected a list of case names{where}")
+                for item in sto.items():
+                    if not isinstance(item.value, str) or item.value not in cases:
+                        self.fail(item.line, "to", f"'{shown(item.value)}' is not a case of the study"
+                                  f"{_close(item.value, cases)}{where}")
+                sname = sa_["name"][1].value
+                self.string(sa_["name"][0], "name", sname, where)
+                if sname in columns or sname in stat_cols or sname in by:
+                    self.fail(sa_["name"][0], "name", f"the column '{shown(sname)}' is taken{where}")
+                if "invert" in sa_ and not isinstance(sa_["invert"][1].value, bool):
+                    self.fail(sa_["invert"][0], "invert", f"expected true or false{where}, got "
+                              f"{self.kind(sa_['invert'][1].value)}")
+                summary["relative"] = {"of": sof, "to": list(sto.value), "name": sname,
+                                       "invert": bool(sa_["invert"][1].value) if "invert" in sa_ else False}
             label = X.summary_label({"summary": summary, "cases": cases, "grid": grid})
             if "argmax" in stats and label is None:
                 self.fail(ua["stats"][0], "stats", f"argmax names a row by the first of case, the grid's keys and "

@@ -369,7 +369,7 @@ def relative_by(study):
     return list(rel["by"]) if rel.get("by") is not None else list((study.get("grid") or {}).keys()) + ["seed"]
 
 
-SUMMARY_STATS = ("mean", "geomean", "median", "min", "max", "argmax")
+SUMMARY_STATS = ("mean", "geomean", "median", "q1", "q3", "min", "max", "argmax")
 
 
 def summary_label(study):
@@ -382,7 +382,8 @@ def summary_label(study):
 
 def summary_columns(study):
     spec = study["summary"]
-    return [f"{of}_{stat}" for of in spec["of"] for stat in spec["stats"]]
+    rel = [spec["relative"]["name"]] if spec.get("relative") else []
+    return [f"{of}_{stat}" for of in spec["of"] for stat in spec["stats"]] + rel
 
 
 def _stat(stat, vals):
@@ -394,6 +395,10 @@ def _stat(stat, vals):
         return math.exp(sum(math.log(v) for v in xs) / len(xs))
     if stat == "median":
         return statistics.median(xs)
+    if stat in ("q1", "q3"):
+        # Nearest rank (the ceil(p n)-th smallest), as GTaP's result files give their quartiles
+        # (84591ae evaluation/3-epaq/*/epaq_*.sh).
+        return sorted(xs)[math.ceil((0.25 if stat == "q1" else 0.75) * len(xs)) - 1]
     if stat == "min":
         return min(xs)
     if stat == "max":
@@ -433,6 +438,22 @@ def summary_rows(study, rows_):
             for stat in spec["stats"]:
                 row[f"{of}_{stat}"] = _stat(stat, vals) if vals else None
         out.append(row)
+    rel = spec.get("relative")
+    if rel:
+        # Over the summary rows, as `relative` over a study's rows: per group of the other `by`
+        # columns than case, the smallest `of` among the `to` cases' rows over this row's `of`
+        # (inverted: this row's over it). A row or group without a value gets none.
+        others = [b for b in by if b != "case"]
+
+        def key(r):
+            return tuple(r.get(b) for b in others)
+        best = {}
+        for r in out:
+            if r.get("case") in rel["to"] and r.get(rel["of"]) is not None:
+                best[key(r)] = min(best.get(key(r), float("inf")), r[rel["of"]])
+        for r in out:
+            v, b = r.get(rel["of"]), best.get(key(r))
+            r[rel["name"]] = None if v is None or b is None else (v / b if rel.get("invert") else b / v)
     return out
 
 
@@ -709,8 +730,8 @@ def _area_column(study, rs, root):
         r["area_mm2"] = hwwl_area(sets, spec, synth, aggregator_area(root))
 
 
-_STAT_WORDS = {"mean": "mean", "geomean": "geometric mean", "median": "median", "min": "minimum",
-               "max": "maximum", "argmax": "argmax"}
+_STAT_WORDS = {"mean": "mean", "geomean": "geometric mean", "median": "median", "q1": "first quartile",
+               "q3": "third quartile", "min": "minimum", "max": "maximum", "argmax": "argmax"}
 
 
 def summary_table(study, srows):
@@ -735,6 +756,15 @@ def summary_table(study, srows):
             "; rows without a value left out")
     if "argmax" in spec["stats"]:
         text += f"; `_argmax`: the `{summary_label(study)}` of the row with the largest value"
+    if any(st in spec["stats"] for st in ("q1", "q3")):
+        text += "; quartiles by nearest rank"
+    if spec.get("relative"):
+        r_ = spec["relative"]
+        others = [b for b in by if b != "case"]
+        best = f"the smallest `{r_['of']}` of the cases " + ", ".join(f"`{c}`" for c in r_["to"])
+        at = (" with the same " + ", ".join(f"`{c}`" for c in others)) if others else ""
+        text += (f"; `{r_['name']}` = this row's `{r_['of']}` over {best}{at}" if r_.get("invert") else
+                 f"; `{r_['name']}` = {best}{at}, over this row's `{r_['of']}`")
     if any(c.startswith("paper_") for c in shown_cols):
         text += f"; `paper_`: {(study.get('paper') or {}).get('source') or 'the paper'}"
     return [text + "):", "", table(srows, shown_cols), ""]
