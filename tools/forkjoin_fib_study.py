@@ -30,7 +30,8 @@ Parts (--parts, default all):
   tlb       the runtime part's fib 28 at cutoff 2 with address translation (docs/forkjoin.md, "Address translation,
             the first candidate that can close the gap alone"; gpu.tlb.*, assumed values, not Hopper's): L1 TLBs of
             16 and 32 entries at 120 and 200 cycles a miss, an L2 TLB of 512-2,048 entries (an eighth of a chip's)
-            with 100-500-cycle walks; pages of 256 KiB, which give the runs' 20,000 records a warp the pages of
+            with 100-500-cycle walks, and the costs a P100 was measured to have (gcoe-dresden/cuda-gpu-tlb 6c9edc6,
+            results/P100: an L1 TLB miss +9 cycles, an L2 TLB miss +110) on 16 and 512 entries; pages of 256 KiB, which give the runs' 20,000 records a warp the pages of
             the paper's 140,000-odd on 2 MiB ones (Fig. 10's GTAP_MAX_TASKS_PER_WARP); kernel us, tasks per us per
             SM, the H100 over ours per task, and the L1 TLBs' misses and walks.
   size      the runtime part's fib at 28, 30 and 32 (3,000, 7,900 and 20,700 tasks a warp; the paper's fib 40 124,000),
@@ -222,7 +223,7 @@ if "tlb" in opts.parts:
     paper = fib_tasks(40, 2) / (98.104 * 1000) / 132
     for l1, miss, l2, walk in ((0, 0, 0, 0), (16, 120, 0, 0), (32, 120, 0, 0), (16, 200, 0, 0), (16, 120, 2048, 500),
                                (16, 120, 1024, 500), (16, 120, 512, 100), (16, 200, 512, 100), (16, 120, 512, 250),
-                               (16, 120, 512, 500)):
+                               (16, 120, 512, 500), (16, 9, 0, 0), (16, 9, 512, 110)):
         extra = [f"gpu.tlb.l1_entries={l1}", f"gpu.tlb.l1_miss_latency={miss}", "gpu.tlb.page=262144",
                  f"gpu.tlb.l2_entries={l2}", f"gpu.tlb.walk_latency={walk}"] if l1 else []
         st = fgtool.stats(fib(28, 2, 1, *extra))
