@@ -31,9 +31,10 @@ Parts (--parts, default all):
             the first candidate that can close the gap alone"; gpu.tlb.*, assumed values, not Hopper's): L1 TLBs of
             16 and 32 entries at 120 and 200 cycles a miss, an L2 TLB of 512-2,048 entries (an eighth of a chip's)
             with 100-500-cycle walks, and the costs a P100 was measured to have (gcoe-dresden/cuda-gpu-tlb 6c9edc6,
-            results/P100: an L1 TLB miss +9 cycles, an L2 TLB miss +110) on 16 and 512 entries; pages of 256 KiB, which give the runs' 20,000 records a warp the pages of
-            the paper's 140,000-odd on 2 MiB ones (Fig. 10's GTAP_MAX_TASKS_PER_WARP); kernel us, tasks per us per
-            SM, the H100 over ours per task, and the L1 TLBs' misses and walks.
+            results/P100: an L1 TLB miss +9 cycles, an L2 TLB miss +110) on 16 and 512 entries; pages of 256 KiB,
+            which give the runs' 20,000 records a warp the pages of the paper's 140,000-odd on 2 MiB ones (Fig.
+            10's GTAP_MAX_TASKS_PER_WARP); kernel us, tasks per us per SM, the H100 over ours per task, and the L1
+            TLBs' misses and walks.
   size      the runtime part's fib at 28, 30 and 32 (3,000, 7,900 and 20,700 tasks a warp; the paper's fib 40 124,000),
             one queue: kernel us, tasks per us per SM, the H100 over ours (docs/forkjoin.md, "The per-task gap at the
             paper's tasks per warp").

@@ -104,11 +104,6 @@ const Param<std::uint64_t> kMaxGroups{"gpu.cu.max_workgroups",
                                       "",
                                       "workgroups resident per CU at once (GPGPU-Sim Fermi: 8 CTAs per SM)",
                                       {{1}, {1024}}};
-// GPGPU-Sim 3.x coalesces a warp's atomics like its other global accesses
-// (warp_inst_t::memory_coalescing_arch_atomic): lanes whose words fall in one
-// 128 B segment share one transaction unless their bytes overlap, in which
-// case the later lane opens another. The channel paper does not say what its
-// machine does; the default (off) sends one request per lane.
 // An SM's cycle counter (CUDA's clock()/clock64(), PTX %clock64) is "a per-multiprocessor counter that is
 // incremented every clock cycle" (CUDA C++ Programming Guide, Time Function); nothing resets it at a launch, so a
 // kernel reads whatever its SM has counted since it began counting: a value that differs from SM to SM and from
@@ -120,6 +115,11 @@ const Param<std::string> kClockStart{
     "each CU's cycle counter (device code's clock()) at the run's start: zero on every CU (runs repeat whatever the "
     "seed), seeded a value each CU draws from sim.seed, as an SM's counter holds whatever it has counted and "
     "differs between runs and SMs"};
+// GPGPU-Sim 3.x coalesces a warp's atomics like its other global accesses
+// (warp_inst_t::memory_coalescing_arch_atomic): lanes whose words fall in one
+// 128 B segment share one transaction unless their bytes overlap, in which
+// case the later lane opens another. The channel paper does not say what its
+// machine does; the default (off) sends one request per lane.
 const Param<bool> kCoalesceAtomics{"gpu.cu.coalesce_atomics", false, "",
                                    "combine a wavefront's atomics to one line into one request (lanes on the same "
                                    "word still go in separate requests), as GPGPU-Sim does"};
