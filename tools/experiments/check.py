@@ -486,6 +486,17 @@ class _Checker:
         if why:
             self.fail(line, "seeds", why + where)
 
+    def case_list(self, item, cases, where):
+        """A relative's `to` (item: (line, Marked)): a non-empty list of the study's cases."""
+        line, lm = item
+        if not isinstance(lm.value, list) or not lm.value:
+            self.fail(line, "to", f"expected a list of case names{where}")
+        for it in lm.items():
+            if not isinstance(it.value, str) or it.value not in cases:
+                self.fail(it.line, "to", f"'{shown(it.value)}' is not a case of the study{_close(it.value, cases)}"
+                          f"{where}")
+        return lm
+
     def names(self, item, key, known, what, where, empty=False):
         """A list of names (item: (line, Marked)), each one of `known`, none twice."""
         line, lm = item
@@ -823,13 +834,7 @@ class _Checker:
             if of not in summary_cols:
                 self.fail(ra["of"][0], "of", f"'{shown(of)}' is not a metric of the study{_close(of, summary_cols)}"
                           f"{where}")
-            to = ra["to"][1]
-            if not isinstance(to.value, list) or not to.value:
-                self.fail(ra["to"][0], "to", f"expected a list of case names{where}")
-            for item in to.items():
-                if not isinstance(item.value, str) or item.value not in cases:
-                    self.fail(item.line, "to", f"'{shown(item.value)}' is not a case of the study"
-                              f"{_close(item.value, cases)}{where}")
+            self.case_list(ra["to"], cases, where)
             rname = ra["name"][1].value
             self.string(ra["name"][0], "name", rname, where)
             if rname in columns:
@@ -869,13 +874,7 @@ class _Checker:
                 if sof not in stat_cols:
                     self.fail(sa_["of"][0], "of", f"'{shown(sof)}' is not a column of the summary (columns: "
                               f"{', '.join(map(shown, stat_cols))}; not argmax's){where}")
-                sto = sa_["to"][1]
-                if not isinstance(sto.value, list) or not sto.value:
-                    self.fail(sa_["to"][0], "to", f"expected a list of case names{where}")
-                for item in sto.items():
-                    if not isinstance(item.value, str) or item.value not in cases:
-                        self.fail(item.line, "to", f"'{shown(item.value)}' is not a case of the study"
-                                  f"{_close(item.value, cases)}{where}")
+                sto = self.case_list(sa_["to"], cases, where)
                 sname = sa_["name"][1].value
                 self.string(sa_["name"][0], "name", sname, where)
                 if sname in columns or sname in stat_cols or sname in by:
