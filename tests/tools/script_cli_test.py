@@ -51,6 +51,8 @@ BAD_VALUES = [
     ("forkjoin_quantum", "--skip=", "--skip"),
     ("forkjoin_quantum", "--jobs=0", "--jobs"),
     ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
+    ("forkjoin_sort_batches", "--seed=2,x", "--seed"),
+    ("forkjoin_sort_batches", "--queues=1,2", "2"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
