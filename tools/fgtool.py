@@ -61,6 +61,16 @@ def int_list(text):
     return [positive(x) for x in text.split(",")]
 
 
+def seed_list(text):
+    """Comma-separated seeds (non-negative integers)."""
+    items = []
+    for x in text.split(","):
+        if not x.isdigit():
+            raise argparse.ArgumentTypeError(f"'{x}' is not a seed (a non-negative integer)")
+        items.append(int(x))
+    return items
+
+
 def choice_list(*choices):
     def parse_list(text):
         items = text.split(",")

@@ -37,7 +37,6 @@ and `push` (the batch's children: the warp keeps up to 32 of them as its next ba
 The paragraph's twenty runs: the default (the clock victim) and --seed=1,2,3,4, each also with
 --set=forkjoin.globals=lines; a run of the default input takes under a minute.
 Usage: tools/forkjoin_late_batches.py [build/fgsim] [--n=12] [--cutoff=4] [--queues=1,2] [--seed=S,...] [--set=K=V]"""
-import argparse
 import collections
 import statistics
 import sys
@@ -174,22 +173,13 @@ def command(fgsim, n, cutoff, queues, seed=None, sets=()):
             f"forkjoin.queues={queues}", *victim, *[x for kv in sets for x in ("--set", kv)]]
 
 
-def seeds(text):
-    items = []
-    for x in text.split(","):
-        if not x.isdigit():
-            raise argparse.ArgumentTypeError(f"'{x}' is not a seed (a non-negative integer)")
-        items.append(int(x))
-    return items
-
-
 def main():
     ap = fgtool.parser(__doc__)
     ap.add_argument("--n", type=fgtool.positive, default=12, help="queens.n (default 12)")
     ap.add_argument("--cutoff", type=fgtool.positive, default=4, help="queens.cutoff (default 4)")
     ap.add_argument("--queues", type=fgtool.choice_list("1", "2"), default=["1", "2"],
                     help="forkjoin.queues values, in order (default 1,2: one queue, EPAQ)")
-    ap.add_argument("--seed", type=seeds, default=None, metavar="S[,S...]",
+    ap.add_argument("--seed", type=fgtool.seed_list, default=None, metavar="S[,S...]",
                     help="the stream victim with these seeds (default: the clock victim)")
     ap.add_argument("--set", action="append", default=[], metavar="K=V", help="more fgsim settings, given last")
     opts = fgtool.parse(ap)

@@ -12,19 +12,9 @@ clock victim varied as on a GPU, the page's fig10-cilksort-clock-seeds); --set K
 names the CU with the most L1 misses.
 Usage: tools/forkjoin_sort_batches.py [build/fgsim] [--cutoff=1024] [--quanta=0.505,20] [--min-us=200]
        [--queues=1,3] [--seed=S,...] [--set=K=V]"""
-import argparse
 import collections
 
 import fgtool  # tools/fgtool.py, beside this script
-
-
-def seeds(text):
-    out = []
-    for x in text.split(","):
-        if not x.isdigit():
-            raise argparse.ArgumentTypeError(f"'{x}' is not a seed (a non-negative integer)")
-        out.append(int(x))
-    return out
 
 
 def quanta(text):
@@ -37,7 +27,7 @@ ap.add_argument("--quanta", type=quanta, default=["0.505", "20"], help="sim.quan
 ap.add_argument("--min-us", type=fgtool.positive_number, default="200", help="a long batch's least time (default 200)")
 ap.add_argument("--queues", type=fgtool.choice_list("1", "3"), default=["1", "3"],
                 help="forkjoin.queues values, in order (default 1,3: one queue, EPAQ)")
-ap.add_argument("--seed", type=seeds, default=None, metavar="S[,S...]",
+ap.add_argument("--seed", type=fgtool.seed_list, default=None, metavar="S[,S...]",
                 help="seeded CU clocks with these seeds, a run each (default: every clock starts at 0)")
 ap.add_argument("--set", action="append", default=[], metavar="K=V", help="more fgsim settings, given last")
 opts = fgtool.parse(ap)
