@@ -97,6 +97,18 @@ const Param<std::uint64_t> kFarLatency{"gpu.l2.far_latency",
                                        "what a request to another L2 partition's bank adds to its latency (L2 "
                                        "clock; gpu.l2.partitions)",
                                        {{0}, {10000}}};
+// Alameldeen & Wood, "Variability in Architectural Simulations of
+// Multi-threaded Workloads" (HPCA 2003): a parallel run's outcome depends on
+// races that small timing differences decide, so one simulated run is one
+// sample of them; they perturb the memory system's latency by a small random
+// amount, different by seed, and compare statistics over several runs. A
+// methodology knob, not a machine's value: no preset sets it.
+const Param<std::uint64_t> kPerturb{
+    "gpu.l2.perturb", 0, "cycles",
+    "each L2 response is delayed by a whole number of L2 cycles drawn uniformly from 0 to this, a stream per bank "
+    "from sim.seed (Alameldeen & Wood's perturbation: same seed, same run; other seeds sample the races that timing "
+    "decides); 0: off; not with mem.magic",
+    {{0}, {1000}}};
 }  // namespace
 
 extern const Param<std::uint64_t> kLineSize;
@@ -122,6 +134,11 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.lazy = kWriteMiss.get(cfg) == "lazy";
   p.partitions = static_cast<unsigned>(kPartitions.get(cfg));
   p.far_latency = static_cast<unsigned>(kFarLatency.get(cfg));
+  p.perturb = static_cast<unsigned>(kPerturb.get(cfg));
+  p.seed = std::get<std::uint64_t>(cfg.value("sim.seed"));
+  if (p.perturb && p.magic)
+    throw UserError(fmt::format("gpu.l2.perturb: {} needs a timed memory (mem.magic has no latencies to perturb)",
+                                p.perturb));
   if (p.partitions > 1 && p.moesi)
     throw UserError(fmt::format("gpu.l2.partitions: {} needs mem.coherence=gpu (the moesi directory is one partition)",
                                 p.partitions));
@@ -218,6 +235,12 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
                     "requests from another L2 partition's requesters that crossed to this bank (gpu.l2.far_latency)",
                     "");
       b.copy_hits.emplace(g, "copy_hits", "reads from another partition served by the copy their partition holds", "");
+    }
+    if (p.perturb) {
+      // The bank's stream: splitmix64's state from the seed and the bank.
+      b.perturb_state = p.seed ^ (0xd1b54a32d192ed03ull * (i + 1));
+      b.perturb_cycles.emplace(g, "perturb_cycles", "L2 cycles added to this bank's responses by gpu.l2.perturb",
+                               "cycles");
     }
     if (Trace::get().on()) b.trace_track = Trace::get().track("memory", path);
   }
@@ -399,10 +422,24 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   b.queue_delay.sample(tick_to_ns(start - arrival));
   dram_stall_ = 0;
   const Tick leave = access(b, p, ext, start, now, delay);
+  if (p_.perturb) {  // the response only: the bank's port and queue keep their times
+    const std::uint64_t extra = perturbation(b);
+    *b.perturb_cycles += extra;
+    delay += sc_core::sc_time::from_value(clock_.cycles(extra));
+  }
   // A miss that waits for room in a DRAM queue keeps its entry meanwhile.
   b.dram_stall_cycles += clock_.to_cycles(dram_stall_);
   b.queue.hold(accept, std::max(leave, start + dram_stall_));
   if (ext) ext->accepted = accept;
+}
+
+// gpu.l2.perturb: the next draw of the bank's stream (splitmix64), uniform
+// over 0..perturb (the modulo's bias is below 2^-50 for the key's range).
+std::uint64_t L2Cache::perturbation(Bank& b) {
+  std::uint64_t z = (b.perturb_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (z ^ (z >> 31)) % (std::uint64_t{p_.perturb} + 1);
 }
 
 // gpu.l2.partitions. The H100's L2 is two partitions, each near half the

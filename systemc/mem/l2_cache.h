@@ -20,7 +20,9 @@
 // L1s: each line keeps a sharer mask; a write invalidates the other sharers, an
 // atomic invalidates all of them, an eviction back-invalidates.
 // All functional work (read data, write data, atomics) happens here against the
-// BackingStore when the request passes.
+// BackingStore when the request passes. With gpu.l2.perturb each response
+// takes a random 0..perturb L2 cycles more (a stream per bank from sim.seed),
+// its bank's port and queue unchanged.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,8 @@ class L2Cache : public sc_core::sc_module {
     bool lazy = false;         // gpu.l2.write_miss=lazy: a write miss allocates without a fetch
     unsigned partitions = 1;   // gpu.l2.partitions: banks and requesters split into this many halves (or parts)
     unsigned far_latency = 0;  // gpu.l2.far_latency: cycles a request to another partition's bank adds
+    unsigned perturb = 0;      // gpu.l2.perturb: a response's random extra L2 cycles are at most this (0: none)
+    std::uint64_t seed = 1;    // sim.seed: the perturbation's streams
     double clock_mhz = 1000;
     static Params from(const Config& cfg);
   };
@@ -94,6 +98,9 @@ class L2Cache : public sc_core::sc_module {
     // requests from another partition that paid gpu.l2.far_latency, and its
     // reads served by a copy in their own partition.
     std::optional<Counter> far, copy_hits;
+    // gpu.l2.perturb > 0 only: the bank's random stream and the cycles it added.
+    std::uint64_t perturb_state = 0;
+    std::optional<Counter> perturb_cycles;
     unsigned partition = 0;  // gpu.l2.partitions: this bank's (the banks in order, an equal share each)
     int trace_track = -1;
   };
@@ -132,6 +139,7 @@ class L2Cache : public sc_core::sc_module {
   // of bank b (a requester's partition is its id modulo the partitions; the
   // .cpp says when a far request pays it).
   Tick far_cost(Bank& b, CacheLine* l, int requester, bool read);
+  std::uint64_t perturbation(Bank& b);  // gpu.l2.perturb: the bank's next extra cycles
   BackingStore& store_;
   std::vector<std::unique_ptr<Bank>> banks_;
   std::vector<CoherentCache*> l1s_;

@@ -437,6 +437,21 @@ TEST(ForkJoin, ASeededClockStartMakesTheClockVictimTheSeeds) {
   EXPECT_EQ(c1["workload"]["results"]["kernel_ns"], again["workload"]["results"]["kernel_ns"]);
 }
 
+// A perturbed L2 (gpu.l2.perturb, Alameldeen & Wood) makes a run the seed's
+// even with the zero-start clock victim: the steals' race goes otherwise at
+// another seed, and one seed still gives one run.
+TEST(ForkJoin, APerturbedL2MakesTheRunTheSeeds) {
+  const std::string base =
+      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 "
+      "--set gpu.l2.perturb=4 --set sim.seed=";
+  const auto c1 = run_stats(base + "1"), c2 = run_stats(base + "2"), again = run_stats(base + "1");
+  EXPECT_NE(stat(c1, "forkjoin.steal_tries"), stat(c2, "forkjoin.steal_tries"));
+  EXPECT_NE(c1["workload"]["results"]["kernel_ns"], c2["workload"]["results"]["kernel_ns"]);
+  EXPECT_EQ(stat(c1, "forkjoin.steal_tries"), stat(again, "forkjoin.steal_tries"));
+  EXPECT_EQ(c1["workload"]["results"]["kernel_ns"], again["workload"]["results"]["kernel_ns"]);
+  EXPECT_GT(stat(c1, "gpu.l2.bank0.perturb_cycles"), 0);
+}
+
 // The baselines (Sec. 6.1): one global queue (no steals), per-warp Chase-Lev
 // deques with single pops and steals; both correct.
 TEST(ForkJoin, GlobalQueueAndChaseLevBaselines) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -907,6 +908,51 @@ TEST(L2Partitions, OnePartitionHasNoFarStatistics) {
   MemHarness h(test::make_config("gh200", {"gpu.cus=2", "gpu.l2.partitions=1"}));
   EXPECT_EQ(StatRegistry::global().find("gpu.l2.bank0.far"), nullptr);
   EXPECT_EQ(StatRegistry::global().find("gpu.l2.bank0.copy_hits"), nullptr);
+}
+
+// gpu.l2.perturb (Alameldeen & Wood's perturbation): 40 L1-bypassing reads of
+// one L2-resident line, each alone, take the same latency but for a whole
+// number of L2 cycles from 0 to 8 that differs from read to read; the bank
+// counts the cycles it added.
+TEST(L2Perturb, EachResponseTakesAWholeNumberOfL2CyclesMoreUpToTheKey) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Config cfg = test::make_config("gh200", {"gpu.cus=1", "gpu.l2.perturb=8", "sim.seed=3"});
+  const double period = l2_period_ns(cfg);
+  MemHarness h(cfg);
+  const std::uint64_t a = h.mem().allocate(4096);
+  std::vector<double> lat;
+  h.run({[&](MemPort& p, Qk& qk) {
+    std::uint32_t v;
+    p.read(a, &v, 4, qk.get_local_time(), true);  // the line into the L2
+    for (int i = 1; i <= 40; ++i) {
+      qk.set(sc_core::sc_time(i, sc_core::SC_US) - sc_core::sc_time_stamp());
+      qk.sync();
+      const sc_core::sc_time t = qk.get_local_time();
+      lat.push_back(ns(p.read(a, &v, 4, t, true) - t));
+    }
+  }});
+  ASSERT_EQ(lat.size(), 40u);
+  const double lo = *std::min_element(lat.begin(), lat.end()), hi = *std::max_element(lat.begin(), lat.end());
+  std::set<long> extras;
+  double sum = 0;
+  for (double l : lat) {
+    const double k = (l - lo) / period;
+    EXPECT_NEAR(k, std::round(k), 0.01) << l << " ns is not the fastest read's latency plus whole L2 cycles";
+    extras.insert(std::lround(k));
+    sum += std::round(k);
+  }
+  EXPECT_LE(hi - lo, 8 * period + 0.01);
+  EXPECT_GE(extras.size(), 5u) << "40 draws of 0..8 cycles should give most of the values";
+  double counted = 0;
+  for (int b = 0; b < 12; ++b) counted += StatRegistry::global().find(fmt::format("gpu.l2.bank{}.perturb_cycles", b))->scalar();
+  EXPECT_GE(counted, sum) << "the banks count every cycle they added (the first read's too)";
+  EXPECT_LE(counted, sum + 41 * 8);
+}
+
+TEST(L2Perturb, OffByDefaultWithoutItsStatistic) {
+  FG_REQUIRE_FRESH_KERNEL();
+  MemHarness h(test::make_config("gh200", {"gpu.cus=1"}));
+  EXPECT_EQ(StatRegistry::global().find("gpu.l2.bank0.perturb_cycles"), nullptr);
 }
 
 // Sectors::of, the sectors a request moves (32-byte sectors of a 128-byte
