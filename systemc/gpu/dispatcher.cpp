@@ -264,6 +264,7 @@ void Dispatcher::run() {
       policy_->order(order);
       bool placed = false;
       Tick wake = kNever;
+      placing_ = false;  // set again below while a workgroup can be placed now or in a later cycle
       for (KernelState* k : order) {
         if (k->visible > now) {
           wake = std::min(wake, k->visible);
@@ -271,6 +272,7 @@ void Dispatcher::run() {
           continue;
         }
         const Placed r = place_one(*k);
+        if (r != Placed::NoRoom) placing_ = true;
         if (r == Placed::Yes) {
           placed = true;
           break;
