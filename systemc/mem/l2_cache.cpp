@@ -104,7 +104,9 @@ const Param<std::uint64_t> kFarLatency{"gpu.l2.far_latency",
 // amount, different by seed, and compare statistics over several runs. A
 // methodology knob, not a machine's value: no preset sets it.
 const Param<std::uint64_t> kPerturb{
-    "gpu.l2.perturb", 0, "cycles",
+    "gpu.l2.perturb",
+    0,
+    "cycles",
     "each L2 response is delayed by a whole number of L2 cycles drawn uniformly from 0 to this, a stream per bank "
     "from sim.seed (Alameldeen & Wood's perturbation: same seed, same run; other seeds sample the races that timing "
     "decides); 0: off; not with mem.magic",
@@ -137,8 +139,8 @@ L2Cache::Params L2Cache::Params::from(const Config& cfg) {
   p.perturb = static_cast<unsigned>(kPerturb.get(cfg));
   p.seed = std::get<std::uint64_t>(cfg.value("sim.seed"));
   if (p.perturb && p.magic)
-    throw UserError(fmt::format("gpu.l2.perturb: {} needs a timed memory (mem.magic has no latencies to perturb)",
-                                p.perturb));
+    throw UserError(
+        fmt::format("gpu.l2.perturb: {} needs a timed memory (mem.magic has no latencies to perturb)", p.perturb));
   if (p.partitions > 1 && p.moesi)
     throw UserError(fmt::format("gpu.l2.partitions: {} needs mem.coherence=gpu (the moesi directory is one partition)",
                                 p.partitions));

@@ -944,7 +944,8 @@ TEST(L2Perturb, EachResponseTakesAWholeNumberOfL2CyclesMoreUpToTheKey) {
   EXPECT_LE(hi - lo, 8 * period + 0.01);
   EXPECT_GE(extras.size(), 5u) << "40 draws of 0..8 cycles should give most of the values";
   double counted = 0;
-  for (int b = 0; b < 12; ++b) counted += StatRegistry::global().find(fmt::format("gpu.l2.bank{}.perturb_cycles", b))->scalar();
+  for (int b = 0; b < 12; ++b)
+    counted += StatRegistry::global().find(fmt::format("gpu.l2.bank{}.perturb_cycles", b))->scalar();
   EXPECT_GE(counted, sum) << "the banks count every cycle they added (the first read's too)";
   EXPECT_LE(counted, sum + 41 * 8);
 }
