@@ -240,7 +240,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const Params& p, BackingStore& st
     }
     if (p.perturb) {
       // The bank's stream: splitmix64's state from the seed and the bank.
-      b.perturb_state = p.seed ^ (0xd1b54a32d192ed03ull * (i + 1));
+      b.perturb_rng.s = p.seed ^ (0xd1b54a32d192ed03ull * (i + 1));
       b.perturb_cycles.emplace(g, "perturb_cycles", "L2 cycles added to this bank's responses by gpu.l2.perturb",
                                "cycles");
     }
@@ -435,14 +435,9 @@ void L2Cache::b_transport(int /*id*/, tlm::tlm_generic_payload& p, sc_core::sc_t
   if (ext) ext->accepted = accept;
 }
 
-// gpu.l2.perturb: the next draw of the bank's stream (splitmix64), uniform
-// over 0..perturb (the modulo's bias is below 2^-50 for the key's range).
-std::uint64_t L2Cache::perturbation(Bank& b) {
-  std::uint64_t z = (b.perturb_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (z ^ (z >> 31)) % (std::uint64_t{p_.perturb} + 1);
-}
+// gpu.l2.perturb: the next draw of the bank's stream, uniform over
+// 0..perturb (the modulo's bias is below 2^-50 for the key's range).
+std::uint64_t L2Cache::perturbation(Bank& b) { return b.perturb_rng.next() % (std::uint64_t{p_.perturb} + 1); }
 
 // gpu.l2.partitions. The H100's L2 is two partitions, each near half the
 // SMs; a request to a line whose bank (its home) is in the other partition

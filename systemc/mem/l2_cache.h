@@ -42,6 +42,7 @@
 #include "mem/sector.h"
 #include "mem/tag_array.h"
 #include "sim/config.h"
+#include "sim/splitmix.h"
 #include "sim/stats.h"
 
 namespace fg {
@@ -99,7 +100,7 @@ class L2Cache : public sc_core::sc_module {
     // reads served by a copy in their own partition.
     std::optional<Counter> far, copy_hits;
     // gpu.l2.perturb > 0 only: the bank's random stream and the cycles it added.
-    std::uint64_t perturb_state = 0;
+    SplitMix64 perturb_rng{0};
     std::optional<Counter> perturb_cycles;
     unsigned partition = 0;  // gpu.l2.partitions: this bank's (the banks in order, an equal share each)
     int trace_track = -1;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpu/host.h"
+#include "sim/splitmix.h"
 #include "sim/stats.h"
 
 namespace fg {
@@ -32,10 +33,8 @@ std::vector<std::string> split_names(const std::string& s) {
 // A CU's cycle counter at the start under gpu.cu.clock_start=seeded: splitmix64
 // of the seed and the CU's index, below 2^48.
 std::uint64_t clock_start(std::uint64_t seed, int cu) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(cu) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (z ^ (z >> 31)) & ((1ull << 48) - 1);
+  SplitMix64 r{seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(cu)};
+  return r.next() & ((1ull << 48) - 1);
 }
 }  // namespace
 

@@ -424,14 +424,21 @@ TEST(ForkJoin, OnlyTheStreamVictimDependsOnTheSeed) {
   EXPECT_NE(stat(s1, "forkjoin.steal_tries"), stat(s2, "forkjoin.steal_tries"));
 }
 
+// fib 18 on 64 warps with `settings`, at seeds 1, 2 and 1 again.
+struct SeedRuns {
+  nlohmann::json s1, s2, again;
+};
+SeedRuns fib_at_seeds(const std::string& settings) {
+  const std::string base = "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 " +
+                           settings + " --set sim.seed=";
+  return {run_stats(base + "1"), run_stats(base + "2"), run_stats(base + "1")};
+}
+
 // With the CUs' cycle counters started where the seed puts them
 // (gpu.cu.clock_start=seeded), GTaP's clock victim differs by seed, as a
 // GPU's runs do; one seed still gives one run.
 TEST(ForkJoin, ASeededClockStartMakesTheClockVictimTheSeeds) {
-  const std::string base =
-      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 "
-      "--set gpu.cu.clock_start=seeded --set sim.seed=";
-  const auto c1 = run_stats(base + "1"), c2 = run_stats(base + "2"), again = run_stats(base + "1");
+  const auto [c1, c2, again] = fib_at_seeds("--set gpu.cu.clock_start=seeded");
   EXPECT_NE(stat(c1, "forkjoin.steal_tries"), stat(c2, "forkjoin.steal_tries"));
   EXPECT_EQ(stat(c1, "forkjoin.steal_tries"), stat(again, "forkjoin.steal_tries"));
   EXPECT_EQ(c1["workload"]["results"]["kernel_ns"], again["workload"]["results"]["kernel_ns"]);
@@ -441,10 +448,7 @@ TEST(ForkJoin, ASeededClockStartMakesTheClockVictimTheSeeds) {
 // even with the zero-start clock victim: the steals' race goes otherwise at
 // another seed, and one seed still gives one run.
 TEST(ForkJoin, APerturbedL2MakesTheRunTheSeeds) {
-  const std::string base =
-      "fib --preset gh200 --set fib.mechanism=forkjoin --set fib.n=18 --set forkjoin.groups=64 "
-      "--set gpu.l2.perturb=4 --set sim.seed=";
-  const auto c1 = run_stats(base + "1"), c2 = run_stats(base + "2"), again = run_stats(base + "1");
+  const auto [c1, c2, again] = fib_at_seeds("--set gpu.l2.perturb=4");
   EXPECT_NE(stat(c1, "forkjoin.steal_tries"), stat(c2, "forkjoin.steal_tries"));
   EXPECT_NE(c1["workload"]["results"]["kernel_ns"], c2["workload"]["results"]["kernel_ns"]);
   EXPECT_EQ(stat(c1, "forkjoin.steal_tries"), stat(again, "forkjoin.steal_tries"));
