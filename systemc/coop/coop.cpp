@@ -528,10 +528,15 @@ void Scheduler::serve(Request& r) {
   bool finished = false;
   Tick end = 0;
   sc_core::sc_event done;
+  // Called from the CU that ends the task's last workgroup, at that CU's
+  // time, which may be ahead of SystemC time within a quantum: the firmware
+  // wakes at the end itself (waking at once let the next request start up to
+  // a quantum before this task had ended).
   o.on_done = [&](KernelState&, Tick t) {
     finished = true;
     end = t;
-    done.notify(sc_core::SC_ZERO_TIME);
+    const Tick now = sc_core::sc_time_stamp().value();
+    done.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
   };
   r.times.launched = core_.time();
   gpu_.dispatcher().submit(std::move(launch), o);

@@ -209,6 +209,41 @@ TEST(Cli, WorkgroupsPlacedWhileACuRunsAheadIssueFromTheirArrival) {
   EXPECT_EQ(kernel_ns(cl, "20"), kernel_ns(cl, "0.505"));
 }
 
+// The cooperative scheduler's firmware serves the next request only once the
+// task before it has ended: the task's last workgroup ends on a CU that may
+// run ahead of SystemC time within the quantum, and the firmware used to wake
+// at once, so the co-runner's sizing launches started up to a quantum early
+// (here the sixth one 11 ns early at 20 ns). Every launch before the cooperative
+// kernel's is the same at a one-cycle quantum and at 20 ns.
+TEST(Cli, TheCoopSchedulerServesTheNextRequestAfterTheTaskEnds) {
+  const auto launches = [](const char* q) {
+    const auto path = (test::scratch_dir() / (std::string("coop_served_") + q + ".json")).string();
+    auto r = run_fgsim(
+        std::string("run octree --preset orr2014 --set gpu.cus=4 --set octree.mechanism=coop "
+                    "--set octree.particles=2000 --set coop.graphics.load=light --set coop.graphics.share=quarter "
+                    "--set coop.graphics.scale=0.005 --quiet --set sim.quantum=") +
+        q + " --stats " + path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::vector<std::pair<double, double>> out;  // (submitted, end) of each graphics launch before the octree kernel
+    const auto stats = nlohmann::json::parse(test::slurp(path));
+    for (const auto& k : stats["kernels"]) {
+      if (k["name"] != "graphics") break;
+      out.emplace_back(k["submitted_ns"].get<double>(), k["end_ns"].get<double>());
+    }
+    return out;
+  };
+  const auto one = launches("1"), coarse = launches("20");
+  ASSERT_GE(one.size(), 6u);
+  ASSERT_EQ(coarse.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(coarse[i].first, one[i].first) << "launch " << i << " submitted";
+    EXPECT_EQ(coarse[i].second, one[i].second) << "launch " << i << " ended";
+    if (i > 0) {
+      EXPECT_GT(one[i].first, one[i - 1].second) << "launch " << i;
+    }
+  }
+}
+
 TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
   auto r = run_fgsim("--version");
   EXPECT_EQ(r.code, 0) << r.err;
