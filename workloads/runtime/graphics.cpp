@@ -205,11 +205,19 @@ CoRunner start(Host& h) {
     std::vector<double> periods, latencies;
     KernelState* inflight = nullptr;  // the launch under way
     bool stopped = false;             // the workload ended: launch no more
+    bool holding = false;             // the dispatcher's cycle synchronisation, held while it shares the GPU
   };
   auto st = std::make_shared<State>();
   CoRunner r;
   r.body = [&h, mm, period, share, st] {
     bool checked = false;
+    // It submits a launch in any cycle while the workload runs: like the
+    // aggregator and the cooperative co-runner, it holds the CUs to the next
+    // cycle edge meanwhile, so that a launch's workgroups issue from their
+    // placement, not from wherever a busy CU had run ahead to within the
+    // quantum (docs/cooperative.md, "Quantum"). Released at the workload's end.
+    h.dispatcher().hold_cycle_sync(true);
+    st->holding = true;
     Tick next = sc_core::sc_time_stamp().value();
     for (;;) {
       const Tick now = sc_core::sc_time_stamp().value();
@@ -241,6 +249,8 @@ CoRunner start(Host& h) {
   r.finish = [&h, st] {
     const Tick now = sc_core::sc_time_stamp().value();
     st->stopped = true;
+    if (st->holding) h.dispatcher().hold_cycle_sync(false);
+    st->holding = false;
     const KernelState* k = st->inflight && !st->inflight->finished ? st->inflight : nullptr;
     h.result("graphics_launches", st->periods.size());
     if (!st->periods.empty()) {
