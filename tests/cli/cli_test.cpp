@@ -244,26 +244,27 @@ TEST(Cli, TheCoopSchedulerServesTheNextRequestAfterTheTaskEnds) {
   }
 }
 
+// A run beside a graphics co-runner at one quantum: (kernel_ns, graphics launches).
+std::pair<double, double> shared_run(const std::string& name, const std::string& args, const std::string& q) {
+  const auto path = (test::scratch_dir() / (name + "_" + q + ".json")).string();
+  auto r = run_fgsim("run " + args + " --quiet --set sim.quantum=" + q + " --stats " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto stats = nlohmann::json::parse(test::slurp(path));
+  const auto& res = stats["workload"]["results"];
+  return {res["kernel_ns"].get<double>(), res["graphics_launches"].get<double>()};
+}
+
 // While the co-runner shares the GPU it may submit a graphics launch in any
 // cycle, so it holds the CUs to the next cycle edge (as the aggregator does):
 // a cooperative kernel sharing the GPU runs as at a one-cycle quantum.
 // Without the hold octree under the light load was +35.8% at 20 ns.
 TEST(Cli, ACooperativeKernelSharingTheGpuDoesNotDependOnTheQuantum) {
-  const auto run = [](const char* q) {
-    const auto path = (test::scratch_dir() / (std::string("coop_shared_") + q + ".json")).string();
-    auto r = run_fgsim(
-        std::string("run octree --preset orr2014 --set gpu.cus=4 --set octree.mechanism=coop "
-                    "--set octree.particles=10000 --set coop.graphics.load=light --set coop.graphics.share=quarter "
-                    "--set coop.graphics.scale=0.005 --quiet --set sim.quantum=") +
-        q + " --stats " + path);
-    EXPECT_EQ(r.code, 0) << r.err;
-    const auto stats = nlohmann::json::parse(test::slurp(path));
-    const auto& res = stats["workload"]["results"];
-    return std::make_pair(res["kernel_ns"].get<double>(), res["graphics_launches"].get<double>());
-  };
-  const auto one = run("1");
+  const std::string args =
+      "octree --preset orr2014 --set gpu.cus=4 --set octree.mechanism=coop --set octree.particles=10000 "
+      "--set coop.graphics.load=light --set coop.graphics.share=quarter --set coop.graphics.scale=0.005";
+  const auto one = shared_run("coop_shared", args, "1");
   EXPECT_GT(one.second, 0) << "the graphics kernel shared the GPU";
-  EXPECT_EQ(run("20"), one);
+  EXPECT_EQ(shared_run("coop_shared", args, "20"), one);
 }
 
 // The plain graphics co-runner (graphics.load) submits launches in any cycle
@@ -271,19 +272,10 @@ TEST(Cli, ACooperativeKernelSharingTheGpuDoesNotDependOnTheQuantum) {
 // BFS on the hardware worklist beside the heavy load gives its one-cycle time
 // at 20 ns (without the hold 1,816,239 against 1,814,412 ns).
 TEST(Cli, APlainGraphicsCoRunnerKeepsTheRunIndependentOfTheQuantum) {
-  const auto run = [](const char* q) {
-    const auto path = (test::scratch_dir() / (std::string("plain_shared_") + q + ".json")).string();
-    auto r = run_fgsim(std::string("run bfs --preset kim2014 --set bfs.scale=12 --set bfs.mechanism=hwwl "
-                                   "--set graphics.load=heavy --quiet --set sim.quantum=") +
-                       q + " --stats " + path);
-    EXPECT_EQ(r.code, 0) << r.err;
-    const auto stats = nlohmann::json::parse(test::slurp(path));
-    const auto& res = stats["workload"]["results"];
-    return std::make_pair(res["kernel_ns"].get<double>(), res["graphics_launches"].get<double>());
-  };
-  const auto one = run("1.4285714");
+  const std::string args = "bfs --preset kim2014 --set bfs.scale=12 --set bfs.mechanism=hwwl --set graphics.load=heavy";
+  const auto one = shared_run("plain_shared", args, "1.4285714");
   EXPECT_GT(one.second, 0) << "the graphics kernel shared the GPU";
-  EXPECT_EQ(run("20"), one);
+  EXPECT_EQ(shared_run("plain_shared", args, "20"), one);
 }
 
 TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
