@@ -197,7 +197,8 @@ class IssueContext {
   void wait_at_sync_wave() { after_ = After::SyncWave; }
   // The lanes stay suspended at this operation and the wavefront is blocked
   // until ComputeUnit::wake(). `what` names the condition for diagnostics.
-  // `tight`: the wake-up may come in any cycle (a cycle-stepped unit answers);
+  // `tight`: the wake-up may come in any cycle (a cycle-stepped unit answers,
+  // or another CU's write ends a spin);
   // while such a wavefront is blocked its CU runs ahead of SystemC time by at
   // most to the next cycle edge instead of the quantum, so that the woken
   // wavefront is ready at its wake-up time and not at the end of the quantum.

@@ -739,7 +739,9 @@ class SpinUnit final : public OpUnit {
     if (watch.empty() || (any_mode && any_holds)) return;
     ++st.waits;
     const char* what = static_cast<const char*>(c.first().pending.data);
-    const WaveHandle h = c.block(fmt::format("spin on {}", what ? what : "a word"));
+    // Tight: the write may come from another CU in any cycle, and a CU that ran
+    // ahead with its other wavefronts would see the wake-up up to a quantum late.
+    const WaveHandle h = c.block(fmt::format("spin on {}", what ? what : "a word"), true);
     // The first write to any of the words wakes it (the others then find it awake).
     auto live = std::make_shared<bool>(true);
     BackingStore& store = c.gpu().memory().store();
