@@ -70,6 +70,11 @@ configs = [
     *[(f"full tree D {d}, thread workers (Fig. 7a's)", "tree",
        ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "forkjoin.runtime=feb2026",
         f"tree.depth={d}", "forkjoin.workers=thread"]) for d in (12, 13)],
+    # The block workers' global queue commits in order, each block spinning on the queue's tail (spin_until).
+    *[(f"Fig. 3's compute tree, block workers, gq, {g} blocks", "tree",
+       ["forkjoin.queue=gq", "forkjoin.group_size=32", "forkjoin.terminate=all", "forkjoin.workers=block",
+        "tree.body=scaling", "tree.compute_iters=1024", "tree.depth=11", "tree.input_log2=19", "tree.mem_ops=64",
+        f"forkjoin.groups={g}"]) for g in (64, 512)],
 ]
 
 configs = [c for c in configs if opts.only in c[0] and (opts.skip is None or opts.skip not in c[0])]
