@@ -244,12 +244,17 @@ TEST(Cli, TheCoopSchedulerServesTheNextRequestAfterTheTaskEnds) {
   }
 }
 
-// A run beside a graphics co-runner at one quantum: (kernel_ns, graphics launches).
-std::pair<double, double> shared_run(const std::string& name, const std::string& args, const std::string& q) {
+// One run at quantum q: its statistics.
+nlohmann::json quantum_run(const std::string& name, const std::string& args, const std::string& q) {
   const auto path = (test::scratch_dir() / (name + "_" + q + ".json")).string();
   auto r = run_fgsim("run " + args + " --quiet --set sim.quantum=" + q + " --stats " + path);
   EXPECT_EQ(r.code, 0) << r.err;
-  const auto stats = nlohmann::json::parse(test::slurp(path));
+  return nlohmann::json::parse(test::slurp(path));
+}
+
+// A run beside a graphics co-runner at one quantum: (kernel_ns, graphics launches).
+std::pair<double, double> shared_run(const std::string& name, const std::string& args, const std::string& q) {
+  const auto stats = quantum_run(name, args, q);
   const auto& res = stats["workload"]["results"];
   return {res["kernel_ns"].get<double>(), res["graphics_launches"].get<double>()};
 }
@@ -286,12 +291,10 @@ TEST(Cli, APlainGraphicsCoRunnerKeepsTheRunIndependentOfTheQuantum) {
 // 3-9 cycles late, the first at 171.6 us).
 TEST(Cli, ASpinningWavefrontWakesInTheCycleOfTheWrite) {
   const auto run = [](const char* q) {
-    const auto path = (test::scratch_dir() / (std::string("spin_wake_") + q + ".json")).string();
-    auto r = run_fgsim(std::string("run color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop "
-                                   "--set color.generator=grid --set color.scale=12 --quiet --set sim.quantum=") +
-                       q + " --stats " + path);
-    EXPECT_EQ(r.code, 0) << r.err;
-    const auto stats = nlohmann::json::parse(test::slurp(path));
+    const auto stats = quantum_run("spin_wake",
+                                   "color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop "
+                                   "--set color.generator=grid --set color.scale=12",
+                                   q);
     return std::pair{stats["workload"]["results"]["kernel_ns"].get<double>(),
                      stats["totals"]["gpu.cu.spin_waits"].get<double>()};
   };
