@@ -57,6 +57,11 @@ def positive_number(text):
     return text
 
 
+def number_list(text):
+    """Comma-separated positive numbers, kept as the texts given (sim.quantum values, ...)."""
+    return [positive_number(x) for x in text.split(",")]
+
+
 def int_list(text):
     return [positive(x) for x in text.split(",")]
 

@@ -6,8 +6,9 @@ functional effects happen in host order under temporal decoupling. Each configur
 a one-cycle quantum (gh200's 1980 MHz: 0.505 ns) and at 5, 20 (the default) and 50 ns; the table
 gives the kernel time at one cycle and each quantum's deviation from it.
 --only=TEXT runs only the configurations whose names contain TEXT, --skip=TEXT all but those; --jobs=N runs N of fgsim at a
-time (default 1; the table is the same, in the same order).
-Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT] [--skip=TEXT] [--jobs=N]"""
+time (default 1; the table is the same, in the same order); --quanta=LIST the quanta in ns beside the one-cycle one
+(default 5,20,50; 1, 2 and 20.2 are whole gh200 cycles or not: 20.2 is 40 cycles, 1 and 2 are not).
+Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT] [--skip=TEXT] [--jobs=N] [--quanta=LIST]"""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,9 +19,10 @@ ap.add_argument("--set", action="append", default=[], metavar="K=V")
 ap.add_argument("--only", default="", metavar="TEXT")
 ap.add_argument("--skip", default=None, metavar="TEXT")
 ap.add_argument("--jobs", type=fgtool.positive, default=1, metavar="N")
+ap.add_argument("--quanta", type=fgtool.number_list, default=["5", "20", "50"], metavar="LIST")
 opts = fgtool.parse(ap)
 extra = [x for kv in opts.set for x in ("--set", kv)]
-quanta = ("5", "20", "50")
+quanta = tuple(opts.quanta)
 one_cycle = "0.505"
 
 # (name, workload, settings): small versions of the experiment's runs (experiments/forkjoin.yaml).
@@ -71,10 +73,11 @@ configs = [
        ["forkjoin.groups=125", "forkjoin.group_size=64", "tree.input_log2=19", "forkjoin.runtime=feb2026",
         f"tree.depth={d}", "forkjoin.workers=thread"]) for d in (12, 13)],
     # The block workers' global queue commits in order, each block spinning on the queue's tail (spin_until).
-    *[(f"Fig. 3's compute tree, block workers, gq, {g} blocks", "tree",
+    *[(f"Fig. 3's {kind} tree, block workers, gq, {g} blocks", "tree",
        ["forkjoin.queue=gq", "forkjoin.group_size=32", "forkjoin.terminate=all", "forkjoin.workers=block",
-        "tree.body=scaling", "tree.compute_iters=1024", "tree.depth=11", "tree.input_log2=19", "tree.mem_ops=64",
-        f"forkjoin.groups={g}"]) for g in (64, 512)],
+        "tree.body=scaling", f"tree.compute_iters={iters}", "tree.depth=11", "tree.input_log2=19",
+        f"tree.mem_ops={ops}", f"forkjoin.groups={g}"])
+      for kind, ops, iters in (("compute", 64, 1024), ("memory", 1024, 64)) for g in (64, 512)],
 ]
 
 configs = [c for c in configs if opts.only in c[0] and (opts.skip is None or opts.skip not in c[0])]

@@ -200,8 +200,13 @@ class IssueContext {
   // `tight`: the wake-up may come in any cycle (a cycle-stepped unit answers,
   // or another CU's write ends a spin);
   // while such a wavefront is blocked its CU runs ahead of SystemC time by at
-  // most to the next cycle edge instead of the quantum, so that the woken
-  // wavefront is ready at its wake-up time and not at the end of the quantum.
+  // most to the next cycle edge instead of the quantum, so when it picks a
+  // wavefront at its local time t, SystemC time has passed t less one cycle
+  // and every wake-up made before then has arrived. The woken wavefront is
+  // ready at the later of the wake-up's time and the CU's local time; a
+  // waker whose wake-up may fall in the cycle the CU is picking in wakes for
+  // a cycle later (the spin unit: a poll sees a write in the cycle after it),
+  // so that the ready time does not depend on where the CU's syncs fell.
   WaveHandle block(std::string what, bool tight = false);
   bool tight() const { return tight_; }
   // The wavefront is parked: its context (the kernel's context size) is

@@ -742,14 +742,23 @@ class SpinUnit final : public OpUnit {
     // Tight: the write may come from another CU in any cycle, and a CU that ran
     // ahead with its other wavefronts would see the wake-up up to a quantum late.
     const WaveHandle h = c.block(fmt::format("spin on {}", what ? what : "a word"), true);
-    // The first write to any of the words wakes it (the others then find it awake).
+    // The first write to any of the words wakes it (the others then find it
+    // awake) for a poll one cycle of its CU after the write at the earliest:
+    // a write and the poll that sees it are never in the same cycle. (Ready
+    // at the write's own time, the wavefront raced the CU's pick of that
+    // picosecond: a CU that had picked another wavefront of the same SIMD
+    // before SystemC time reached the write issued the poll a cycle later,
+    // one that was there already issued it at once, and which of the two
+    // happened depended on the quantum. A CU blocked tight picks at t only
+    // after SystemC time has passed t - period, so it has seen every write
+    // that could make a wavefront ready by t.)
     auto live = std::make_shared<bool>(true);
     BackingStore& store = c.gpu().memory().store();
     const unsigned size = c.first().pending.size;
     for (std::uint64_t a : watch)
       store.watch(a, size, [h, live] {
         if (!std::exchange(*live, false)) return;
-        h.cu->wake(h, now_ps(), false);  // the lanes poll again
+        h.cu->wake(h, now_ps() + h.cu->clock().period(), false);  // the lanes poll again
       });
   }
 

@@ -303,6 +303,29 @@ TEST(Cli, ASpinningWavefrontWakesInTheCycleOfTheWrite) {
   EXPECT_EQ(run("20"), one);
 }
 
+// A spin's write wakes the spinner for a poll one cycle later (SpinUnit): ready
+// at the write's own picosecond it raced its CU's pick of that picosecond, and
+// the block workers' ordered global-queue commit, which spins on the tail,
+// differed with where the CU's syncs fell: Fig. 3's compute tree at depth 9 on
+// 512 blocks took 355,337.5 ns at one gh200 cycle (0.505 ns), 354,800.2 at 20
+// and 356,942.1 at 20.2 (a whole number of cycles).
+TEST(Cli, ABlockWorkersSpinningCommitGivesItsOneCycleTimeAtEveryQuantum) {
+  const auto run = [](const char* q) {
+    const auto stats = quantum_run("spin_commit",
+                                   "tree --preset gh200 --set tree.body=scaling --set tree.depth=9 "
+                                   "--set tree.mem_ops=64 --set tree.compute_iters=1024 --set tree.input_log2=19 "
+                                   "--set forkjoin.workers=block --set forkjoin.group_size=32 "
+                                   "--set forkjoin.groups=512 --set forkjoin.queue=gq --set forkjoin.terminate=all",
+                                   q);
+    return std::pair{stats["workload"]["results"]["kernel_ns"].get<double>(),
+                     stats["totals"]["gpu.cu.spin_waits"].get<double>()};
+  };
+  const auto one = run("0.505");
+  EXPECT_GT(one.second, 1000) << "the commits spun";
+  EXPECT_EQ(run("20"), one);
+  EXPECT_EQ(run("20.2"), one);
+}
+
 TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
   auto r = run_fgsim("--version");
   EXPECT_EQ(r.code, 0) << r.err;

@@ -50,6 +50,7 @@ BAD_VALUES = [
     ("forkjoin_quantum", "--only=no such configuration", "--only"),
     ("forkjoin_quantum", "--skip=", "--skip"),
     ("forkjoin_quantum", "--jobs=0", "--jobs"),
+    ("forkjoin_quantum", "--quanta=1,x", "--quanta"),
     ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
     ("forkjoin_sort_batches", "--seed=2,x", "--seed"),
     ("forkjoin_sort_batches", "--queues=1,2", "2"),
