@@ -830,13 +830,18 @@ void ComputeUnit::run() {
     const Tick period = clock_.period();
     const Tick quantum = std::max<Tick>(1, tlm::tlm_global_quantum::instance().get().value());
     // Quantum boundaries are global (multiples of the quantum), as in
-    // tlm_quantumkeeper; the next cycle edge while a wavefront waits for a
-    // wake-up that may come in any cycle (IssueContext::block, tight).
+    // tlm_quantumkeeper. While a wavefront waits for a wake-up that may come
+    // in any cycle (IssueContext::block, tight) or the dispatcher holds the
+    // cycle synchronisation, every cycle edge and only the edges, whatever
+    // the quantum: a quantum boundary inside a cycle (a quantum that is not a
+    // whole number of cycles, such as 20 ns at 700 MHz) made the CU sleep
+    // there instead of running ahead to the edge, and so see a workgroup the
+    // dispatcher placed in that picosecond, which at a one-cycle quantum it
+    // had run past.
     auto boundary = [&] {
       const Tick s = sc_core::sc_time_stamp().value();
-      const Tick q = (s / quantum + 1) * quantum;
       const bool tight = tight_blocked_ || (dispatcher_ && dispatcher_->cycle_sync());
-      return tight ? std::min(q, (s / period + 1) * period) : q;
+      return tight ? (s / period + 1) * period : (s / quantum + 1) * quantum;
     };
     const std::uint32_t cpi = p_.wavefront_width / p_.simd_width;
     auto now = []() -> Tick { return sc_core::sc_time_stamp().value(); };

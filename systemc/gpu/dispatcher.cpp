@@ -264,7 +264,7 @@ void Dispatcher::run() {
       policy_->order(order);
       bool placed = false;
       Tick wake = kNever;
-      placing_ = false;  // set again below while a workgroup can be placed now or in a later cycle
+      placing_ = false;  // set again below while a visible kernel has workgroups to place
       for (KernelState* k : order) {
         if (k->visible > now) {
           wake = std::min(wake, k->visible);
@@ -272,7 +272,12 @@ void Dispatcher::run() {
           continue;
         }
         const Placed r = place_one(*k);
-        if (r != Placed::NoRoom) placing_ = true;
+        // Hold the CUs to the cycle also while the kernel waits for room: the
+        // room comes from a CU's release, which may fall in any cycle, and the
+        // workgroup placed in it issues from that cycle. A CU that ran ahead
+        // within the quantum had issued past it (vecadd on two CUs at 5 ns
+        // +2.76%: the next workgroup's first issue late by the CU's lead).
+        placing_ = true;
         if (r == Placed::Yes) {
           placed = true;
           break;

@@ -228,10 +228,11 @@ class Dispatcher : public sc_core::sc_module {
   // time only to the next cycle edge, so a workgroup placed at time t issues
   // from t and not from wherever a busy CU had run ahead to (which depends on
   // the quantum; docs/channels.md, "Dependence on the quantum"). The
-  // dispatcher holds it itself while it places a kernel's workgroups back to
-  // back (placing_: a visible kernel has workgroups and a CU has room now or
-  // accepts in a later cycle), for the same reason: the CUs fill over several
-  // cycles while the first workgroups already run (docs/compute-unit.md).
+  // dispatcher holds it itself while a visible kernel has workgroups to place
+  // (placing_: a CU has room now or accepts in a later cycle, or the kernel
+  // waits for a CU to free room), for the same reason: the CUs fill over
+  // several cycles while the first workgroups already run, and room frees
+  // in any cycle (docs/compute-unit.md).
   void hold_cycle_sync(bool on) { cycle_sync_ += on ? 1 : -1; }
   bool cycle_sync() const { return cycle_sync_ > 0 || placing_; }
 
@@ -255,7 +256,7 @@ class Dispatcher : public sc_core::sc_module {
   std::vector<Tick> accept_at_;      // per CU: when it accepts its next workgroup
   std::vector<KernelState*> order_;  // run()'s scratch: kernels with workgroups to place
   int cycle_sync_ = 0;
-  bool placing_ = false;  // run(): a visible kernel's next workgroup has a CU now or in a later cycle
+  bool placing_ = false;  // run(): a visible kernel has workgroups to place
 };
 
 }  // namespace fg

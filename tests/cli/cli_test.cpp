@@ -303,6 +303,26 @@ TEST(Cli, ASpinningWavefrontWakesInTheCycleOfTheWrite) {
   EXPECT_EQ(run("20"), one);
 }
 
+// While a kernel waits for room the dispatcher holds the CUs to the cycle as
+// while it places (room frees in any cycle, and the workgroup placed in it
+// issues from that cycle), and a CU held to the cycle syncs at cycle edges
+// only, never at a quantum boundary inside a cycle (20 ns is not a whole
+// number of 700 MHz cycles). vecadd on kim2014 at 5 ns used to be +2.76% on
+// two CUs (32,768 elements: a CU that ran ahead issued past the release) and
+// -0.16% on one (65,536: the CU slept at the mid-cycle boundary and issued the
+// workgroup placed there, which at one cycle it had run past).
+TEST(Cli, AWorkgroupPlacedInFreedRoomIssuesAsAtAOneCycleQuantum) {
+  const auto kernel_ns = [](const std::string& args, const char* q) {
+    return quantum_run("room", args, q)["workload"]["results"]["kernel_ns"].get<double>();
+  };
+  for (const char* args : {"vecadd --preset kim2014 --set gpu.cus=2 --set vecadd.n=32768",
+                           "vecadd --preset kim2014 --set gpu.cus=1 --set vecadd.n=65536"}) {
+    const double one = kernel_ns(args, "1.4285714");
+    EXPECT_EQ(kernel_ns(args, "5"), one) << args;
+    EXPECT_EQ(kernel_ns(args, "20"), one) << args;
+  }
+}
+
 // A spin's write wakes the spinner for a poll one cycle later (SpinUnit): ready
 // at the write's own picosecond it raced its CU's pick of that picosecond, and
 // the block workers' ordered global-queue commit, which spins on the tail,
