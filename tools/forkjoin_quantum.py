@@ -6,8 +6,8 @@ functional effects happen in host order under temporal decoupling. Each configur
 a one-cycle quantum (gh200's 1980 MHz: 0.505 ns) and at 5, 20 (the default) and 50 ns; the table
 gives the kernel time at one cycle and each quantum's deviation from it.
 --only=TEXT runs only the configurations whose names contain TEXT, --skip=TEXT all but those; --jobs=N runs N of fgsim at a
-time (default 1; the table is the same, in the same order); --quanta=LIST the quanta in ns beside the one-cycle one
-(default 5,20,50; 1, 2 and 20.2 are whole gh200 cycles or not: 20.2 is 40 cycles, 1 and 2 are not).
+time (default 1; the table is the same, in the same order); --quanta=LIST the quanta in ns beside the one-cycle
+one (default 5,20,50, none a whole number of gh200's 505 ps cycles; 20.2 is 40 cycles).
 Usage: tools/forkjoin_quantum.py [build/fgsim] [--set=K=V ...] [--only=TEXT] [--skip=TEXT] [--jobs=N] [--quanta=LIST]"""
 
 from concurrent.futures import ThreadPoolExecutor

@@ -19,7 +19,8 @@ import fgtool  # tools/fgtool.py, beside this script
 
 ap = fgtool.parser(__doc__)
 ap.add_argument("--cutoff", type=fgtool.positive, default=1024, help="sort.cutoff_sort and _merge (default 1024)")
-ap.add_argument("--quanta", type=fgtool.number_list, default=["0.505", "20"], help="sim.quantum values in ns (default 0.505,20)")
+ap.add_argument("--quanta", type=fgtool.number_list, default=["0.505", "20"],
+                help="sim.quantum values in ns (default 0.505,20)")
 ap.add_argument("--min-us", type=fgtool.positive_number, default="200", help="a long batch's least time (default 200)")
 ap.add_argument("--queues", type=fgtool.choice_list("1", "3"), default=["1", "3"],
                 help="forkjoin.queues values, in order (default 1,3: one queue, EPAQ)")

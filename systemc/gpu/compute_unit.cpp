@@ -834,7 +834,7 @@ void ComputeUnit::run() {
     // in any cycle (IssueContext::block, tight) or the dispatcher holds the
     // cycle synchronisation, every cycle edge and only the edges, whatever
     // the quantum: a quantum boundary inside a cycle (a quantum that is not a
-    // whole number of cycles, such as 20 ns at 700 MHz) made the CU sleep
+    // whole number of cycles, such as 20 ns on kim2014's 1,429 ps) made the CU sleep
     // there instead of running ahead to the edge, and so see a workgroup the
     // dispatcher placed in that picosecond, which at a one-cycle quantum it
     // had run past.

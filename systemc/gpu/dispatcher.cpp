@@ -275,8 +275,10 @@ void Dispatcher::run() {
         // Hold the CUs to the cycle also while the kernel waits for room: the
         // room comes from a CU's release, which may fall in any cycle, and the
         // workgroup placed in it issues from that cycle. A CU that ran ahead
-        // within the quantum had issued past it (vecadd on two CUs at 5 ns
-        // +2.76%: the next workgroup's first issue late by the CU's lead).
+        // within the quantum had gone past it (vecadd on two CUs at 5 ns
+        // +2.76%: the CU ran ahead idle and reaped its next completion before
+        // the placement; dmr topo at 20 ns -0.33%: the new workgroup's first
+        // load a cycle late; docs/compute-unit.md, "Quantum").
         placing_ = true;
         if (r == Placed::Yes) {
           placed = true;

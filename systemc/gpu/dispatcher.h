@@ -226,8 +226,10 @@ class Dispatcher : public sc_core::sc_module {
   // An agent that may submit work in any cycle while the CUs run (the
   // aggregator) holds this while it runs: the CUs then run ahead of SystemC
   // time only to the next cycle edge, so a workgroup placed at time t issues
-  // from t and not from wherever a busy CU had run ahead to (which depends on
-  // the quantum; docs/channels.md, "Dependence on the quantum"). The
+  // from about t (a CU asleep after issuing ahead when the hold began may
+  // still be up to a quantum ahead once) and not from wherever a busy CU had
+  // run ahead to (which depends on the quantum; docs/channels.md, "Dependence
+  // on the quantum"). The
   // dispatcher holds it itself while a visible kernel has workgroups to place
   // (placing_: a CU has room now or accepts in a later cycle, or the kernel
   // waits for a CU to free room), for the same reason: the CUs fill over

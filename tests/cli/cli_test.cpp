@@ -289,7 +289,7 @@ TEST(Cli, APlainGraphicsCoRunnerKeepsTheRunIndependentOfTheQuantum) {
 // wavefronts used to see the wake-up up to a quantum late (cooperative color
 // on the grid, whose resizing barriers spin: +0.23% at 20 ns, five wake-ups
 // 3-9 cycles late, the first at 171.6 us).
-TEST(Cli, ASpinningWavefrontWakesInTheCycleOfTheWrite) {
+TEST(Cli, ASpinningWavefrontSeesAnotherCusWriteAsAtAOneCycleQuantum) {
   const auto run = [](const char* q) {
     const auto stats = quantum_run("spin_wake",
                                    "color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop "
@@ -305,30 +305,33 @@ TEST(Cli, ASpinningWavefrontWakesInTheCycleOfTheWrite) {
 
 // While a kernel waits for room the dispatcher holds the CUs to the cycle as
 // while it places (room frees in any cycle, and the workgroup placed in it
-// issues from that cycle), and a CU held to the cycle syncs at cycle edges
-// only, never at a quantum boundary inside a cycle (20 ns is not a whole
-// number of 700 MHz cycles). vecadd on kim2014 at 5 ns used to be +2.76% on
-// two CUs (32,768 elements: a CU that ran ahead issued past the release) and
-// -0.16% on one (65,536: the CU slept at the mid-cycle boundary and issued the
-// workgroup placed there, which at one cycle it had run past).
+// issues from that cycle), and a CU held to the cycle runs ahead to cycle
+// edges only, never to a quantum boundary inside a cycle (20 ns is not a whole
+// number of kim2014's 1,429 ps cycles). vecadd on kim2014 at 5 ns was +2.76%
+// on two CUs (32,768 elements: a CU that ran ahead idle reaped its next
+// completion before the placement); with the hold but boundaries inside a
+// cycle, -0.16% on one (65,536: the CU slept at the mid-cycle boundary and
+// issued the workgroup placed there, which at one cycle it had run past).
 TEST(Cli, AWorkgroupPlacedInFreedRoomIssuesAsAtAOneCycleQuantum) {
-  const auto kernel_ns = [](const std::string& args, const char* q) {
-    return quantum_run("room", args, q)["workload"]["results"]["kernel_ns"].get<double>();
+  const auto kernel_ns = [](const std::string& name, const std::string& args, const char* q) {
+    return quantum_run(name, args, q)["workload"]["results"]["kernel_ns"].get<double>();
   };
-  for (const char* args : {"vecadd --preset kim2014 --set gpu.cus=2 --set vecadd.n=32768",
-                           "vecadd --preset kim2014 --set gpu.cus=1 --set vecadd.n=65536"}) {
-    const double one = kernel_ns(args, "1.4285714");
-    EXPECT_EQ(kernel_ns(args, "5"), one) << args;
-    EXPECT_EQ(kernel_ns(args, "20"), one) << args;
+  for (const auto& [name, args] :
+       {std::pair{"room_2cus", "vecadd --preset kim2014 --set gpu.cus=2 --set vecadd.n=32768"},
+        std::pair{"room_1cu", "vecadd --preset kim2014 --set gpu.cus=1 --set vecadd.n=65536"}}) {
+    const double one = kernel_ns(name, args, "1.4285714");  // kim2014's cycle: 1,429 ps
+    EXPECT_EQ(kernel_ns(name, args, "5"), one) << args;
+    EXPECT_EQ(kernel_ns(name, args, "20"), one) << args;
   }
 }
 
 // A spin's write wakes the spinner for a poll one cycle later (SpinUnit): ready
 // at the write's own picosecond it raced its CU's pick of that picosecond, and
 // the block workers' ordered global-queue commit, which spins on the tail,
-// differed with where the CU's syncs fell: Fig. 3's compute tree at depth 9 on
-// 512 blocks took 355,337.5 ns at one gh200 cycle (0.505 ns), 354,800.2 at 20
-// and 356,942.1 at 20.2 (a whole number of cycles).
+// differed with where the CU's syncs fell: with the wake-up at the write's time
+// Fig. 3's compute tree at depth 9 on 512 blocks took 355,337.5 ns at one gh200
+// cycle (0.505 ns), 354,800.2 at 20 (not a whole number of cycles) and
+// 356,942.1 at 20.2 (40 cycles); 1, 2, 5 and 50 ns: tools/forkjoin_quantum.py.
 TEST(Cli, ABlockWorkersSpinningCommitGivesItsOneCycleTimeAtEveryQuantum) {
   const auto run = [](const char* q) {
     const auto stats = quantum_run("spin_commit",
