@@ -834,10 +834,10 @@ void ComputeUnit::run() {
     // in any cycle (IssueContext::block, tight) or the dispatcher holds the
     // cycle synchronisation, every cycle edge and only the edges, whatever
     // the quantum: a quantum boundary inside a cycle (a quantum that is not a
-    // whole number of cycles, such as 20 ns on kim2014's 1,429 ps) made the CU sleep
-    // there instead of running ahead to the edge, and so see a workgroup the
-    // dispatcher placed in that picosecond, which at a one-cycle quantum it
-    // had run past.
+    // whole number of cycles, such as 20 ns on kim2014's 1,429 ps) made the
+    // CU sleep there instead of running ahead to the edge, and so see a
+    // workgroup the dispatcher placed in that picosecond, which at a
+    // one-cycle quantum it had run past.
     auto boundary = [&] {
       const Tick s = sc_core::sc_time_stamp().value();
       const bool tight = tight_blocked_ || (dispatcher_ && dispatcher_->cycle_sync());

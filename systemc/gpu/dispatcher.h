@@ -229,8 +229,8 @@ class Dispatcher : public sc_core::sc_module {
   // from about t (a CU asleep after issuing ahead when the hold began may
   // still be up to a quantum ahead once) and not from wherever a busy CU had
   // run ahead to (which depends on the quantum; docs/channels.md, "Dependence
-  // on the quantum"). The
-  // dispatcher holds it itself while a visible kernel has workgroups to place
+  // on the quantum"). The dispatcher holds it itself while a visible kernel
+  // has workgroups to place
   // (placing_: a CU has room now or accepts in a later cycle, or the kernel
   // waits for a CU to free room), for the same reason: the CUs fill over
   // several cycles while the first workgroups already run, and room frees

@@ -492,8 +492,8 @@ class Lane {
   // Poll the word at `addr` (an acquire load) until `value cmp operand` holds
   // for every issuing lane, and return the value seen. Between polls the
   // wavefront is blocked on "spin on <what>" and polls again one cycle after
-  // the word is written (a wait-on-write monitor: the polls in between are not issued;
-  // docs/compute-unit.md). A spin that nothing will ever write to is a
+  // the word is written (a wait-on-write monitor: the polls in between are
+  // not issued; docs/compute-unit.md). A spin that nothing will ever write to is a
   // deadlock the simulator diagnoses, naming `what`. SpinMode::Any: the
   // wavefront goes on when any issuing lane's condition holds (lanes watching
   // different words: wait until one of them changes).
