@@ -259,6 +259,12 @@ std::pair<double, double> shared_run(const std::string& name, const std::string&
   return {res["kernel_ns"].get<double>(), res["graphics_launches"].get<double>()};
 }
 
+// A run with spinning wavefronts at one quantum: (kernel_ns, spin waits).
+std::pair<double, double> spin_run(const std::string& name, const std::string& args, const std::string& q) {
+  const auto stats = quantum_run(name, args, q);
+  return {stats["workload"]["results"]["kernel_ns"].get<double>(), stats["totals"]["gpu.cu.spin_waits"].get<double>()};
+}
+
 // While the co-runner shares the GPU it may submit a graphics launch in any
 // cycle, so it holds the CUs to the next cycle edge (as the aggregator does):
 // a cooperative kernel sharing the GPU runs as at a one-cycle quantum.
@@ -290,17 +296,12 @@ TEST(Cli, APlainGraphicsCoRunnerKeepsTheRunIndependentOfTheQuantum) {
 // on the grid, whose resizing barriers spin: +0.23% at 20 ns, five wake-ups
 // 3-9 cycles late, the first at 171.6 us).
 TEST(Cli, ASpinningWavefrontSeesAnotherCusWriteAsAtAOneCycleQuantum) {
-  const auto run = [](const char* q) {
-    const auto stats = quantum_run("spin_wake",
-                                   "color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop "
-                                   "--set color.generator=grid --set color.scale=12",
-                                   q);
-    return std::pair{stats["workload"]["results"]["kernel_ns"].get<double>(),
-                     stats["totals"]["gpu.cu.spin_waits"].get<double>()};
-  };
-  const auto one = run("1");
+  const std::string args =
+      "color --preset orr2014 --set gpu.cus=4 --set color.mechanism=coop --set color.generator=grid "
+      "--set color.scale=12";
+  const auto one = spin_run("spin_wake", args, "1");
   EXPECT_GT(one.second, 1000) << "the wavefronts spun";
-  EXPECT_EQ(run("20"), one);
+  EXPECT_EQ(spin_run("spin_wake", args, "20"), one);
 }
 
 // While a kernel waits for room the dispatcher holds the CUs to the cycle as
@@ -333,20 +334,14 @@ TEST(Cli, AWorkgroupPlacedInFreedRoomIssuesAsAtAOneCycleQuantum) {
 // cycle (0.505 ns), 354,800.2 at 20 (not a whole number of cycles) and
 // 356,942.1 at 20.2 (40 cycles); 1, 2, 5 and 50 ns: tools/forkjoin_quantum.py.
 TEST(Cli, ABlockWorkersSpinningCommitGivesItsOneCycleTimeAtEveryQuantum) {
-  const auto run = [](const char* q) {
-    const auto stats = quantum_run("spin_commit",
-                                   "tree --preset gh200 --set tree.body=scaling --set tree.depth=9 "
-                                   "--set tree.mem_ops=64 --set tree.compute_iters=1024 --set tree.input_log2=19 "
-                                   "--set forkjoin.workers=block --set forkjoin.group_size=32 "
-                                   "--set forkjoin.groups=512 --set forkjoin.queue=gq --set forkjoin.terminate=all",
-                                   q);
-    return std::pair{stats["workload"]["results"]["kernel_ns"].get<double>(),
-                     stats["totals"]["gpu.cu.spin_waits"].get<double>()};
-  };
-  const auto one = run("0.505");
+  const std::string args =
+      "tree --preset gh200 --set tree.body=scaling --set tree.depth=9 --set tree.mem_ops=64 "
+      "--set tree.compute_iters=1024 --set tree.input_log2=19 --set forkjoin.workers=block "
+      "--set forkjoin.group_size=32 --set forkjoin.groups=512 --set forkjoin.queue=gq --set forkjoin.terminate=all";
+  const auto one = spin_run("spin_commit", args, "0.505");
   EXPECT_GT(one.second, 1000) << "the commits spun";
-  EXPECT_EQ(run("20"), one);
-  EXPECT_EQ(run("20.2"), one);
+  EXPECT_EQ(spin_run("spin_commit", args, "20"), one);
+  EXPECT_EQ(spin_run("spin_commit", args, "20.2"), one);
 }
 
 TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
