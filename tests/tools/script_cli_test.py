@@ -17,8 +17,9 @@ import tempfile
 
 root, real_fgsim = sys.argv[1], sys.argv[2]
 tools = os.path.join(root, "tools")
-SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_quantum", "cu_bench",
-           "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_chip_study", "forkjoin_fib_study",
+SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "coop_bench", "coop_launches",
+           "coop_quantum", "cu_bench", "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_chip_study",
+           "forkjoin_fib_study",
            "forkjoin_late_batches", "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_sort_batches",
            "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
@@ -54,6 +55,8 @@ BAD_VALUES = [
     ("forkjoin_sort_batches", "--quanta=0.505,x", "--quanta"),
     ("forkjoin_sort_batches", "--seed=2,x", "--seed"),
     ("forkjoin_sort_batches", "--queues=1,2", "2"),
+    ("coop_launches", "--study=fig99", "--study"),
+    ("coop_launches", "--point=octree:bogus", "--point"),
 ]
 tmp = tempfile.mkdtemp(prefix="fg_script_cli_")
 mark = os.path.join(tmp, "started")
@@ -100,7 +103,8 @@ for s, arg, names in BAD_VALUES:
     refused(s, [fake, arg], names)
 
 # Scripts that stop on a failing run (the others report it in their table).
-STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_quantum", "cu_bench", "cu_quantum",
+STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_launches", "coop_quantum", "cu_bench",
+            "cu_quantum",
             "forkjoin_chip_study", "forkjoin_fib_study", "forkjoin_late_batches", "forkjoin_loop_profile",
             "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_quantum"]
 for code in (3, 2):
