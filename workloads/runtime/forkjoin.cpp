@@ -138,8 +138,9 @@ const Param<std::uint64_t> kGroups{"forkjoin.groups",
 const Param<std::uint64_t> kGroupSize{"forkjoin.group_size",
                                       0,
                                       "",
-                                      "work-items per workgroup (0: one wavefront, the paper's best configurations' "
-                                      "32 threads on its 32-wide warps, Table 3)",
+                                      "work-items per workgroup (0: one wavefront for thread workers, the paper's "
+                                      "best configurations' 32 threads on its 32-wide warps, Table 3; 256 for block "
+                                      "workers, GTaP's default)",
                                       {{0}, {1024}}};
 const Param<std::uint64_t> kRegisters{"forkjoin.registers",
                                       32,

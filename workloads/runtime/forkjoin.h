@@ -18,8 +18,8 @@
 //   }
 //
 // Device operations go through the lane: co_await t.lane().load<T>(a). Hold
-// no Lane& across a taskwait. spawn and taskwait take an optional queue hint
-// (execution-path-aware queues, forkjoin.queues > 1).
+// no Lane& across a taskwait. spawn_on (spawn with a queue) and taskwait take
+// a queue hint (execution-path-aware queues, forkjoin.queues > 1).
 //
 // Thread-level tasks (forkjoin.workers=thread) run one per lane; block-level
 // tasks (workers=block) one per workgroup: every lane of the workgroup runs
