@@ -90,6 +90,7 @@ CONTEXTS = [
     ["sort", *G2, "--set", "sort.n=256", "--set", "sort.algorithm=pieces"],
     ["sort", *G2, "--set", "sort.n=256", "--set", "sort.mechanism=forkjoin"],
     ["tree", *G2, "--set", "tree.depth=4", "--set", "tree.input_log2=10"],
+    ["tree", *G2, "--set", "tree.depth=4", "--set", "tree.input_log2=10", "--set", "forkjoin.workers=block"],
     ["fj-sum", *G2, "--set", "fj-sum.n=256"],
     ["bfs", *G2, "--set", "bfs.scale=6"],
     ["bfs", *G2, "--set", "bfs.scale=6", "--set", "bfs.mechanism=swwl"],

@@ -602,6 +602,18 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
       {"fib --set fib.mechanism=forkjoin --set forkjoin.runtime=mar2026", "forkjoin.runtime"},
       {"fib --set gpu.cu.fence_latency=-5", "gpu.cu.fence_latency"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.gq_commit=ordered", "forkjoin.gq_commit"},
+      // A partial warp of thread workers (it hung, or ended with tasks unfinished).
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.group_size=16", "forkjoin.group_size"},
+      {"tree --set tree.depth=4 --set forkjoin.group_size=48", "forkjoin.group_size"},
+      // A 1 + 1 merge spawned itself until the pool was full.
+      {"sort --set sort.mechanism=forkjoin --set sort.cutoff_merge=2", "sort.cutoff_merge"},
+      // Settings of what the run does not have.
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.queue=gq --set forkjoin.backoff=exp", "forkjoin.backoff"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.queue=cl --set forkjoin.backoff=exp", "forkjoin.backoff"},
+      {"tree --set forkjoin.workers=block --set forkjoin.runtime=feb2026 --set forkjoin.backoff=exp",
+       "forkjoin.backoff"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.max_tasks_per_block=64", "forkjoin.max_tasks_per_block"},
+      {"tree --set forkjoin.workers=block --set forkjoin.max_tasks_per_warp=64", "forkjoin.max_tasks_per_warp"},
   };
   for (const auto& [args, key] : cases) {
     const auto r = run_fgsim("run " + args + " --quiet");

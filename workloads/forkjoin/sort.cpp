@@ -59,8 +59,10 @@ const Param<std::uint64_t> kCutoffSort{
 const Param<std::uint64_t> kCutoffMerge{"sort.cutoff_merge",
                                         256,
                                         "keys",
-                                        "fork-join cilksort: merges of fewer keys run serially (GTaP Sec. 6.2: 256)",
-                                        {{2}, {1u << 26}}};
+                                        "fork-join cilksort: merges of fewer keys run serially (GTaP Sec. 6.2: 256; "
+                                        "at least 3: GTaP's split keeps the median in the first half, so a merge of "
+                                        "1 + 1 keys would spawn itself)",
+                                        {{3}, {1u << 26}}};
 
 // The serial code's steps as clang -O3 and ptxas compile the paper's
 // functions for sm_90 (counted from the machine code, clang 14 and ptxas

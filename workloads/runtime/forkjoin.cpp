@@ -827,6 +827,20 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                                 cfg.origin(kGqCommit.name())));
   backoff_ = kBackoff.get(cfg) == "exp";
   clock_victim_ = kVictim.get(cfg) == "clock";
+  // Only a locked deque's steal backs off (thread workers on ws, jan2026's
+  // block workers); gq has no steals, Chase-Lev's CAS no lock.
+  if (backoff_ && q_ != Q::Ws)
+    throw UserError(
+        fmt::format("{} (set by {}) does not apply: only work stealing's locked deques back off, and "
+                    "this run's workers use {}",
+                    kBackoff.name(), cfg.origin(kBackoff.name()),
+                    q_ == Q::Gq ? "the global queue (forkjoin.queue=gq)"
+                    : block_    ? "Chase-Lev deques (feb2026's block workers)"
+                                : "Chase-Lev deques (forkjoin.queue=cl)"));
+  if (const auto& other = block_ ? kPerWarp : kPerBlock; cfg.set_by_user(other.name()))
+    throw UserError(fmt::format("{} (set by {}) does not apply: this run's workers are {} (their pools: {})",
+                                other.name(), cfg.origin(other.name()), block_ ? "blocks" : "warps",
+                                block_ ? kPerBlock.name() : kPerWarp.name()));
   if (!backoff_)
     for (const std::string& k : {kBackoffMin.name(), kBackoffMax.name()})
       if (cfg.set_by_user(k))
@@ -1000,9 +1014,10 @@ Task<std::uint32_t> Runtime::alloc_id(Lane& l, W w, bool& recycled) {
   }
   if (!ok) {
     co_await fault(
-        l, fmt::format("forkjoin: the task pool of {} {} is full ({} records in use of {}): raise "
-                       "forkjoin.max_tasks_per_{}",
-                       block_ ? "block" : "warp", w.global, in_use_[w.global], per_worker_, block_ ? "block" : "warp"));
+        l, fmt::format("forkjoin: the task pool of {} {} is full ({} records in use of {}; its id list hands "
+                       "out released ids in order, and slot {} holds none yet): raise forkjoin.max_tasks_per_{}",
+                       block_ ? "block" : "warp", w.global, in_use_[w.global], per_worker_, slot,
+                       block_ ? "block" : "warp"));
   }
   const std::uint32_t id = co_await l.load_bypass<std::uint32_t>(idlist(w.global, slot));
   if (valid_flags_) co_await l.store_bypass<std::uint32_t>(valid(w.global, slot), 0u);
@@ -2284,6 +2299,13 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
   const bool block = block_workers(cfg, p.block);
   std::uint32_t size = static_cast<std::uint32_t>(kGroupSize.get(cfg));
   if (size == 0) size = block ? 256 : wave;  // block workers: GTaP's default block of 256 (Table 1)
+  // A thread worker is a whole warp: a partial one left lanes no worker
+  // loop runs, and the run never ended (or ended with tasks unfinished).
+  if (!block && size % wave != 0)
+    throw UserError(
+        fmt::format("forkjoin.group_size={}: thread workers are whole wavefronts (a multiple of {} "
+                    "work-items, gpu.cu.wavefront_width)",
+                    size, wave));
   KernelLaunch k{p.name, 0, size, static_cast<std::uint32_t>(kRegisters.get(cfg)), 0, {}};
   // The LDS the runtime needs decides residency: size it first with one group.
   std::uint32_t groups = static_cast<std::uint32_t>(kGroups.get(cfg));
