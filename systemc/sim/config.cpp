@@ -146,7 +146,10 @@ std::string trim(const std::string& s) {
 }
 
 std::string describe_range(const ParamInfo& info) {
-  auto f = [](double x) { return fmt::format("{:g}", x); };
+  // Whole bounds in full (1048576, not 1.04858e+06), as `fgsim params` shows them.
+  auto f = [](double x) {
+    return std::fabs(x) < 9.0e15 && x == std::floor(x) ? fmt::format("{:.0f}", x) : fmt::format("{:g}", x);
+  };
   if (info.min && info.max) return fmt::format("[{}, {}]", f(*info.min), f(*info.max));
   if (info.min) return fmt::format(">= {}", f(*info.min));
   if (info.max) return fmt::format("<= {}", f(*info.max));

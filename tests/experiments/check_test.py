@@ -55,6 +55,8 @@ CASES = [
     ("out-of-range value", STUDY + "    grid:\n      gpu.cus:\n        - 4\n        - 99999\n"
      "    metrics: {t: sim.time_ns}\n",
      8, "gpu.cus", r"value 99999 for 'gpu.cus' is out of range \[1, \d+\]", False),
+    ("out-of-range value, a large bound in full", STUDY + "    fixed: {vecadd.n: 0}\n    metrics: {t: sim.time_ns}\n",
+     5, "vecadd.n", r"value 0 for 'vecadd.n' is out of range \[1, 268435456\]", False),
     ("out-of-range value (flow list)", STUDY + "    grid: {gpu.cus: [0, 99999]}\n    metrics: {t: sim.time_ns}\n",
      5, "gpu.cus", r"value 0 for 'gpu.cus' is out of range", False),
     ("wrong type", STUDY + "    fixed: {vecadd.n: 4096}\n    cases:\n      magic: {mem.magic: maybe}\n"

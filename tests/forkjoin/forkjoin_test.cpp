@@ -614,6 +614,8 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
        "forkjoin.backoff"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.max_tasks_per_block=64", "forkjoin.max_tasks_per_block"},
       {"tree --set forkjoin.workers=block --set forkjoin.max_tasks_per_warp=64", "forkjoin.max_tasks_per_warp"},
+      // A record smaller than the program's arguments (they were cut).
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.payload=8", "forkjoin.payload"},
   };
   for (const auto& [args, key] : cases) {
     const auto r = run_fgsim("run " + args + " --quiet");

@@ -167,14 +167,19 @@ def catalog(fgsim):
     return _CATALOGS[fgsim]
 
 
+def _bound(x):
+    # Whole bounds in full (1048576, not 1.04858e+06), as fgsim's own message gives them.
+    return f"{x:.0f}" if abs(x) < 9.0e15 and float(x).is_integer() else f"{x:g}"
+
+
 def _describe_range(p):
     lo, hi = p.get("min"), p.get("max")
     if lo is not None and hi is not None:
-        return f"[{lo:g}, {hi:g}]"
+        return f"[{_bound(lo)}, {_bound(hi)}]"
     if lo is not None:
-        return f">= {lo:g}"
+        return f">= {_bound(lo)}"
     if hi is not None:
-        return f"<= {hi:g}"
+        return f"<= {_bound(hi)}"
     return ""
 
 

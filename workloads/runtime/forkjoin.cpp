@@ -856,6 +856,13 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                                 kBackoffMax.get(cfg)));
   max_children_ = kMaxChildren.get(cfg) ? static_cast<std::uint32_t>(kMaxChildren.get(cfg)) : p.max_children;
   payload_ = kPayload.get(cfg) ? static_cast<std::uint32_t>(kPayload.get(cfg)) : p.payload;
+  // A smaller record would cut the arguments the program copies into it
+  // (they were silently truncated).
+  if (payload_ < p.payload)
+    throw UserError(
+        fmt::format("forkjoin.payload={}: below the {} B that {} declares for its task arguments "
+                    "(GTAP_MAX_TASK_DATA_SIZE)",
+                    payload_, p.payload, p.name));
   if (payload_ < 8) payload_ = 8;
   payload_ = static_cast<std::uint32_t>(round_up(payload_, 8));
   warps_per_group_ = block_ ? 1 : (group_size_ + wave_ - 1) / wave_;
