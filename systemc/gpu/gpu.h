@@ -27,6 +27,9 @@ struct GpuOptions {
   std::vector<std::string> mechanisms;
   // Who asked for them, for messages ("workload 'bfs' with this configuration").
   std::string mechanisms_origin = "the run";
+  // `mechanisms` is the workload's whole list (a registered workload run by
+  // fgsim): a software mechanism not on it runs no program in this run.
+  bool declared = false;
   std::string wave_file;  // fgsim --vcd: the rtl worklist backend's waveform
 };
 

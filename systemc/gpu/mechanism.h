@@ -83,6 +83,12 @@ struct MechanismInfo {
   // (rings, queues), added to the workload's before the run is checked
   // against gpu.mem.size and sim.max_memory. Empty: a few kilobytes.
   std::function<std::uint64_t(const Config&)> device_bytes = {};
+  // A runtime in device software (the fork-join runtime): it adds no
+  // hardware, and its parameters act only on the programs a workload runs
+  // on it. A run of a workload that declares its mechanisms (fgsim run) and
+  // does not use this one refuses its user-set parameters even when
+  // gpu.mechanisms builds it (they would be ignored).
+  bool software = false;
 };
 
 class MechanismRegistry {

@@ -72,15 +72,28 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   const auto build = registry.closure(names, opts_.mechanisms_origin);
   // One rule for keys that do not apply: a mechanism's parameter set by the
   // user while the run does not build the mechanism would be ignored: refused.
+  // A software mechanism (a runtime: MechanismInfo::software) acts only on
+  // the programs the workload runs on it, so gpu.mechanisms does not make its
+  // parameters apply when the workload declares it does not use it.
+  std::vector<const MechanismInfo*> own;
+  if (opts_.declared) own = registry.closure(opts_.mechanisms, opts_.mechanisms_origin);
   for (const auto& [mech, m] : registry.all()) {
-    if (std::find(build.begin(), build.end(), &m) != build.end()) continue;
+    const bool built = std::find(build.begin(), build.end(), &m) != build.end();
+    const bool runs = m.software && opts_.declared ? std::find(own.begin(), own.end(), &m) != own.end() : built;
+    if (runs) continue;
     for (const auto& prefix : m.params)
-      for (const auto& [key, info] : ParamRegistry::global().all())
-        if (key.rfind(prefix, 0) == 0 && cfg.set_by_user(key))
+      for (const auto& [key, info] : ParamRegistry::global().all()) {
+        if (key.rfind(prefix, 0) != 0 || !cfg.set_by_user(key)) continue;
+        if (m.software)
           throw UserError(
-              fmt::format("{} (set by {}) does not apply: this run builds no {}: {} does not use it "
-                          "(gpu.mechanisms={} adds it)",
-                          key, cfg.origin(key), mech, opts_.mechanisms_origin, mech));
+              fmt::format("{} (set by {}) does not apply: {} runs no program on {} (a runtime in "
+                          "device software: gpu.mechanisms={} builds only its statistics)",
+                          key, cfg.origin(key), opts_.mechanisms_origin, mech, mech));
+        throw UserError(
+            fmt::format("{} (set by {}) does not apply: this run builds no {}: {} does not use it "
+                        "(gpu.mechanisms={} adds it)",
+                        key, cfg.origin(key), mech, opts_.mechanisms_origin, mech));
+      }
   }
   for (const MechanismInfo* m : build) mechanisms_.add(m->build(*this));
   building_ = false;

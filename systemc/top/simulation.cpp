@@ -442,6 +442,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   GpuOptions opts;
   if (w.mechanisms) opts.mechanisms = w.mechanisms(cfg);
   opts.mechanisms_origin = fmt::format("workload '{}' with this configuration", w.name);
+  opts.declared = true;
   opts.wave_file = spec.vcd_file;
   GpuTop top("gpu", cfg, std::move(opts));
   Host host(top, *out, kSeed.get(cfg));

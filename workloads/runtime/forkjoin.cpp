@@ -477,7 +477,9 @@ const RegisterMechanism kReg{{kName,
                               {},
                               [](Gpu& g) { return std::make_unique<Stats>(g); },
                               {"forkjoin."},
-                              {}}};
+                              {},
+                              {},
+                              /*software=*/true}};
 
 // Resume a task's coroutine on lane `l` from the worker coroutine.
 struct Resume {
