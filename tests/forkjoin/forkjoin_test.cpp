@@ -614,6 +614,8 @@ TEST(ForkJoinBadInput, RefusedWithTheKey) {
        "forkjoin.backoff"},
       {"fib --set fib.mechanism=forkjoin --set forkjoin.max_tasks_per_block=64", "forkjoin.max_tasks_per_block"},
       {"tree --set forkjoin.workers=block --set forkjoin.max_tasks_per_warp=64", "forkjoin.max_tasks_per_warp"},
+      {"fib --set fib.mechanism=forkjoin --set forkjoin.queue=gq --set forkjoin.victim=stream", "forkjoin.victim"},
+      {"tree --set forkjoin.workers=block --set forkjoin.queue=gq --set forkjoin.victim=clock", "forkjoin.victim"},
       // A record smaller than the program's arguments (they were cut).
       {"fib --set fib.mechanism=forkjoin --set forkjoin.payload=8", "forkjoin.payload"},
   };

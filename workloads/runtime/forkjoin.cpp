@@ -193,7 +193,7 @@ const Param<std::string> kCode{
     "the runtime's own instructions: free charges its loads, stores, atomics and fences only; compiled adds GTaP's "
     "compiled runtime per operation (instructions and stall cycles, the `__device__` pointers' loads, the task "
     "function's register saves: docs/forkjoin-sass.md; thread and block workers, and the thread workers' gq and "
-    "cl baselines)"};
+    "cl baselines; the block workers' gq, whose code was not compiled, is charged their deques' code)"};
 
 // One runtime operation of GTaP's compiled runtime, per warp: non-memory instructions and the sum of
 // their static stall counts (docs/forkjoin-sass.md, the rows named; the out-of-line shuffle and warp-sync
@@ -799,6 +799,8 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     "workers, forkjoin.queue=ws)",
                     nq_));
   if (kCode.get(cfg) == "compiled") {
+    // Block workers' gq (gtap_runtime_block_gq.cuh) was not compiled: it is
+    // charged the block deques' code per operation (docs/forkjoin-sass.md).
     if (block_)
       bcode_ = feb_ ? &kFebBlockCode : &kJanBlockCode;
     else
@@ -839,6 +841,12 @@ Runtime::Runtime(Host& h, const Program& p, std::uint32_t groups, std::uint32_t 
                     q_ == Q::Gq ? "the global queue (forkjoin.queue=gq)"
                     : block_    ? "Chase-Lev deques (feb2026's block workers)"
                                 : "Chase-Lev deques (forkjoin.queue=cl)"));
+  // The global queue has no victims: every worker pops from the one queue.
+  if (q_ == Q::Gq && cfg.set_by_user(kVictim.name()))
+    throw UserError(
+        fmt::format("{} (set by {}) does not apply: the global queue's workers steal from no victim "
+                    "(forkjoin.queue=gq)",
+                    kVictim.name(), cfg.origin(kVictim.name())));
   if (const auto& other = block_ ? kPerWarp : kPerBlock; cfg.set_by_user(other.name()))
     throw UserError(fmt::format("{} (set by {}) does not apply: this run's workers are {} (their pools: {})",
                                 other.name(), cfg.origin(other.name()), block_ ? "blocks" : "warps",
