@@ -90,7 +90,16 @@ OutputFile::OutputFile(std::string path, std::string option) : path_(std::move(p
   const bool direct = !ec && fs::exists(st) && !fs::is_regular_file(st);
   if (!direct) tmp_ = fmt::format("{}.fgsim-tmp-{}", path_, static_cast<long>(::getpid()));
   const int fd = ::open(direct ? path_.c_str() : tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw UserError(fmt::format("{} {}: cannot write ({})", option_, shown(path_), std::strerror(errno)));
+  if (fd < 0) {
+    const int e = errno;
+    if (direct || ec || !fs::exists(st))  // a new file, as the target would be
+      throw UserError(fmt::format("{} {}: cannot write ({})", option_, shown(path_), std::strerror(e)));
+    // The target exists: the file that failed is the temporary one beside it
+    // (its directory may refuse new files, as /proc does, where the target
+    // is a regular file).
+    throw UserError(fmt::format("{} {}: cannot write the temporary file {} beside it ({})", option_, shown(path_),
+                                shown(tmp_), std::strerror(e)));
+  }
   buf_ = std::make_unique<FdBuf>(fd);
   out_.rdbuf(buf_.get());
   open_ = true;

@@ -178,6 +178,13 @@ Config resolve_config(const RunSpec& spec) {
     cfg.set(w->input_param, spec.input, "--input");
   }
   for (const auto& s : spec.sets) cfg.apply_assignment(s);
+  // An option and a --set of the parameter it sets: two values on one
+  // command line, one of them would be dropped (--set after --set of one
+  // key is the documented order: docs/usage.md).
+  if (!spec.input.empty() && cfg.origin(w->input_param) != "--input")
+    throw UserError(fmt::format("--input and {} both give the input file: give one", cfg.origin(w->input_param)));
+  if (!spec.seed.empty() && cfg.origin("sim.seed").rfind("--set", 0) == 0)
+    throw UserError(fmt::format("--seed and {} both give the seed: give one", cfg.origin("sim.seed")));
   if (!spec.seed.empty()) cfg.set("sim.seed", spec.seed, "--seed");
   // One rule (docs/reliability.md): another workload's parameter would be
   // ignored (its prefix is that workload's name, '-' written '_' or not).
@@ -207,6 +214,17 @@ Config resolve_config(const RunSpec& spec) {
       if (!a.empty() && !b.empty() && a != "-" && b != "-" && same_file(a, b))
         throw UserError(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, a));
     }
+  // An output naming a file the run reads would overwrite it.
+  std::vector<std::pair<std::string, std::string>> ins;  // (what, path)
+  for (const auto& f : spec.config_files) ins.emplace_back("--config", f);
+  if (!w->input_param.empty()) {
+    auto in = std::get<std::string>(cfg.value(w->input_param));
+    if (!in.empty()) ins.emplace_back(fmt::format("the input file ({})", w->input_param), in);
+  }
+  for (const auto& [opt, path] : outs)
+    for (const auto& [what, in] : ins)
+      if (!path->empty() && *path != "-" && same_file(*path, in))
+        throw UserError(fmt::format("{} {}: is {}: it would be overwritten", opt, shown(*path), what));
   double ts = kTraceStart.get(cfg), te = kTraceEnd.get(cfg);
   if (te > 0 && te <= ts) throw UserError(fmt::format("trace.end: {} ns is not after trace.start ({} ns)", te, ts));
   // One rule (docs/reliability.md): a setting that would be ignored is refused.
@@ -538,7 +556,11 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   if (!write_errors.empty() && !failure) code = kExitUserError;
   if (!cause.empty()) std::fprintf(stderr, "%s\n", cause.c_str());
   for (const auto& e : write_errors) std::fprintf(stderr, "fgsim: error: %s\n", e.c_str());
-  if (output_dropped)
+  // Bad input is one line wherever it was found (docs/reliability.md): the
+  // configuration checked before the run, or when the workload builds its
+  // runtime, or an input file read by the host program; --output is never
+  // written then, and saying so would be a second line.
+  if (output_dropped && status != "input error")
     std::fprintf(stderr, "fgsim: --output %s not written: the run did not complete (%s)\n",
                  shown(spec.output_file, 200).c_str(), status.c_str());
   // With the stats on standard output the summary goes to standard error.
