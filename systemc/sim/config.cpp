@@ -54,6 +54,10 @@ std::string format_value(const ParamInfo& info, const ParamValue& v) {
       v);
 }
 
+std::string format_bound(double x) {
+  return std::fabs(x) < 9.0e15 && x == std::floor(x) ? fmt::format("{:.0f}", x) : fmt::format("{:g}", x);
+}
+
 ParamRegistry& ParamRegistry::global() {
   static ParamRegistry r;
   return r;
@@ -146,10 +150,7 @@ std::string trim(const std::string& s) {
 }
 
 std::string describe_range(const ParamInfo& info) {
-  // Whole bounds in full (1048576, not 1.04858e+06), as `fgsim params` shows them.
-  auto f = [](double x) {
-    return std::fabs(x) < 9.0e15 && x == std::floor(x) ? fmt::format("{:.0f}", x) : fmt::format("{:g}", x);
-  };
+  const auto f = format_bound;
   if (info.min && info.max) return fmt::format("[{}, {}]", f(*info.min), f(*info.max));
   if (info.min) return fmt::format(">= {}", f(*info.min));
   if (info.max) return fmt::format("<= {}", f(*info.max));
@@ -158,9 +159,11 @@ std::string describe_range(const ParamInfo& info) {
 
 // Integer text: decimal or 0x hex; byte-valued parameters also take K/M/G/T/P
 // with an optional B or iB (binary multiples, as the papers' "16 KB" means
-// 16384). `mag_out` gets the exact magnitude when there is no suffix.
+// 16384). `mag_out` gets the exact magnitude when there is no suffix;
+// `too_big` is set for digits past 2^64 - 1 (an integer, but none a parameter
+// holds).
 bool parse_integer(const ParamInfo& info, const std::string& t, long double& out, unsigned long long& mag_out,
-                   bool& neg_out) {
+                   bool& neg_out, bool& too_big) {
   if (t.empty()) return false;
   std::size_t pos = 0;
   bool neg = false;
@@ -180,7 +183,10 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
   if (digits_end == pos) return false;
   errno = 0;
   unsigned long long mag = std::strtoull(t.substr(pos, digits_end - pos).c_str(), nullptr, base);
-  if (errno == ERANGE) return false;
+  if (errno == ERANGE) {
+    too_big = digits_end == t.size();
+    return false;
+  }
   std::string suffix = t.substr(digits_end);
   long double mult = 1;
   if (!suffix.empty()) {
@@ -228,10 +234,18 @@ ParamValue parse_value(const ParamInfo& info, const std::string& raw, const std:
     case ParamType::UInt: {
       long double x = 0;
       unsigned long long mag = 0;
-      bool neg = false;
-      if (!parse_integer(info, t, x, mag, neg))
+      bool neg = false, too_big = false;
+      if (!parse_integer(info, t, x, mag, neg, too_big)) {
+        // 2^64 and above: an integer out of every range, not "not an integer".
+        if (too_big && (info.min || info.max))
+          throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
+                                      describe_range(info), info.unit.empty() ? "" : " " + info.unit));
+        if (too_big && info.type == ParamType::UInt)
+          return fail(neg ? "expected a non-negative integer" : "integer too large (above 2^64 - 1)");
+        if (too_big) return fail("integer too large");
         return fail(info.unit == "B" ? "expected an integer number of bytes (e.g. 16384 or 16KiB)"
                                      : "expected an integer");
+      }
       if (info.type == ParamType::UInt && x < 0) return fail("expected a non-negative integer");
       // UInt takes the full 64-bit range (seeds); Int the signed one.
       if (info.type == ParamType::UInt) {

@@ -37,6 +37,9 @@ struct ParamInfo {
 };
 
 std::string format_value(const ParamInfo& info, const ParamValue& v);
+// A parameter's bound as messages and `fgsim params` show it: a whole number
+// in full (1048576, not 1.04858e+06), any other as %g.
+std::string format_bound(double x);
 
 class ParamRegistry {
  public:

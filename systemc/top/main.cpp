@@ -86,11 +86,8 @@ int cmd_params(const std::string& prefix, const std::string& preset, bool json) 
       for (const auto& x : info.choices) c += (c.empty() ? "" : "|") + x;
       help += " {" + c + "}";
     } else if (info.min || info.max) {
-      auto num = [](double x) {
-        return x == static_cast<double>(static_cast<long long>(x)) ? fmt::format("{}", static_cast<long long>(x))
-                                                                   : fmt::format("{:g}", x);
-      };
-      help += fmt::format(" [{}..{}]", info.min ? num(*info.min) : "", info.max ? num(*info.max) : "");
+      help += fmt::format(" [{}..{}]", info.min ? fg::format_bound(*info.min) : "",
+                          info.max ? fg::format_bound(*info.max) : "");
     }
     for (const auto& a : fg::ParamRegistry::global().aliases_of(name)) help += " (old name: " + a + ")";
     std::cout << fmt::format("{:<28} {:<6} {:>12} {:<7} {}\n", name, fg::to_string(info.type),

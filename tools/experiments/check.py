@@ -189,9 +189,13 @@ _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 _HEXFLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?\Z")
 
 
+_TOO_BIG = object()  # digits past 2^64 - 1: an integer, but none a parameter holds
+
+
 def _integer(p, t):
     """fgsim's parse_integer (systemc/sim/config.cpp): decimal or 0x hex; parameters in
-    bytes also take K/M/G/T/P with an optional B or iB. None when it is not one."""
+    bytes also take K/M/G/T/P with an optional B or iB. None when it is not one, _TOO_BIG
+    for digits past 2^64 - 1 without a suffix."""
     if not t:
         return None
     pos, neg = 0, False
@@ -207,7 +211,7 @@ def _integer(p, t):
         return None
     mag = int(t[pos:end], base)
     if mag > 2**64 - 1:
-        return None
+        return _TOO_BIG if end == len(t) else None
     s = t[end:]
     if s:
         if p.get("unit") != "B":
@@ -242,6 +246,12 @@ def value_error(p, raw):
     kind = p["type"]
     if kind in ("int", "uint"):
         x = _integer(p, t)
+        if x is _TOO_BIG:  # out of every range (fgsim's parse_value)
+            if p.get("min") is not None or p.get("max") is not None:
+                return out_of_range(2**64 if not t.startswith("-") else -2**64)
+            if kind == "uint":
+                return fail("expected a non-negative integer" if t.startswith("-") else "integer too large (above 2^64 - 1)")
+            return fail("integer too large")
         if x is None:
             return fail("expected an integer number of bytes (e.g. 16384 or 16KiB)" if p.get("unit") == "B"
                         else "expected an integer")
