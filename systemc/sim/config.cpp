@@ -160,8 +160,9 @@ std::string describe_range(const ParamInfo& info) {
 // Integer text: decimal or 0x hex; byte-valued parameters also take K/M/G/T/P
 // with an optional B or iB (binary multiples, as the papers' "16 KB" means
 // 16384). `mag_out` gets the exact magnitude when there is no suffix;
-// `too_big` is set for digits past 2^64 - 1 (an integer, but none a parameter
-// holds).
+// `too_big` is set, and false returned, for digits past 2^64 - 1 with a
+// suffix the parameter takes (an integer, but none a parameter holds), with
+// `neg_out` its sign.
 bool parse_integer(const ParamInfo& info, const std::string& t, long double& out, unsigned long long& mag_out,
                    bool& neg_out, bool& too_big) {
   if (t.empty()) return false;
@@ -183,10 +184,7 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
   if (digits_end == pos) return false;
   errno = 0;
   unsigned long long mag = std::strtoull(t.substr(pos, digits_end - pos).c_str(), nullptr, base);
-  if (errno == ERANGE) {
-    too_big = digits_end == t.size();
-    return false;
-  }
+  const bool overflow = errno == ERANGE;
   std::string suffix = t.substr(digits_end);
   long double mult = 1;
   if (!suffix.empty()) {
@@ -211,9 +209,13 @@ bool parse_integer(const ParamInfo& info, const std::string& t, long double& out
     else if (!s.empty())
       return false;
   }
+  neg_out = neg;
+  if (overflow) {
+    too_big = true;
+    return false;
+  }
   out = (neg ? -1.0L : 1.0L) * static_cast<long double>(mag) * mult;
   mag_out = mult == 1 ? mag : 0;
-  neg_out = neg;
   return true;
 }
 
@@ -235,27 +237,22 @@ ParamValue parse_value(const ParamInfo& info, const std::string& raw, const std:
       long double x = 0;
       unsigned long long mag = 0;
       bool neg = false, too_big = false;
-      if (!parse_integer(info, t, x, mag, neg, too_big)) {
-        // 2^64 and above: an integer out of every range, not "not an integer".
-        if (too_big && (info.min || info.max))
-          throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
-                                      describe_range(info), info.unit.empty() ? "" : " " + info.unit));
-        if (too_big && info.type == ParamType::UInt)
-          return fail(neg ? "expected a non-negative integer" : "integer too large (above 2^64 - 1)");
-        if (too_big) return fail("integer too large");
+      if (!parse_integer(info, t, x, mag, neg, too_big) && !too_big)
         return fail(info.unit == "B" ? "expected an integer number of bytes (e.g. 16384 or 16KiB)"
                                      : "expected an integer");
+      const bool uint = info.type == ParamType::UInt;
+      if (uint && neg && (too_big || x < 0)) return fail("expected a non-negative integer");
+      // Past what the type holds (UInt takes the full 64-bit range, seeds;
+      // Int the signed one): out of the range when the sign passes a bound,
+      // else too large, not "expected an integer".
+      if (too_big || (uint ? x > 18446744073709551615.0L : x > 9223372036854775807.0L || x < -9223372036854775808.0L)) {
+        if ((!neg && info.max) || (neg && info.min))
+          throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
+                                      describe_range(info), info.unit.empty() ? "" : " " + info.unit));
+        return fail(uint ? "integer too large (above 2^64 - 1)" : "integer too large");
       }
-      if (info.type == ParamType::UInt && x < 0) return fail("expected a non-negative integer");
-      // UInt takes the full 64-bit range (seeds); Int the signed one.
-      if (info.type == ParamType::UInt) {
-        if (x > 18446744073709551615.0L) return fail("integer too large (above 2^64 - 1)");
-        check_range(x);
-        return mag ? static_cast<std::uint64_t>(mag) : static_cast<std::uint64_t>(x);
-      }
-      if (x > 9223372036854775807.0L || x < -9223372036854775808.0L) return fail("integer too large");
       check_range(x);
-      (void)neg;
+      if (uint) return mag ? static_cast<std::uint64_t>(mag) : static_cast<std::uint64_t>(x);
       return static_cast<std::int64_t>(x);
     }
     case ParamType::Double: {

@@ -57,6 +57,13 @@ CASES = [
      8, "gpu.cus", r"value 99999 for 'gpu.cus' is out of range \[1, \d+\]", False),
     ("out-of-range value, a large bound in full", STUDY + "    fixed: {vecadd.n: 0}\n    metrics: {t: sim.time_ns}\n",
      5, "vecadd.n", r"value 0 for 'vecadd.n' is out of range \[1, 268435456\]", False),
+    ("a seed in the settings", STUDY + "    fixed: {sim.seed: 5}\n    metrics: {t: sim.time_ns}\n",
+     5, "sim.seed", r"a point's seed is the study's `seeds` \(each point is run with --seed\) \(fixed of study 'a'\)",
+     True),
+    ("an integer of 5,000 digits", STUDY + "    fixed: {gpu.cus: '" + "9" * 5000 + "'}\n    metrics: {t: sim.time_ns}\n",
+     5, "gpu.cus", r"value 9{64}\.\.\. \(5000 bytes\) for 'gpu.cus' is out of range \[1, \d+\]", False),
+    ("an integer of 5,000 digits unquoted", STUDY + "    fixed: {gpu.cus: " + "9" * 5000 + "}\n    metrics: {t: sim.time_ns}\n",
+     5, "gpu.cus", r"value 9{64}\.\.\. \(5000 bytes\) for 'gpu.cus' is out of range \[1, \d+\]", False),
     ("out-of-range value (flow list)", STUDY + "    grid: {gpu.cus: [0, 99999]}\n    metrics: {t: sim.time_ns}\n",
      5, "gpu.cus", r"value 0 for 'gpu.cus' is out of range", False),
     ("wrong type", STUDY + "    fixed: {vecadd.n: 4096}\n    cases:\n      magic: {mem.magic: maybe}\n"
@@ -372,10 +379,11 @@ cat = C.catalog(fgsim)
 kinds = {}
 for p in cat.params.values():
     if not p["name"].startswith("trace.") and not p["name"].endswith(".input"):
-        kinds.setdefault((p["type"], p.get("unit") == "B", "min" in p), p)
+        kinds.setdefault((p["type"], p.get("unit") == "B", "min" in p, "max" in p), p)
 texts = ["0", "-1", "+5", "0x1B", "0x", "16K", "16KiB", "1Mi", "16iB", " 7 ", "1e3", "1.5", ".5", "1e", "inf", "1e400",
          "1e-320", "0x1p3", "yes", "OFF", "maybe", "", "18446744073709551615", "18446744073709551616",
-         "9223372036854775808", "-9223372036854775809", "1_0", "99999", "lsorting"]
+         "9223372036854775808", "-9223372036854775809", "-18446744073709551616", "0x10000000000000000",
+         "99999999999999999999K", "16777216T", "9" * 5000, "1_0", "99999", "lsorting"]
 compared = 0
 for p in kinds.values():
     for t in texts + list(p.get("choices", [])):

@@ -30,6 +30,11 @@ import sys
 
 import yaml
 
+# A YAML integer of any length is read (Python refuses more than 4,300 digits by default), so
+# that a huge value is one line, out of range, not a traceback.
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
@@ -102,7 +107,7 @@ def shown(value, limit=64):
     cut = len(s) > limit
     out = "".join(c if c.isprintable() else (c.encode("unicode_escape").decode("ascii") if ord(c) < 0x10000
                                               else f"\\U{ord(c):08x}") for c in s[:limit])
-    return out + (f"...({len(s.encode('utf-8', 'surrogatepass'))} bytes)" if cut else "")
+    return out + (f"... ({len(s.encode('utf-8', 'surrogatepass'))} bytes)" if cut else "")
 
 
 def _close(word, known):
@@ -189,13 +194,17 @@ _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 _HEXFLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?\Z")
 
 
-_TOO_BIG = object()  # digits past 2^64 - 1: an integer, but none a parameter holds
+class _TooBig:
+    """Digits past 2^64 - 1 with a suffix the parameter takes: an integer, but none a parameter holds."""
+
+    def __init__(self, neg):
+        self.neg = neg
 
 
 def _integer(p, t):
     """fgsim's parse_integer (systemc/sim/config.cpp): decimal or 0x hex; parameters in
-    bytes also take K/M/G/T/P with an optional B or iB. None when it is not one, _TOO_BIG
-    for digits past 2^64 - 1 without a suffix."""
+    bytes also take K/M/G/T/P with an optional B or iB. None when it is not one, a _TooBig
+    for digits past 2^64 - 1 (before any suffix)."""
     if not t:
         return None
     pos, neg = 0, False
@@ -209,9 +218,10 @@ def _integer(p, t):
         end += 1
     if end == pos:
         return None
-    mag = int(t[pos:end], base)
-    if mag > 2**64 - 1:
-        return _TOO_BIG if end == len(t) else None
+    # Past 20 decimal or 16 hex digits (leading zeros aside) the magnitude is past 2^64 - 1; int() is
+    # not asked (Python refuses to convert more than 4,300 digits).
+    digits = t[pos:end].lstrip("0")
+    mag = None if len(digits) > (16 if base == 16 else 20) else int(digits or "0", base)
     s = t[end:]
     if s:
         if p.get("unit") != "B":
@@ -224,6 +234,8 @@ def _integer(p, t):
             s = s[:-1]
         if s not in _BYTE_MULT:
             return None
+    if mag is None or mag > 2**64 - 1:
+        return _TooBig(neg)
     return (-1 if neg else 1) * mag * _BYTE_MULT[s]
 
 
@@ -236,32 +248,31 @@ def value_error(p, raw):
     def fail(what):
         return f"{what} for '{name}', got '{shown(raw)}'"
 
+    def range_message():
+        unit = p.get("unit") or ""
+        return f"value {shown(t)} for '{name}' is out of range {_describe_range(p)}" + (f" {unit}" if unit else "")
+
     def out_of_range(x):
         lo, hi = p.get("min"), p.get("max")
         if (lo is not None and x < lo) or (hi is not None and x > hi):
-            unit = p.get("unit") or ""
-            return f"value {shown(t)} for '{name}' is out of range {_describe_range(p)}" + (f" {unit}" if unit else "")
+            return range_message()
         return None
 
     kind = p["type"]
     if kind in ("int", "uint"):
         x = _integer(p, t)
-        if x is _TOO_BIG:  # out of every range (fgsim's parse_value)
-            if p.get("min") is not None or p.get("max") is not None:
-                return out_of_range(2**64 if not t.startswith("-") else -2**64)
-            if kind == "uint":
-                return fail("expected a non-negative integer" if t.startswith("-") else "integer too large (above 2^64 - 1)")
-            return fail("integer too large")
         if x is None:
             return fail("expected an integer number of bytes (e.g. 16384 or 16KiB)" if p.get("unit") == "B"
                         else "expected an integer")
-        if kind == "uint":
-            if x < 0:
-                return fail("expected a non-negative integer")
-            if x > 2**64 - 1:
-                return fail("integer too large (above 2^64 - 1)")
-        elif x > 2**63 - 1 or x < -2**63:
-            return fail("integer too large")
+        too_big = isinstance(x, _TooBig)
+        neg = x.neg if too_big else x < 0
+        if kind == "uint" and neg:
+            return fail("expected a non-negative integer")
+        # Past what the type holds: out of the range when the sign passes a bound, else too large.
+        if too_big or (x > 2**64 - 1 if kind == "uint" else (x > 2**63 - 1 or x < -2**63)):
+            if (not neg and p.get("max") is not None) or (neg and p.get("min") is not None):
+                return range_message()
+            return fail("integer too large (above 2^64 - 1)" if kind == "uint" else "integer too large")
         return out_of_range(x)
     if kind == "real":
         # strtod in the C locale, all of the text; overflow and underflow (ERANGE) refused.
@@ -472,6 +483,8 @@ class _Checker:
             return self.workload(line, v, where)
         if key == "preset":
             return self.preset(line, v, where)
+        if key == "sim.seed":  # experiment.py gives every point --seed, which fgsim refuses beside it
+            self.fail(line, key, f"a point's seed is the study's `seeds` (each point is run with --seed){where}")
         if self.cat is None:
             return
         p = self.cat.params.get(key)
