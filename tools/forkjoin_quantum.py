@@ -42,11 +42,13 @@ configs = [
       "forkjoin.assume_no_taskwait=off", "forkjoin.terminate=all"]),
     *[(f"queens 13 cutoff 5, {q}, {warps} warps (Fig. 3's over input and warps)", "queens",
        ["queens.mechanism=forkjoin", "queens.n=13", "queens.cutoff=5", "forkjoin.assume_no_taskwait=off",
-        "forkjoin.terminate=all", "forkjoin.victim=stream", f"forkjoin.queue={q}", "forkjoin.groups=512",
+        "forkjoin.terminate=all", *([] if q == "gq" else ["forkjoin.victim=stream"]), f"forkjoin.queue={q}",
+        "forkjoin.groups=512",
         *(["forkjoin.group_size=64"] if warps == 1024 else [])])
       for q, warps in (("ws", 512), ("cl", 512), ("gq", 512), ("ws", 1024), ("gq", 1024), ("cl", 1024))],
     *[(f"fib 22, {q}, {warps} warps (Fig. 3's over absolute warps)", "fib",
-       ["fib.mechanism=forkjoin", "fib.n=22", "forkjoin.terminate=all", "forkjoin.victim=stream", f"forkjoin.queue={q}",
+       ["fib.mechanism=forkjoin", "fib.n=22", "forkjoin.terminate=all", *([] if q == "gq" else ["forkjoin.victim=stream"]),
+        f"forkjoin.queue={q}",
         f"forkjoin.groups={min(warps, 512)}", *(["forkjoin.group_size=64"] if warps == 1024 else [])])
       for q, warps in (("ws", 256), ("gq", 256), ("ws", 1024), ("gq", 1024))],
     ("fib 32 cutoff 12, EPAQ (Fig. 10's)", "fib",

@@ -27,9 +27,10 @@ struct GpuOptions {
   std::vector<std::string> mechanisms;
   // Who asked for them, for messages ("workload 'bfs' with this configuration").
   std::string mechanisms_origin = "the run";
-  // `mechanisms` is the workload's whole list (a registered workload run by
-  // fgsim): a software mechanism not on it runs no program in this run.
-  bool declared = false;
+  // The registered workload the run is of (fgsim run), whose `mechanisms`
+  // are its whole list: a software mechanism not on it runs no program in
+  // this run. Empty: a program of a test's own (its list may be partial).
+  std::string workload;
   std::string wave_file;  // fgsim --vcd: the rtl worklist backend's waveform
 };
 

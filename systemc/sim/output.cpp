@@ -92,7 +92,9 @@ OutputFile::OutputFile(std::string path, std::string option) : path_(std::move(p
   const int fd = ::open(direct ? path_.c_str() : tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     const int e = errno;
-    if (direct || ec || !fs::exists(st))  // a new file, as the target would be
+    // A new file fails as the target would, but for a name only the
+    // temporary file's suffix makes too long.
+    if (direct || ((ec || !fs::exists(st)) && e != ENAMETOOLONG))
       throw UserError(fmt::format("{} {}: cannot write ({})", option_, shown(path_), std::strerror(e)));
     // The target exists: the file that failed is the temporary one beside it
     // (its directory may refuse new files, as /proc does, where the target

@@ -249,6 +249,7 @@ int compare(const CompareSpec& spec) {
                                 fmt::join(mechs, ", ")));
   std::ofstream json_out;
   if (!spec.json_file.empty() && spec.json_file != "-") {
+    refuse_overwriting_inputs(run, cfg, "--json", spec.json_file);
     json_out.open(spec.json_file);
     if (!json_out) throw UserError(fmt::format("--json: cannot write '{}'", shown(spec.json_file)));
   }

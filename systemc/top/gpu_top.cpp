@@ -75,20 +75,31 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   // A software mechanism (a runtime: MechanismInfo::software) acts only on
   // the programs the workload runs on it, so gpu.mechanisms does not make its
   // parameters apply when the workload declares it does not use it.
+  const bool declared = !opts_.workload.empty();
   std::vector<const MechanismInfo*> own;
-  if (opts_.declared) own = registry.closure(opts_.mechanisms, opts_.mechanisms_origin);
+  if (declared) own = registry.closure(opts_.mechanisms, opts_.mechanisms_origin);
+  const std::vector<std::string> extra = extra_mechanisms(cfg);
   for (const auto& [mech, m] : registry.all()) {
     const bool built = std::find(build.begin(), build.end(), &m) != build.end();
-    const bool runs = m.software && opts_.declared ? std::find(own.begin(), own.end(), &m) != own.end() : built;
+    const bool runs = m.software && declared ? std::find(own.begin(), own.end(), &m) != own.end() : built;
     if (runs) continue;
     for (const auto& prefix : m.params)
       for (const auto& [key, info] : ParamRegistry::global().all()) {
         if (key.rfind(prefix, 0) != 0 || !cfg.set_by_user(key)) continue;
-        if (m.software)
-          throw UserError(
-              fmt::format("{} (set by {}) does not apply: {} runs no program on {} (a runtime in "
-                          "device software: gpu.mechanisms={} builds only its statistics)",
-                          key, cfg.origin(key), opts_.mechanisms_origin, mech, mech));
+        if (m.software) {
+          // What would run a program on it: the workload's own choice of
+          // mechanism, if it has one; gpu.mechanisms does not.
+          std::vector<std::string> notes;
+          const ParamInfo* choice = ParamRegistry::global().find(opts_.workload + ".mechanism");
+          if (choice && std::find(choice->choices.begin(), choice->choices.end(), mech) != choice->choices.end())
+            notes.push_back(fmt::format("{}.mechanism={} runs {} on it", opts_.workload, mech, opts_.workload));
+          if (std::find(extra.begin(), extra.end(), mech) != extra.end())
+            notes.push_back(fmt::format("gpu.mechanisms={} builds only its statistics", mech));
+          throw UserError(fmt::format(
+              "{} (set by {}) does not apply: {} runs no program on {} (a runtime in "
+              "device software{}{})",
+              key, cfg.origin(key), opts_.mechanisms_origin, mech, notes.empty() ? "" : ": ", fmt::join(notes, "; ")));
+        }
         throw UserError(
             fmt::format("{} (set by {}) does not apply: this run builds no {}: {} does not use it "
                         "(gpu.mechanisms={} adds it)",

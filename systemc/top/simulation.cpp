@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -158,6 +159,20 @@ std::uint64_t device_bytes_estimate(const WorkloadInfo& w, const Config& cfg) {
   return bytes;
 }
 
+void refuse_overwriting_inputs(const RunSpec& spec, const Config& cfg, const std::string& option,
+                               const std::string& path) {
+  const WorkloadInfo* w = WorkloadRegistry::global().find(spec.workload);
+  std::vector<std::pair<std::string, std::string>> ins;  // (what, path)
+  for (const auto& f : spec.config_files) ins.emplace_back("--config", f);
+  if (w && !w->input_param.empty()) {
+    auto in = std::get<std::string>(cfg.value(w->input_param));
+    if (!in.empty()) ins.emplace_back(fmt::format("the input file ({})", w->input_param), in);
+  }
+  for (const auto& [what, in] : ins)
+    if (same_file(path, in))
+      throw UserError(fmt::format("{} {}: is {}: it would be overwritten", option, shown(path), what));
+}
+
 Config resolve_config(const RunSpec& spec) {
   const WorkloadInfo* w = WorkloadRegistry::global().find(spec.workload);
   if (!w) throw UserError(fmt::format("unknown workload '{}' (see `fgsim list`)", shown(spec.workload)));
@@ -208,23 +223,18 @@ Config resolve_config(const RunSpec& spec) {
                                                              {"--trace", &spec.trace_file},
                                                              {"--output", &spec.output_file},
                                                              {"--vcd", &spec.vcd_file}};
+  // Only --stats takes "-" for standard output; --output - is a file named "-".
+  auto file_of = [](const char* opt, const std::string& p) {
+    return !p.empty() && !(p == "-" && std::string_view(opt) == "--stats");
+  };
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = i + 1; j < 4; ++j) {
       const std::string &a = *outs[i].second, &b = *outs[j].second;
-      if (!a.empty() && !b.empty() && a != "-" && b != "-" && same_file(a, b))
+      if (file_of(outs[i].first, a) && file_of(outs[j].first, b) && same_file(a, b))
         throw UserError(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, a));
     }
-  // An output naming a file the run reads would overwrite it.
-  std::vector<std::pair<std::string, std::string>> ins;  // (what, path)
-  for (const auto& f : spec.config_files) ins.emplace_back("--config", f);
-  if (!w->input_param.empty()) {
-    auto in = std::get<std::string>(cfg.value(w->input_param));
-    if (!in.empty()) ins.emplace_back(fmt::format("the input file ({})", w->input_param), in);
-  }
   for (const auto& [opt, path] : outs)
-    for (const auto& [what, in] : ins)
-      if (!path->empty() && *path != "-" && same_file(*path, in))
-        throw UserError(fmt::format("{} {}: is {}: it would be overwritten", opt, shown(*path), what));
+    if (file_of(opt, *path)) refuse_overwriting_inputs(spec, cfg, opt, *path);
   double ts = kTraceStart.get(cfg), te = kTraceEnd.get(cfg);
   if (te > 0 && te <= ts) throw UserError(fmt::format("trace.end: {} ns is not after trace.start ({} ns)", te, ts));
   // One rule (docs/reliability.md): a setting that would be ignored is refused.
@@ -460,7 +470,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   GpuOptions opts;
   if (w.mechanisms) opts.mechanisms = w.mechanisms(cfg);
   opts.mechanisms_origin = fmt::format("workload '{}' with this configuration", w.name);
-  opts.declared = true;
+  opts.workload = w.name;
   opts.wave_file = spec.vcd_file;
   GpuTop top("gpu", cfg, std::move(opts));
   Host host(top, *out, kSeed.get(cfg));

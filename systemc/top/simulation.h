@@ -32,6 +32,10 @@ inline constexpr int kExitInterrupted = 130;
 // Defaults, then the preset, then config files, then --input, --set, --seed.
 // Throws UserError naming the place of the first bad item.
 Config resolve_config(const RunSpec& spec);
+// An output (`option` `path`) naming a file the run reads (a --config file, the
+// workload's input file) would overwrite it: a UserError.
+void refuse_overwriting_inputs(const RunSpec& spec, const Config& cfg, const std::string& option,
+                               const std::string& path);
 
 // The device memory a run of `w` needs for `cfg`, estimated before anything
 // is built: the workload's buffers (WorkloadInfo::device_bytes), those of the
