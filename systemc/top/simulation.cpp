@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "top/simulation.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -172,6 +175,23 @@ void refuse_overwriting_inputs(const RunSpec& spec, const Config& cfg, const std
     if (same_file(path, in))
       throw UserError(fmt::format("{} {}: is {}: it would be overwritten", option, shown(path), what));
 }
+
+namespace {
+// Whether `path` can be written as a file written in place (not through a
+// temporary file: the worklist's waveform), leaving it as it was: an
+// existing file is opened without truncating it, a new one created and
+// removed. A UserError naming `option` and the reason.
+void probe_writable(const std::string& path, const char* option) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(fmt::format("{} {}: is a directory", option, shown(path)));
+  const bool exists = std::filesystem::exists(path, ec);
+  const int fd = ::open(path.c_str(), exists ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw UserError(fmt::format("{} {}: cannot write ({})", option, shown(path), std::strerror(errno)));
+  ::close(fd);
+  if (!exists) std::remove(path.c_str());
+}
+}  // namespace
 
 Config resolve_config(const RunSpec& spec) {
   const WorkloadInfo* w = WorkloadRegistry::global().find(spec.workload);
@@ -464,8 +484,7 @@ int simulate(const RunSpec& spec, const Config& cfg) {
   // that a run ending in a fault keeps it); checked writable here.
   if (!spec.vcd_file.empty()) {
     if (spec.vcd_file == "-") throw UserError("--vcd: the waveform needs a file, not standard output");
-    OutputFile probe(spec.vcd_file, "--vcd");
-    probe.discard();
+    probe_writable(spec.vcd_file, "--vcd");
   }
   GpuOptions opts;
   if (w.mechanisms) opts.mechanisms = w.mechanisms(cfg);
