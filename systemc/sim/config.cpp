@@ -226,10 +226,12 @@ ParamValue parse_value(const ParamInfo& info, const std::string& raw, const std:
   auto fail = [&](const std::string& what) -> ParamValue {
     throw UserError(fmt::format("{}: {} for '{}', got '{}'", place, what, info.name, shown(raw)));
   };
+  auto out_of_range = [&]() -> ParamValue {
+    throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
+                                describe_range(info), info.unit.empty() ? "" : " " + info.unit));
+  };
   auto check_range = [&](long double x) {
-    if ((info.min && x < *info.min) || (info.max && x > *info.max))
-      throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
-                                  describe_range(info), info.unit.empty() ? "" : " " + info.unit));
+    if ((info.min && x < *info.min) || (info.max && x > *info.max)) out_of_range();
   };
   switch (info.type) {
     case ParamType::Int:
@@ -246,9 +248,7 @@ ParamValue parse_value(const ParamInfo& info, const std::string& raw, const std:
       // Int the signed one): out of the range when the sign passes a bound,
       // else too large, not "expected an integer".
       if (too_big || (uint ? x > 18446744073709551615.0L : x > 9223372036854775807.0L || x < -9223372036854775808.0L)) {
-        if ((!neg && info.max) || (neg && info.min))
-          throw UserError(fmt::format("{}: value {} for '{}' is out of range {}{}", place, shown(t), info.name,
-                                      describe_range(info), info.unit.empty() ? "" : " " + info.unit));
+        if ((!neg && info.max) || (neg && info.min)) return out_of_range();
         return fail(uint ? "integer too large (above 2^64 - 1)" : "integer too large");
       }
       check_range(x);
