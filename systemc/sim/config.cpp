@@ -55,7 +55,9 @@ std::string format_value(const ParamInfo& info, const ParamValue& v) {
 }
 
 std::string format_bound(double x) {
-  return std::fabs(x) < 9.0e15 && x == std::floor(x) ? fmt::format("{:.0f}", x) : fmt::format("{:g}", x);
+  // Below 2^64 a whole double is printed exactly (9.2e18 as 9200000000000000000, as a 64-bit parameter holds it).
+  return std::fabs(x) < 18446744073709551616.0 && x == std::floor(x) ? fmt::format("{:.0f}", x)
+                                                                     : fmt::format("{:g}", x);
 }
 
 ParamRegistry& ParamRegistry::global() {

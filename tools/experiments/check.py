@@ -174,7 +174,7 @@ def catalog(fgsim):
 
 def _bound(x):
     # Whole bounds in full (1048576, not 1.04858e+06), as fgsim's own message gives them.
-    return f"{x:.0f}" if abs(x) < 9.0e15 and float(x).is_integer() else f"{x:g}"
+    return f"{x:.0f}" if abs(x) < 2.0**64 and float(x).is_integer() else f"{x:g}"
 
 
 def _describe_range(p):
