@@ -65,7 +65,8 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   // The mechanisms this run uses, each after the ones it needs.
   const auto& registry = MechanismRegistry::global();
   std::vector<std::string> names = opts_.mechanisms;
-  for (auto& m : extra_mechanisms(cfg)) {
+  const std::vector<std::string> extra = extra_mechanisms(cfg);  // gpu.mechanisms
+  for (const auto& m : extra) {
     registry.closure({m}, kMechanisms.name());  // an unknown name: exit 2 naming the key
     names.push_back(m);
   }
@@ -78,7 +79,6 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   const bool declared = !opts_.workload.empty();
   std::vector<const MechanismInfo*> own;
   if (declared) own = registry.closure(opts_.mechanisms, opts_.mechanisms_origin);
-  const std::vector<std::string> extra = extra_mechanisms(cfg);
   for (const auto& [mech, m] : registry.all()) {
     const bool built = std::find(build.begin(), build.end(), &m) != build.end();
     const bool runs = m.software && declared ? std::find(own.begin(), own.end(), &m) != own.end() : built;
