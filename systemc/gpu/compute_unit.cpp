@@ -302,12 +302,19 @@ bool ComputeUnit::fits(const KernelState& k) {
 
 bool ComputeUnit::fits_empty(const KernelState& k) const { return capacity(k.launch) > 0; }
 
-std::uint32_t ComputeUnit::capacity(const KernelLaunch& k) const {
+std::uint32_t ComputeUnit::capacity(const KernelLaunch& k) const { return capacity_bound(k).groups; }
+
+ComputeUnit::CapacityBound ComputeUnit::capacity_bound(const KernelLaunch& k) const {
   const std::uint64_t w = (k.group_size + p_.wavefront_width - 1) / p_.wavefront_width;
-  std::uint64_t n = std::min<std::uint64_t>(p_.max_workgroups, p_.slots / w);
-  if (k.registers) n = std::min<std::uint64_t>(n, p_.registers / (w * p_.wavefront_width * k.registers));
-  if (k.lds_bytes) n = std::min<std::uint64_t>(n, p_.lds_bytes / k.lds_bytes);
-  return static_cast<std::uint32_t>(n);
+  std::uint64_t n = p_.slots / w;
+  Limit limit = Limit::kSlots;
+  const auto bound = [&](std::uint64_t m, Limit l) {
+    if (m < n) n = m, limit = l;
+  };
+  bound(p_.max_workgroups, Limit::kWorkgroups);
+  if (k.registers) bound(p_.registers / (w * p_.wavefront_width * k.registers), Limit::kRegisters);
+  if (k.lds_bytes) bound(p_.lds_bytes / k.lds_bytes, Limit::kLds);
+  return {static_cast<std::uint32_t>(n), limit};
 }
 
 std::uint32_t ComputeUnit::free_slot() const {

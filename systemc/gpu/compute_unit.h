@@ -86,6 +86,15 @@ class ComputeUnit : public sc_core::sc_module {
   Tick next_release() const;
   bool fits_empty(const KernelState& k) const;
   std::uint32_t capacity(const KernelLaunch& k) const;
+  // What sets capacity(): the least of the four limits (wavefront slots,
+  // gpu.cu.max_workgroups, registers, LDS) and which it is, the first in that
+  // order on a tie; for messages that name the setting to change.
+  enum class Limit { kSlots, kWorkgroups, kRegisters, kLds };
+  struct CapacityBound {
+    std::uint32_t groups;
+    Limit limit;
+  };
+  CapacityBound capacity_bound(const KernelLaunch& k) const;
   // Start workgroup `group` of `k` here (`grow`: a workgroup added by
   // Dispatcher::grow, with its entry and transmit block).
   void place(KernelState& k, std::uint32_t group, std::shared_ptr<const GrowSpec> grow = nullptr);

@@ -2338,25 +2338,29 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
                     size, k.lds_bytes));
   if (groups == 0) groups = static_cast<std::uint32_t>(capacity);
   if (groups > capacity) {
-    // What bounds a CU's share (ComputeUnit::capacity's four limits), so that
-    // the line says which setting lowered it (forkjoin.registers, the LDS).
-    const auto& cu = h.gpu().cu(0).params();
-    const std::uint64_t w = (size + wave - 1) / wave;
-    std::vector<std::pair<std::uint64_t, std::string>> limits = {
-        {cu.slots / w, fmt::format("its {} wavefront slots (gpu.cu.slots)", cu.slots)},
-        {cu.max_workgroups, "gpu.cu.max_workgroups"}};
-    if (k.registers)
-      limits.emplace_back(cu.registers / (w * wave * k.registers),
-                          fmt::format("its registers at {} a lane (forkjoin.registers)", k.registers));
-    if (k.lds_bytes)
-      limits.emplace_back(cu.lds_bytes / k.lds_bytes,
-                          fmt::format("its {} B of LDS at {} B a workgroup (gpu.cu.lds)", cu.lds_bytes, k.lds_bytes));
-    const auto& bound =
-        *std::min_element(limits.begin(), limits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // What bounds a CU's share, so that the line says which setting lowered
+    // it (forkjoin.registers, the LDS).
+    const ComputeUnit& cu = h.gpu().cu(0);
+    const auto bound = cu.capacity_bound(k);
+    std::string by;
+    switch (bound.limit) {
+      case ComputeUnit::Limit::kSlots:
+        by = fmt::format("its {} wavefront slots (gpu.cu.slots)", cu.params().slots);
+        break;
+      case ComputeUnit::Limit::kWorkgroups:
+        by = "gpu.cu.max_workgroups";
+        break;
+      case ComputeUnit::Limit::kRegisters:
+        by = fmt::format("its registers at {} a lane (forkjoin.registers)", k.registers);
+        break;
+      case ComputeUnit::Limit::kLds:
+        by = fmt::format("its {} B of LDS at {} B a workgroup (gpu.cu.lds)", cu.params().lds_bytes, k.lds_bytes);
+        break;
+    }
     throw UserError(
         fmt::format("forkjoin.groups={}: more than the {} workgroups that fit at once ({} a CU, bounded by {}; a "
                     "persistent kernel's workers must all be resident)",
-                    groups, capacity, bound.first, bound.second));
+                    groups, capacity, bound.groups, by));
   }
   Runtime rt(h, p, groups, size, wave);
   rt.allocate();
