@@ -13,10 +13,11 @@
 namespace fg {
 
 namespace {
-const Param<std::string> kPolicy{"gpu.frontend.policy", "fifo", "",
-                                 "launch policy (registered by name; `fgsim list` shows them): fifo (in order, "
-                                 "head-of-line blocking) or priority (any queued kernel that fits, highest priority "
-                                 "first)"};
+const Param<std::string> kPolicy{
+    "gpu.frontend.policy", "fifo", "",
+    "launch policy (registered by name; an unknown name's error lists them): fifo (in order, "
+    "head-of-line blocking) or priority (any queued kernel that fits, highest priority "
+    "first)"};
 
 // The two built-in launch policies.
 class Fifo final : public LaunchPolicy {

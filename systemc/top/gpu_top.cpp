@@ -111,7 +111,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const Config& cfg, GpuOptions opts)
   if (!opts_.wave_file.empty() && !wave_taken_)
     throw UserError(
         "--vcd: the waveform is the rtl worklist backend's, and this run builds no worklist (it is built "
-        "for bfs/sssp with bfs.variant=hwwl, or with gpu.mechanisms=worklist)");
+        "by a workload's hwwl mechanism, e.g. bfs.mechanism=hwwl, or by gpu.mechanisms=worklist)");
 }
 
 GpuTop::~GpuTop() = default;

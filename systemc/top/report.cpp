@@ -119,8 +119,8 @@ void print_summary(std::ostream& os, const RunReport& r) {
                               (first_line.size() < r.message.size() ? " (details on standard error)" : ""));
   os << fmt::format("  {:<22}{}\n", "simulated time", sim_time(ns));
   os << fmt::format("  {:<22}{} passed\n", "result checks", r.host.checks().size());
-  for (const auto& [k, v] : r.host.results().items())
-    os << fmt::format("  {:<22}{}\n", k,
+  for (const auto& [k, v] : r.host.results().items())  // a space after a name as long as the column
+    os << fmt::format("  {:<21} {}\n", k,
                       v.is_string()         ? v.get<std::string>()
                       : v.is_number_float() ? fmt::format("{:.6g}", v.get<double>())
                                             : v.dump());

@@ -488,6 +488,27 @@ TEST(Cli, SummaryCoherenceAndStallLinesRepeatTheStats) {
   EXPECT_TRUE(near(number_after(r.out, "; DRAM "), st["gpu.dram.queue_full"].get<double>())) << r.out;
 }
 
+// Every result line of the summary is its name, a space, its value, and
+// reads back as the stats' value: names as long as the column (the graphics
+// co-runner's) included.
+TEST(Cli, SummaryResultLinesSeparateNameAndValue) {
+  const auto path = (test::scratch_dir() / "results.json").string();
+  auto r = run_fgsim(
+      "run vecadd --preset orr2014 --set gpu.cus=2 --set vecadd.n=4096 --set graphics.load=light --stats " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto res = nlohmann::json::parse(test::slurp(path))["workload"]["results"];
+  std::size_t long_names = 0;
+  for (auto it = res.begin(); it != res.end(); ++it) {
+    if (!it->is_number()) continue;
+    long_names += it.key().size() >= 22;
+    const auto at = r.out.find("\n  " + it.key() + " ");
+    ASSERT_NE(at, std::string::npos) << it.key() << "\n" << r.out;
+    const double printed = std::stod(r.out.substr(at + 4 + it.key().size()));
+    EXPECT_NEAR(printed, it->get<double>(), 1e-5 * std::abs(it->get<double>())) << it.key();
+  }
+  EXPECT_GE(long_names, 1u) << "no result name as long as the column";
+}
+
 // Hundreds of wavefronts (8 CUs x 40 slots) still give a short diagnosis.
 TEST(Cli, WatchdogDiagnosisStaysShortWithHundredsOfWavefronts) {
   auto r = run_fgsim("run divergent --preset orr2014 --set gpu.cus=8 --set divergent.n=65536 --set sim.max_time=5100");
