@@ -83,7 +83,7 @@ const Param<std::uint64_t> kDepth{"game.depth",
                                   5,
                                   "moves",
                                   "look-ahead: the deepest node is this many moves from the board (the paper's "
-                                  "runs: 6; 5 keeps a default run under 2 s of host time, docs/cooperative.md)",
+                                  "runs: 6; 5 keeps a default run near 2 s of host time, docs/cooperative.md)",
                                   {{1}, {8}}};
 const Param<std::uint64_t> kPoolSize{
     "game.pool_size",
