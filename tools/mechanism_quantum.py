@@ -37,18 +37,33 @@ def run(w, preset, sets, q):
     return fgtool.stats([opts.fgsim, "run", w, *preset, *args, *extra, "--set", f"sim.quantum={q}"])
 
 
-def cell(j, what):
+def values(j, what):
+    """The row's measured values (kernel ns first), exactly as the stats give them; None where the run has none
+    (e.g. an extra --set that changed the row's mechanism)."""
     r = j["workload"]["results"]
-    text = f"{r['kernel_ns'] / 1000:,.1f} us"
+    v = [r.get("kernel_ns")]
     if what == "cas":
         st = j["stats"]
-        tries = sum(v for k, v in st.items() if k.startswith("channels.") and k.endswith(".cas_attempts"))
-        fails = sum(v for k, v in st.items() if k.startswith("channels.") and k.endswith(".cas_failures"))
-        text += f", {100.0 * fails / tries:.2f}% of CASes failed"
+        tries = sum(x for k, x in st.items() if k.startswith("channels.") and k.endswith(".cas_attempts"))
+        fails = sum(x for k, x in st.items() if k.startswith("channels.") and k.endswith(".cas_failures"))
+        v += [tries or None, fails if tries else None]
     elif what == "steals":
-        text += f", {r['steals']} steals"
+        v.append(r.get("steals"))
     elif what == "periods":
-        text += f"; graphics period median {r['period_median_ns'] / 1000:,.1f}, max {r['period_max_ns'] / 1000:,.1f} us"
+        v += [r.get("period_median_ns"), r.get("period_max_ns")]
+    return v
+
+
+def cell(v, what):
+    def us(x):
+        return "n/a" if x is None else f"{x / 1000:,.1f}"
+    text = f"{us(v[0])} us"
+    if what == "cas":
+        text += ", n/a" if v[1] is None else f", {100.0 * v[2] / v[1]:.2f}% of CASes failed"
+    elif what == "steals":
+        text += f", {'n/a' if v[1] is None else v[1]} steals"
+    elif what == "periods":
+        text += f"; graphics period median {us(v[1])}, max {us(v[2])} us"
     return text
 
 
@@ -56,13 +71,13 @@ print("| run | 20 ns | 1 ns |")
 print("|---|---|---|")
 commands = []
 for name, w, preset, sets, what in rows:
-    a, b = run(w, preset, sets, "20"), run(w, preset, sets, "1")
-    ka, kb = a["workload"]["results"]["kernel_ns"], b["workload"]["results"]["kernel_ns"]
-    one = "identical" if cell(a, what) == cell(b, what) and ka == kb else cell(b, what)
-    if one != "identical" and ka != kb:
-        one = one.replace(" us", f" us ({100.0 * (kb / ka - 1.0):+.1f}%)", 1)
+    a, b = values(run(w, preset, sets, "20"), what), values(run(w, preset, sets, "1"), what)
+    one = "identical" if a == b else cell(b, what)
+    if a != b and a[0] and b[0] and a[0] != b[0]:
+        one = one.replace(" us", f" us ({100.0 * (b[0] / a[0] - 1.0):+.1f}%)", 1)
     print(f"| {name} | {cell(a, what)} | {one} |")
-    commands.append(f"fgsim run {w} {' '.join(preset)} " + " ".join(f"--set {kv}" for kv in sets))
-print("\nEach row is one of these, with `--set sim.quantum=20` or `=1`:\n")
+    commands.append(f"fgsim run {w} {' '.join(preset)} " + " ".join(f"--set {kv}" for kv in [*sets, *opts.set]))
+print("\nEach row is one of these, with `--set sim.quantum=20` or `=1` (\"identical\": every value the row shows,\n"
+      "unrounded):\n")
 for c in commands:
     print(f"    {c}")

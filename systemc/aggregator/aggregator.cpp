@@ -196,8 +196,8 @@ std::vector<std::string> Aggregator::summary_lines() const {
     lines.push_back(fmt::format("{:<22}{} yields, {} restarts, {:.1f} kB saved, {:.0f} ns yielded on average", "yield",
                                 yield_->yields.value(), yield_->restarts.value(),
                                 static_cast<double>(yield_->save_bytes.value()) / 1024.0, yield_->yielded_ns.mean()));
-  for (const auto* c : channels())
-    lines.push_back(fmt::format("{:<22}{} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
+  for (const auto* c : channels())  // a space after a name as long as the column
+    lines.push_back(fmt::format("{:<21} {} CEs produced, {} consumed, {} CAS ({} failed), peak {:.0f} of {} in use",
                                 "channel " + c->spec().name, c->enqueued.value(), c->dispatched.value(),
                                 c->cas_attempts.value(), c->cas_failures.value(), c->occupancy.max(),
                                 c->spec().capacity));

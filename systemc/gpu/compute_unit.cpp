@@ -306,15 +306,18 @@ std::uint32_t ComputeUnit::capacity(const KernelLaunch& k) const { return capaci
 
 ComputeUnit::CapacityBound ComputeUnit::capacity_bound(const KernelLaunch& k) const {
   const std::uint64_t w = (k.group_size + p_.wavefront_width - 1) / p_.wavefront_width;
-  std::uint64_t n = p_.slots / w;
-  Limit limit = Limit::kSlots;
-  const auto bound = [&](std::uint64_t m, Limit l) {
-    if (m < n) n = m, limit = l;
-  };
-  bound(p_.max_workgroups, Limit::kWorkgroups);
-  if (k.registers) bound(p_.registers / (w * p_.wavefront_width * k.registers), Limit::kRegisters);
-  if (k.lds_bytes) bound(p_.lds_bytes / k.lds_bytes, Limit::kLds);
-  return {static_cast<std::uint32_t>(n), limit};
+  constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t limits[4] = {p_.slots / w, p_.max_workgroups, kNone, kNone};  // in Limit's order
+  if (k.registers) limits[2] = p_.registers / (w * p_.wavefront_width * k.registers);
+  if (k.lds_bytes) limits[3] = p_.lds_bytes / k.lds_bytes;
+  const std::uint64_t n = *std::min_element(limits, limits + 4);
+  CapacityBound b{static_cast<std::uint32_t>(n), Limit::kSlots, 0};
+  for (unsigned i = 4; i-- > 0;)
+    if (limits[i] == n) {
+      b.binding |= 1u << i;
+      b.limit = static_cast<Limit>(i);
+    }
+  return b;
 }
 
 std::uint32_t ComputeUnit::free_slot() const {

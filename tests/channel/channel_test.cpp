@@ -175,6 +175,29 @@ Task<void> consume_slowly(Lane& l, chan::Channel& ch, std::uint32_t off) {
   co_await chan::tfree(l, ch, ce);
 }
 
+// The summary's channel line keeps a space between a name as long as its
+// column and the count (a name of 14 characters ran into it).
+TEST(AggregatorSummary, ALongChannelNameKeepsASpaceBeforeItsCount) {
+  FG_REQUIRE_FRESH_KERNEL();
+  const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"});
+  std::vector<std::string> lines;
+  HostHarness hh(cfg, [&](Host& h) {
+    flow::Graph g(h, "test");
+    chan::Channel& ch = g.channel("a_long_channel", 4, 64);
+    flow::KernelNode& k = g.kernel("k", [&ch](Lane& l, std::uint32_t off) { return consume(l, ch, off); });
+    g.connect(ch, k);
+    g.host_enq(ch, std::vector<std::uint32_t>(8, 0));
+    g.execute();
+    g.wait_for_done();
+    lines = g.aggregator().summary_lines();
+  });
+  hh.run();
+  const auto line = std::find_if(lines.begin(), lines.end(),
+                                 [](const std::string& s) { return s.rfind("channel a_long_channel", 0) == 0; });
+  ASSERT_NE(line, lines.end());
+  EXPECT_EQ(line->rfind("channel a_long_channel 8 CEs produced, 8 consumed", 0), 0u) << *line;
+}
+
 // The graph API's errors, before anything runs.
 TEST(ChannelGraph, MoreInitialCesThanTheCapacityIsAUserErrorNamingTheKey) {
   FG_REQUIRE_FRESH_KERNEL();

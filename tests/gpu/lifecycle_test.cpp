@@ -80,30 +80,32 @@ TEST(Lifecycle, AGridBarrierOverResidentCapacityIsADiagnosedDeadlock) {
 
 // A CU's capacity for a launch is the least of four limits, and
 // capacity_bound names which (the fork-join runtime's message on too many
-// workers names the setting to change from it): each limit made the least in
-// turn, and a tie goes to the first in the order slots, workgroups,
-// registers, LDS.
-TEST(Lifecycle, CapacityNamesTheLimitThatBindsIt) {
+// workers names the settings to change from it): each limit made the least
+// in turn, and on a tie the first in the order slots, workgroups, registers,
+// LDS, with every limit of the tie in `binding`.
+TEST(Lifecycle, CapacityNamesTheLimitsThatBindIt) {
   FG_REQUIRE_FRESH_KERNEL();
   using L = ComputeUnit::Limit;
+  const auto bit = [](L l) { return 1u << static_cast<unsigned>(l); };
   struct Row {
     KernelLaunch launch;
     std::uint32_t groups;
     L limit;
+    unsigned binding;
   };
-  // A CU of 40 slots, 12 workgroups, 65,536 lane-registers and 65,536 B of
+  // A CU of 40 slots, 10 workgroups, 65,536 lane-registers and 65,536 B of
   // LDS, 64-lane wavefronts.
   const std::vector<Row> rows = {
-      {{"slots", 0, 512, 0, 0, {}}, 5, L::kSlots},             // 8 wavefronts a group: 40 / 8
-      {{"groups", 0, 64, 0, 0, {}}, 12, L::kWorkgroups},       // 40 by the slots
-      {{"regs", 0, 128, 128, 0, {}}, 4, L::kRegisters},        // 65536 / (2 x 64 x 128)
-      {{"lds", 0, 64, 8, 16384, {}}, 4, L::kLds},              // 65536 / 16384; 128 by registers
-      {{"tie", 0, 512, 25, 0, {}}, 5, L::kSlots},              // registers: 65536 / (512 x 25) = 5 too
-      {{"tie-lds", 0, 128, 128, 16384, {}}, 4, L::kRegisters}  // LDS: 4 too
-  };
+      {{"slots", 0, 512, 0, 0, {}}, 5, L::kSlots, bit(L::kSlots)},             // 8 wavefronts a group: 40 / 8
+      {{"groups", 0, 64, 0, 0, {}}, 10, L::kWorkgroups, bit(L::kWorkgroups)},  // 40 by the slots
+      {{"regs", 0, 128, 128, 0, {}}, 4, L::kRegisters, bit(L::kRegisters)},    // 65536 / (2 x 64 x 128)
+      {{"lds", 0, 64, 8, 16384, {}}, 4, L::kLds, bit(L::kLds)},                // 65536 / 16384; 128 by registers
+      {{"slots-groups", 0, 256, 0, 0, {}}, 10, L::kSlots, bit(L::kSlots) | bit(L::kWorkgroups)},  // 40 / 4 = 10
+      {{"slots-regs", 0, 512, 25, 0, {}}, 5, L::kSlots, bit(L::kSlots) | bit(L::kRegisters)},  // 65536 / (512 x 25) = 5
+      {{"regs-lds", 0, 128, 128, 16384, {}}, 4, L::kRegisters, bit(L::kRegisters) | bit(L::kLds)}};
   std::vector<ComputeUnit::CapacityBound> got;
   HostHarness h(
-      test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.slots=40", "gpu.cu.max_workgroups=12",
+      test::make_config("orr2014", {"gpu.cus=1", "gpu.cu.slots=40", "gpu.cu.max_workgroups=10",
                                     "gpu.cu.registers=65536", "gpu.cu.lds=65536", "gpu.cu.wavefront_width=64"}),
       [&](Host& host) {
         for (const Row& r : rows) got.push_back(host.gpu().cu(0).capacity_bound(r.launch));
@@ -114,6 +116,7 @@ TEST(Lifecycle, CapacityNamesTheLimitThatBindsIt) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(got[i].groups, rows[i].groups) << rows[i].launch.name;
     EXPECT_EQ(got[i].limit, rows[i].limit) << rows[i].launch.name;
+    EXPECT_EQ(got[i].binding, rows[i].binding) << rows[i].launch.name;
   }
 }
 

@@ -21,7 +21,7 @@ SCRIPTS = ["cas_protocols", "cas_quantum", "channel_tables", "channels_bench", "
            "coop_quantum", "cu_bench", "cu_quantum", "forkjoin_batch_starts", "forkjoin_bench", "forkjoin_chip_study",
            "forkjoin_fib_study",
            "forkjoin_late_batches", "forkjoin_loop_profile", "forkjoin_quantum", "forkjoin_sort_batches",
-           "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
+           "forkjoin_tree_study", "mechanism_quantum", "mem_limits", "sync_quantum", "wl_bench", "wl_quantum"]
 # Bad values: (script, argument, what the line must name).
 BAD_VALUES = [
     ("channels_bench", "--repeat=0", "--repeat"),
@@ -106,7 +106,7 @@ for s, arg, names in BAD_VALUES:
 STOPPING = ["cas_protocols", "cas_quantum", "channels_bench", "coop_bench", "coop_launches", "coop_quantum", "cu_bench",
             "cu_quantum",
             "forkjoin_chip_study", "forkjoin_fib_study", "forkjoin_late_batches", "forkjoin_loop_profile",
-            "forkjoin_tree_study", "mem_limits", "sync_quantum", "wl_quantum"]
+            "forkjoin_tree_study", "mechanism_quantum", "mem_limits", "sync_quantum", "wl_quantum"]
 for code in (3, 2):
     failing = os.path.join(tmp, f"fgsim-exit{code}")
     with open(failing, "w") as f:

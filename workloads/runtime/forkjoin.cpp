@@ -25,6 +25,7 @@
 #include "runtime/forkjoin.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -2342,25 +2343,18 @@ RunInfo run_root(Host& h, const Program& p, std::function<std::coroutine_handle<
     // it (forkjoin.registers, the LDS).
     const ComputeUnit& cu = h.gpu().cu(0);
     const auto bound = cu.capacity_bound(k);
-    std::string by;
-    switch (bound.limit) {
-      case ComputeUnit::Limit::kSlots:
-        by = fmt::format("its {} wavefront slots (gpu.cu.slots)", cu.params().slots);
-        break;
-      case ComputeUnit::Limit::kWorkgroups:
-        by = "gpu.cu.max_workgroups";
-        break;
-      case ComputeUnit::Limit::kRegisters:
-        by = fmt::format("its registers at {} a lane (forkjoin.registers)", k.registers);
-        break;
-      case ComputeUnit::Limit::kLds:
-        by = fmt::format("its {} B of LDS at {} B a workgroup (gpu.cu.lds)", cu.params().lds_bytes, k.lds_bytes);
-        break;
-    }
+    std::vector<std::string> by;  // every limit that gives the share: raising one of a tie alone does not raise it
+    if (bound.binds(ComputeUnit::Limit::kSlots))
+      by.push_back(fmt::format("its {} wavefront slots (gpu.cu.slots)", cu.params().slots));
+    if (bound.binds(ComputeUnit::Limit::kWorkgroups)) by.emplace_back("gpu.cu.max_workgroups");
+    if (bound.binds(ComputeUnit::Limit::kRegisters))
+      by.push_back(fmt::format("its registers at {} a lane (forkjoin.registers)", k.registers));
+    if (bound.binds(ComputeUnit::Limit::kLds))
+      by.push_back(fmt::format("its {} B of LDS at {} B a workgroup (gpu.cu.lds)", cu.params().lds_bytes, k.lds_bytes));
     throw UserError(
         fmt::format("forkjoin.groups={}: more than the {} workgroups that fit at once ({} a CU, bounded by {}; a "
                     "persistent kernel's workers must all be resident)",
-                    groups, capacity, bound.groups, by));
+                    groups, capacity, bound.groups, fmt::join(by, " and ")));
   }
   Runtime rt(h, p, groups, size, wave);
   rt.allocate();
