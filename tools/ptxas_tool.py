@@ -10,11 +10,14 @@ import sys
 import tempfile
 
 
-def options(doc, name):
-    """The script's options, or None (after one line saying so) when there is no ptxas to run."""
+def options(doc, name, extra=None):
+    """The script's options (`extra(parser)` adds its own), or None (after one line saying so) when there is no
+    ptxas to run."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
+    if extra:
+        extra(ap)
     a = ap.parse_args()
     if not os.access(a.ptxas, os.X_OK):
         print(f"{name}: no ptxas at {a.ptxas} (the CUDA toolkit's; --ptxas=PATH): nothing to show")
