@@ -57,7 +57,7 @@ bench: build
 experiments: build
 	tools/experiment.sh
 
-# Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 75 minutes: docs/synthesis.md).
+# Full synthesis sweep of the worklist RTL -> docs/synthesis.md (about 150 minutes: docs/synthesis.md).
 synth: deps
 	python3 synth/synth.py sweep
 
