@@ -311,12 +311,9 @@ ComputeUnit::CapacityBound ComputeUnit::capacity_bound(const KernelLaunch& k) co
   if (k.registers) limits[2] = p_.registers / (w * p_.wavefront_width * k.registers);
   if (k.lds_bytes) limits[3] = p_.lds_bytes / k.lds_bytes;
   const std::uint64_t n = *std::min_element(limits, limits + 4);
-  CapacityBound b{static_cast<std::uint32_t>(n), Limit::kSlots, 0};
-  for (unsigned i = 4; i-- > 0;)
-    if (limits[i] == n) {
-      b.binding |= 1u << i;
-      b.limit = static_cast<Limit>(i);
-    }
+  CapacityBound b{static_cast<std::uint32_t>(n), 0};
+  for (unsigned i = 0; i < 4; ++i)
+    if (limits[i] == n) b.binding |= 1u << i;
   return b;
 }
 

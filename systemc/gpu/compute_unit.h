@@ -27,6 +27,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -87,16 +88,16 @@ class ComputeUnit : public sc_core::sc_module {
   bool fits_empty(const KernelState& k) const;
   std::uint32_t capacity(const KernelLaunch& k) const;
   // What sets capacity(): the least of the four limits (wavefront slots,
-  // gpu.cu.max_workgroups, registers, LDS), the first of them in that order
-  // that gives it, and every one that does (`binding`, a bit per Limit: on a
-  // tie, raising one setting alone does not raise the capacity); for messages
-  // that name the settings to change.
+  // gpu.cu.max_workgroups, registers, LDS) and every one that gives it
+  // (`binding`, a bit per Limit: on a tie, raising one setting alone does not
+  // raise the capacity), the first of them in that order `limit()`; for
+  // messages that name the settings to change.
   enum class Limit { kSlots, kWorkgroups, kRegisters, kLds };
   struct CapacityBound {
     std::uint32_t groups;
-    Limit limit;
     unsigned binding;  // bit 1 << Limit for each limit equal to `groups`
     bool binds(Limit l) const { return binding >> static_cast<unsigned>(l) & 1u; }
+    Limit limit() const { return static_cast<Limit>(std::countr_zero(binding)); }
   };
   CapacityBound capacity_bound(const KernelLaunch& k) const;
   // Start workgroup `group` of `k` here (`grow`: a workgroup added by

@@ -140,16 +140,16 @@ TEST(ChannelFaults, BadCapacityIsExit2NamingTheKey) {
   EXPECT_NE(r.err.find("channel.variant"), std::string::npos) << r.err;
 }
 
-// A graph of its own in the harness: one channel of 32-bit CEs whose kernel
-// runs `body`.
+// A graph of its own in the harness: one channel of 32-bit CEs (named
+// `channel`) whose kernel runs `body`.
 
 void run_graph(const Config& cfg, std::uint32_t initial, std::uint32_t capacity,
                std::function<Task<void>(Lane&, chan::Channel&, std::uint32_t)> body,
                std::function<void(Host&, flow::Graph&)> after = {},
-               std::function<void(flow::Graph&)> before_execute = {}) {
+               std::function<void(flow::Graph&)> before_execute = {}, const std::string& channel = "t") {
   HostHarness hh(cfg, [&](Host& h) {
     flow::Graph g(h, "test.capacity");
-    chan::Channel& ch = g.channel("t", 4, capacity);
+    chan::Channel& ch = g.channel(channel, 4, capacity);
     flow::KernelNode& k = g.kernel("t_kernel", [&ch, body](Lane& l, std::uint32_t off) { return body(l, ch, off); });
     g.connect(ch, k);
     std::vector<std::uint32_t> ces(initial);
@@ -181,17 +181,9 @@ TEST(AggregatorSummary, ALongChannelNameKeepsASpaceBeforeItsCount) {
   FG_REQUIRE_FRESH_KERNEL();
   const Config cfg = make_config("orr2014", {"gpu.mechanisms=channels", "gpu.cus=1"});
   std::vector<std::string> lines;
-  HostHarness hh(cfg, [&](Host& h) {
-    flow::Graph g(h, "test");
-    chan::Channel& ch = g.channel("a_long_channel", 4, 64);
-    flow::KernelNode& k = g.kernel("k", [&ch](Lane& l, std::uint32_t off) { return consume(l, ch, off); });
-    g.connect(ch, k);
-    g.host_enq(ch, std::vector<std::uint32_t>(8, 0));
-    g.execute();
-    g.wait_for_done();
-    lines = g.aggregator().summary_lines();
-  });
-  hh.run();
+  run_graph(
+      cfg, 8, 64, consume, [&](Host&, flow::Graph& g) { lines = g.aggregator().summary_lines(); }, {},
+      "a_long_channel");
   const auto line = std::find_if(lines.begin(), lines.end(),
                                  [](const std::string& s) { return s.rfind("channel a_long_channel", 0) == 0; });
   ASSERT_NE(line, lines.end());

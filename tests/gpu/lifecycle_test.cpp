@@ -115,7 +115,7 @@ TEST(Lifecycle, CapacityNamesTheLimitsThatBindIt) {
   ASSERT_EQ(got.size(), rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(got[i].groups, rows[i].groups) << rows[i].launch.name;
-    EXPECT_EQ(got[i].limit, rows[i].limit) << rows[i].launch.name;
+    EXPECT_EQ(got[i].limit(), rows[i].limit) << rows[i].launch.name;
     EXPECT_EQ(got[i].binding, rows[i].binding) << rows[i].launch.name;
   }
 }
